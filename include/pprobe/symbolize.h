@@ -1,0 +1,51 @@
+/* Address -> function names (with inline frames), for user processes and the
+ * kernel. Part of the symbolize library: knows nothing of perf_event.
+ *
+ * Ownership: strings in a struct sym_frame belong to the symbolizer and stay
+ * valid until symbolizer__delete(). Objects (ELF files, debug info, kallsyms)
+ * are loaded once and cached by path+build-id. */
+#ifndef PPROBE_SYMBOLIZE_H
+#define PPROBE_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pprobe/maps.h"
+
+struct symbolizer;
+
+struct symbolizer_opts {
+	bool inlines;		/* expand inline frames from DWARF (default true) */
+	bool srcline;		/* fill srcfile/line */
+	bool demangle;		/* C++/Rust demangling (default true) */
+};
+
+struct sym_frame {
+	const char *name;	/* function name; NULL when unknown */
+	const char *dso;	/* short name of the object ("libc.so.6", "[kernel.kallsyms]", module name) */
+	const char *srcfile;	/* NULL unless srcline */
+	int line;
+	uint64_t offset;	/* address - function start */
+	bool inlined;		/* an inlined instance (not the physical function) */
+	bool kernel;
+	bool jit;		/* from /tmp/perf-PID.map */
+	bool build_id_mismatch;	/* the file on disk is not the one that was mapped */
+};
+
+void symbolizer_opts__init(struct symbolizer_opts *opts);
+struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts);
+void symbolizer__delete(struct symbolizer *s);	/* accepts NULL */
+
+/* Symbolize a user address of process pid that lies in mapping m.
+ * is_return: addr is a return address; it is looked up at addr - 1.
+ * Fills out[0..n) innermost first: inlined frames first, the physical
+ * function last. Returns n >= 1 (out[0].name NULL when unknown), or -errno. */
+int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
+		     uint64_t addr, bool is_return, struct sym_frame *out, int max);
+
+/* Kernel address through /proc/kallsyms (module names in dso). */
+int symbolizer__kernel(struct symbolizer *s, uint64_t addr, bool is_return,
+		       struct sym_frame *out, int max);
+
+#endif

@@ -1,0 +1,19 @@
+# Sourced by tests/e2e/*.sh. Environment from ctest: PPROBE, WORKLOADS, SRCDIR.
+# A test exits 0 (pass), 77 (skip: it prints why) or anything else (fail).
+set -uo pipefail
+: "${PPROBE:?PPROBE not set (run through ctest)}"
+: "${WORKLOADS:?WORKLOADS not set (run through ctest)}"
+export LC_ALL=C
+T=$(mktemp -d /tmp/pprobe-e2e.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+FAILS=0
+
+fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+pass() { echo "ok: $*"; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+need_root() { [ "$(id -u)" -eq 0 ] || skip "needs root (perf_event_paranoid and tracefs)"; }
+# check DESCRIPTION COMMAND...: run a test command, record pass/fail
+check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
+# folded_sum FILE [REGEX]: total count of folded lines (matching REGEX)
+folded_sum() { awk -v re="${2:-}" 're == "" || $0 ~ re { n += $NF } END { print n + 0 }' "$1"; }
+done_testing() { [ "$FAILS" -eq 0 ] && { echo "all checks passed"; exit 0; }; echo "$FAILS check(s) failed" >&2; exit 1; }
