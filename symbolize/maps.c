@@ -1,0 +1,312 @@
+/* A process's address space: a sorted array of non-overlapping mappings.
+ * Insert follows mmap(MAP_FIXED): whatever it overlaps is trimmed or split.
+ * Lookups are binary searches. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "pprobe/maps.h"
+
+struct maps {
+	struct map *v;
+	size_t n, cap;
+	uint64_t gen;
+};
+
+struct maps *maps__new(void)
+{
+	struct maps *maps = calloc(1, sizeof(*maps));
+
+	return maps;
+}
+
+static void map__release(struct map *m)
+{
+	free(m->path);
+	m->path = NULL;
+}
+
+void maps__clear(struct maps *maps)
+{
+	for (size_t i = 0; i < maps->n; i++)
+		map__release(&maps->v[i]);
+	maps->n = 0;
+	maps->gen++;
+}
+
+void maps__delete(struct maps *maps)
+{
+	if (!maps)
+		return;
+	maps__clear(maps);
+	free(maps->v);
+	free(maps);
+}
+
+static int maps__reserve(struct maps *maps, size_t want)
+{
+	struct map *v;
+	size_t cap;
+
+	if (want <= maps->cap)
+		return 0;
+	cap = maps->cap ? maps->cap * 2 : 16;
+	while (cap < want)
+		cap *= 2;
+	v = realloc(maps->v, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	maps->v = v;
+	maps->cap = cap;
+	return 0;
+}
+
+static int map__copy(struct map *dst, const struct map *src)
+{
+	*dst = *src;
+	dst->path = NULL;
+	if (src->path) {
+		dst->path = strdup(src->path);
+		if (!dst->path)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+struct maps *maps__clone(const struct maps *src)
+{
+	struct maps *maps = maps__new();
+
+	if (!maps)
+		return NULL;
+	if (maps__reserve(maps, src->n) < 0)
+		goto err;
+	for (size_t i = 0; i < src->n; i++) {
+		if (map__copy(&maps->v[i], &src->v[i]) < 0)
+			goto err;
+		maps->n = i + 1;
+	}
+	maps->gen = src->gen;
+	return maps;
+err:
+	maps__delete(maps);
+	errno = ENOMEM;
+	return NULL;
+}
+
+/* First index whose end > addr (the only candidate containing addr). */
+static size_t maps__lower(const struct maps *maps, uint64_t addr)
+{
+	size_t lo = 0, hi = maps->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (maps->v[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Cut [start, end) out of the array. If a mapping strictly contains the
+ * range it is split in two, which needs one extra slot (and a path copy):
+ * that is the only way this can fail. */
+static int maps__punch(struct maps *maps, uint64_t start, uint64_t end)
+{
+	size_t i = maps__lower(maps, start), j;
+
+	if (i >= maps->n || maps->v[i].start >= end)
+		return 0;
+
+	struct map *m = &maps->v[i];
+	if (m->start < start && m->end > end) {
+		/* split: m -> [m->start, start) + [end, m->end) */
+		struct map tail;
+		int err = maps__reserve(maps, maps->n + 1);
+
+		if (err)
+			return err;
+		m = &maps->v[i];
+		err = map__copy(&tail, m);
+		if (err)
+			return err;
+		tail.pgoff += end - m->start;	/* the kernel's vma split does the same */
+		tail.start = end;
+		m->end = start;
+		memmove(&maps->v[i + 2], &maps->v[i + 1], (maps->n - i - 1) * sizeof(*m));
+		maps->v[i + 1] = tail;
+		maps->n++;
+		return 0;
+	}
+	if (m->start < start) {		/* trim the head's tail */
+		m->end = start;
+		i++;
+	}
+	/* remove all entirely covered, trim the front of a last partial one */
+	for (j = i; j < maps->n && maps->v[j].end <= end; j++)
+		map__release(&maps->v[j]);
+	if (j < maps->n && maps->v[j].start < end) {
+		struct map *t = &maps->v[j];
+
+		t->pgoff += end - t->start;
+		t->start = end;
+	}
+	if (j > i) {
+		memmove(&maps->v[i], &maps->v[j], (maps->n - j) * sizeof(*m));
+		maps->n -= j - i;
+	}
+	return 0;
+}
+
+int maps__insert(struct maps *maps, const struct map *m)
+{
+	struct map copy;
+	size_t i;
+	int err;
+
+	if (m->end <= m->start)
+		return -EINVAL;
+	/* Reserve first so that after punching, the insert cannot fail. */
+	err = maps__reserve(maps, maps->n + 2);
+	if (err)
+		return err;
+	err = map__copy(&copy, m);
+	if (err)
+		return err;
+	err = maps__punch(maps, m->start, m->end);
+	if (err) {
+		map__release(&copy);
+		return err;
+	}
+	i = maps__lower(maps, m->start);
+	memmove(&maps->v[i + 1], &maps->v[i], (maps->n - i) * sizeof(copy));
+	maps->v[i] = copy;
+	maps->n++;
+	maps->gen++;
+	return 0;
+}
+
+void maps__remove(struct maps *maps, uint64_t start, uint64_t end)
+{
+	if (end <= start)
+		return;
+	/* A split needs memory; if that fails, drop the whole mapping rather
+	 * than keep a range that is no longer mapped. */
+	if (maps__punch(maps, start, end) < 0) {
+		size_t i = maps__lower(maps, start);
+
+		if (i < maps->n && maps->v[i].start < start && maps->v[i].end > end) {
+			map__release(&maps->v[i]);
+			memmove(&maps->v[i], &maps->v[i + 1], (maps->n - i - 1) * sizeof(struct map));
+			maps->n--;
+		}
+	}
+	maps->gen++;
+}
+
+const struct map *maps__find(const struct maps *maps, uint64_t addr)
+{
+	size_t i = maps__lower(maps, addr);
+
+	if (i < maps->n && maps->v[i].start <= addr)
+		return &maps->v[i];
+	return NULL;
+}
+
+size_t maps__count(const struct maps *maps)
+{
+	return maps->n;
+}
+
+const struct map *maps__at(const struct maps *maps, size_t i)
+{
+	return i < maps->n ? &maps->v[i] : NULL;
+}
+
+uint64_t maps__generation(const struct maps *maps)
+{
+	return maps->gen;
+}
+
+bool map__is_file(const struct map *m)
+{
+	return m->path && m->path[0] == '/' && m->path[1] != '/';
+}
+
+/* One line of /proc/PID/maps:
+ * 7f...-7f... r-xp 00001000 08:01 1234    /usr/lib/x86_64-linux-gnu/libc.so.6
+ * The path may contain spaces and ends with " (deleted)" for unlinked files. */
+static int maps__parse_line(char *line, struct map *m)
+{
+	char perms[8];
+	unsigned long long start, end, pgoff, ino;
+	unsigned maj, min;
+	int pos = 0;
+	char *path;
+	size_t len;
+
+	memset(m, 0, sizeof(*m));
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms,
+		   &pgoff, &maj, &min, &ino, &pos) < 7)
+		return -EINVAL;
+	m->start = start;
+	m->end = end;
+	m->pgoff = pgoff;
+	m->maj = maj;
+	m->min = min;
+	m->ino = ino;
+	if (perms[0] == 'r')
+		m->prot |= PROT_READ;
+	if (perms[1] == 'w')
+		m->prot |= PROT_WRITE;
+	if (perms[2] == 'x')
+		m->prot |= PROT_EXEC;
+	m->flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+	path = line + pos;
+	len = strlen(path);
+	while (len && (path[len - 1] == '\n' || path[len - 1] == ' '))
+		path[--len] = 0;
+	if (!len)
+		path = "//anon";
+	m->path = path;
+	return 0;
+}
+
+int maps__load_proc(struct maps *maps, pid_t pid)
+{
+	char fn[64], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+	int err = 0;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)pid);
+	f = fopen(fn, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	maps__clear(maps);
+	while (getline(&line, &cap, f) > 0) {
+		struct map m;
+
+		if (maps__parse_line(line, &m) < 0)
+			continue;
+		/* /proc lists in order without overlap: append directly. */
+		err = maps__reserve(maps, maps->n + 1);
+		if (!err)
+			err = map__copy(&maps->v[maps->n], &m);
+		if (err)
+			goto out;
+		maps->n++;
+	}
+	if (ferror(f))
+		err = -EIO;
+out:
+	maps->gen++;
+	free(line);
+	fclose(f);
+	return err;
+}

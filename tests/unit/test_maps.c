@@ -1,0 +1,221 @@
+/* maps.h: MAP_FIXED-style insert, munmap-style remove, clone, /proc loader.
+ * The randomized part checks every operation against a page-array model. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "pprobe/maps.h"
+
+static int fails;
+#define CHECK(c, ...) do { if (!(c)) { fails++; fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #c); \
+	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+
+static struct map mk(uint64_t s, uint64_t e, uint64_t off, const char *path)
+{
+	struct map m = { .start = s, .end = e, .pgoff = off, .prot = PROT_READ, .path = (char *)path };
+	return m;
+}
+
+static void expect(const struct maps *maps, int line, size_t n, const uint64_t *se, const char **paths, const uint64_t *offs)
+{
+	if (maps__count(maps) != n) {
+		fails++;
+		fprintf(stderr, "line %d: count %zu, want %zu\n", line, maps__count(maps), n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct map *m = maps__at(maps, i);
+		if (m->start != se[2 * i] || m->end != se[2 * i + 1] || strcmp(m->path, paths[i]) ||
+		    (offs && m->pgoff != offs[i])) {
+			fails++;
+			fprintf(stderr, "line %d: map %zu = [%#" PRIx64 ",%#" PRIx64 ") off %#" PRIx64 " %s\n",
+				line, i, m->start, m->end, m->pgoff, m->path);
+		}
+	}
+}
+
+static void test_fixed(void)
+{
+	struct maps *maps = maps__new();
+	struct map a = mk(0x1000, 0x5000, 0, "/a"), b = mk(0x2000, 0x3000, 0x7000, "/b");
+
+	CHECK(maps, "maps__new");
+	CHECK(maps__insert(maps, &a) == 0, "insert a");
+	CHECK(maps__insert(maps, &(struct map){ .start = 5, .end = 5 }) == -EINVAL, "empty range");
+	uint64_t g = maps__generation(maps);
+	/* split */
+	CHECK(maps__insert(maps, &b) == 0, "insert b");
+	CHECK(maps__generation(maps) > g, "generation bumped");
+	expect(maps, __LINE__, 3, (uint64_t[]){ 0x1000, 0x2000, 0x2000, 0x3000, 0x3000, 0x5000 },
+	       (const char *[]){ "/a", "/b", "/a" }, (uint64_t[]){ 0, 0x7000, 0x2000 });
+	/* covers the tail of b, all of the second a piece, none beyond */
+	struct map c = mk(0x2800, 0x6000, 0, "/c");
+	CHECK(maps__insert(maps, &c) == 0, "insert c");
+	expect(maps, __LINE__, 3, (uint64_t[]){ 0x1000, 0x2000, 0x2000, 0x2800, 0x2800, 0x6000 },
+	       (const char *[]){ "/a", "/b", "/c" }, (uint64_t[]){ 0, 0x7000, 0 });
+	/* covers head of a piece: front trim moves pgoff */
+	struct map d = mk(0x0, 0x1800, 0, "/d");
+	CHECK(maps__insert(maps, &d) == 0, "insert d");
+	expect(maps, __LINE__, 4, (uint64_t[]){ 0, 0x1800, 0x1800, 0x2000, 0x2000, 0x2800, 0x2800, 0x6000 },
+	       (const char *[]){ "/d", "/a", "/b", "/c" }, (uint64_t[]){ 0, 0x800, 0x7000, 0 });
+	/* find */
+	CHECK(maps__find(maps, 0x1800) && !strcmp(maps__find(maps, 0x1800)->path, "/a"), "find boundary");
+	CHECK(maps__find(maps, 0x17ff) && !strcmp(maps__find(maps, 0x17ff)->path, "/d"), "find end-1");
+	CHECK(!maps__find(maps, 0x6000), "find past end");
+	/* exact replacement */
+	struct map e = mk(0x2000, 0x2800, 0, "/e");
+	CHECK(maps__insert(maps, &e) == 0, "insert e");
+	CHECK(!strcmp(maps__find(maps, 0x2000)->path, "/e"), "exact replace");
+	CHECK(maps__count(maps) == 4, "count after exact replace");
+	/* clone is independent */
+	struct maps *cl = maps__clone(maps);
+	CHECK(cl && maps__count(cl) == 4, "clone");
+	maps__remove(maps, 0x1000, 0x3000);	/* hole in d,a,e and start of c */
+	expect(maps, __LINE__, 2, (uint64_t[]){ 0, 0x1000, 0x3000, 0x6000 },
+	       (const char *[]){ "/d", "/c" }, (uint64_t[]){ 0, 0x800 });
+	maps__remove(maps, 0x4000, 0x5000);	/* split by remove */
+	expect(maps, __LINE__, 3, (uint64_t[]){ 0, 0x1000, 0x3000, 0x4000, 0x5000, 0x6000 },
+	       (const char *[]){ "/d", "/c", "/c" }, (uint64_t[]){ 0, 0x800, 0x2800 });
+	expect(cl, __LINE__, 4, (uint64_t[]){ 0, 0x1800, 0x1800, 0x2000, 0x2000, 0x2800, 0x2800, 0x6000 },
+	       (const char *[]){ "/d", "/a", "/e", "/c" }, NULL);
+	maps__clear(maps);
+	CHECK(maps__count(maps) == 0 && !maps__find(maps, 0), "clear");
+	maps__delete(cl);
+	maps__delete(maps);
+	maps__delete(NULL);
+}
+
+/* Page model: owner id per page (0 = unmapped) and the page's file offset. */
+#define PAGES 64
+static int model[PAGES];
+static uint64_t model_off[PAGES];
+
+static void test_random(void)
+{
+	struct maps *maps = maps__new();
+	char names[256][8];
+	unsigned seed = 12345;
+
+	memset(model, 0, sizeof(model));
+	for (int iter = 0; iter < 20000; iter++) {
+		int s = rand_r(&seed) % PAGES, len = 1 + rand_r(&seed) % 12, e = s + len;
+		if (e > PAGES)
+			e = PAGES;
+		if (rand_r(&seed) % 3) {
+			int id = 1 + iter % 255;
+			snprintf(names[id], sizeof(names[id]), "/%d", id);
+			struct map m = mk((uint64_t)s << 12, (uint64_t)e << 12, (uint64_t)(id * 100) << 12, names[id]);
+			if (maps__insert(maps, &m)) {
+				fails++;
+				break;
+			}
+			for (int p = s; p < e; p++) {
+				model[p] = id;
+				model_off[p] = (uint64_t)(id * 100 + p - s) << 12;
+			}
+		} else {
+			maps__remove(maps, (uint64_t)s << 12, (uint64_t)e << 12);
+			for (int p = s; p < e; p++)
+				model[p] = 0;
+		}
+		/* compare: every page, and the array is sorted and disjoint */
+		for (int p = 0; p < PAGES; p++) {
+			const struct map *m = maps__find(maps, ((uint64_t)p << 12) + 7);
+			int id = m ? atoi(m->path + 1) : 0;
+			uint64_t off = m ? m->pgoff + (((uint64_t)p << 12) - m->start) : 0;
+			if (id != model[p] || (m && off != model_off[p])) {
+				fprintf(stderr, "iter %d page %d: have %d off %#" PRIx64 ", want %d off %#" PRIx64 "\n",
+					iter, p, id, off, model[p], model_off[p]);
+				fails++;
+				goto out;
+			}
+		}
+		for (size_t i = 0; i + 1 < maps__count(maps); i++)
+			if (maps__at(maps, i)->end > maps__at(maps, i + 1)->start ||
+			    maps__at(maps, i)->start >= maps__at(maps, i)->end) {
+				fprintf(stderr, "iter %d: unsorted or empty at %zu\n", iter, i);
+				fails++;
+				goto out;
+			}
+	}
+out:
+	maps__delete(maps);
+}
+
+static int count_lines(void)
+{
+	char line[8192];
+	int n = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		n++;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static void test_proc(void)
+{
+	struct maps *maps = maps__new();
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int stackvar = 0, lines = 0;
+
+	exe[n > 0 ? n : 0] = 0;
+	/* Sanitizers map memory as they go: retry until the line count before
+	 * and after the load agree, then the count must be exact. */
+	for (int tries = 0; tries < 20; tries++) {
+		int before = count_lines();
+		CHECK(maps__load_proc(maps, getpid()) == 0, "load self");
+		lines = count_lines();
+		if (before == lines)
+			break;
+	}
+	CHECK((int)maps__count(maps) == lines, "count %zu vs %d lines", maps__count(maps), lines);
+	const struct map *m = maps__find(maps, (uint64_t)(uintptr_t)&test_proc);
+	CHECK(m && !strcmp(m->path, exe) && (m->prot & PROT_EXEC) && map__is_file(m) && m->ino,
+	      "own code in %s", m ? m->path : "(none)");
+	m = maps__find(maps, (uint64_t)(uintptr_t)&stackvar);
+	CHECK(m && !strcmp(m->path, "[stack]") && !map__is_file(m), "stack var in %s", m ? m->path : "(none)");
+	m = NULL;
+	for (size_t i = 0; i < maps__count(maps); i++)
+		if (strstr(maps__at(maps, i)->path, "/libc.so") && (maps__at(maps, i)->prot & PROT_EXEC))
+			m = maps__at(maps, i);
+	CHECK(m && m->pgoff > 0 && maps__find(maps, m->start + 100) == m, "libc text with offset: %s", m ? m->path : "(none)");
+	CHECK(maps__load_proc(maps, 0x7ffffff0) == -ESRCH, "no such pid");
+
+	/* an anonymous map and a path with a space */
+	char tmpl[] = "/tmp/pprobe maps XXXXXX";
+	int fd = mkstemp(tmpl);
+	CHECK(fd >= 0, "mkstemp");
+	if (fd >= 0 && ftruncate(fd, 8192) == 0) {
+		void *p = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 4096 * 0);
+		unlink(tmpl);
+		CHECK(maps__load_proc(maps, getpid()) == 0, "reload");
+		m = maps__find(maps, (uint64_t)(uintptr_t)p);
+		char want[64];
+		snprintf(want, sizeof(want), "%s (deleted)", tmpl);
+		CHECK(m && !strcmp(m->path, want) && (m->flags & MAP_SHARED), "deleted path %s", m ? m->path : "(none)");
+		munmap(p, 8192);
+		close(fd);
+	}
+	maps__delete(maps);
+}
+
+int main(void)
+{
+	test_fixed();
+	test_random();
+	test_proc();
+	if (fails) {
+		fprintf(stderr, "%d failure(s)\n", fails);
+		return 1;
+	}
+	printf("test_maps: all passed\n");
+	return 0;
+}
