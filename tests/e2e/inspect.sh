@@ -8,13 +8,14 @@ O0=$WORKLOADS/inspect_wl_O0
 O2=$WORKLOADS/inspect_wl_O2
 LIBC=/lib/x86_64-linux-gnu/libc.so.6
 
-# The -O2 build really has the clones the goldens talk about.
-check "-O2 build has scale.constprop.0" bash -c "readelf -sW '$O2' | grep -q ' FUNC .* scale\.constprop\.0$'"
-check "-O2 build has point_x.isra.0" bash -c "readelf -sW '$O2' | grep -q ' FUNC .* point_x\.isra\.0$'"
-
-# Goldens: only for the compiler they were made with.
+# Goldens (and the GCC clones they show): only for the compiler they were
+# made with. The CU's DW_AT_producer tells which compiler built the workload
+# (.comment also names the GCC of crt files under CC=clang).
+cu_producer=$(readelf --debug-dump=info "$O2" | grep -m1 DW_AT_producer | sed 's/.*): //')
 producer=$(readelf -p .comment "$O2" | grep -o 'GCC:.*' | head -1)
-if [ "$producer" = "$(cat "$G/PRODUCER")" ]; then
+if [[ "$cu_producer" == "GNU C"* ]] && [ "$producer" = "$(cat "$G/PRODUCER")" ]; then
+	check "-O2 build has scale.constprop.0" bash -c "readelf -sW '$O2' | grep -q ' FUNC .* scale\.constprop\.0$'"
+	check "-O2 build has point_x.isra.0" bash -c "readelf -sW '$O2' | grep -q ' FUNC .* point_x\.isra\.0$'"
 	bash "$G/run-cases.sh" "$PPROBE" "$WORKLOADS" "$SRCDIR" "$T/out"
 	for f in "$G"/*.out; do
 		n=$(basename "$f")
@@ -22,7 +23,7 @@ if [ "$producer" = "$(cat "$G/PRODUCER")" ]; then
 	done
 	check "no golden lacks its case" test "$(ls "$T"/out/*.out | wc -l)" -eq "$(ls "$G"/*.out | wc -l)"
 else
-	echo "SKIP goldens: workloads built by '${producer:-not GCC}', goldens by '$(cat "$G/PRODUCER")' (scripts/regen-inspect-golden.sh)"
+	echo "SKIP goldens and clone checks: workloads built by '${cu_producer%% -*}', goldens by '$(cat "$G/PRODUCER")' (scripts/regen-inspect-golden.sh)"
 fi
 
 # Optimized out is told honestly: at lost_value's return line 'got' has no
@@ -40,8 +41,8 @@ for r in $ranges; do
 done
 check "gdb has ranges for got (${ranges//$'\n'/ })" test -n "$ranges"
 check "gdb's ranges for got do not cover lost_value+$off" test "$covered" -eq 0
-# ... while at lost_value+0 gdb and pprobe agree that n is in %rdi
-check "n in %rdi at lost_value" grep -qP '^\t\tint\tn\t%rdi$' <<<"$out"
+# ... while n is still in a register there
+check "n in a register at lost_value:6" grep -qP '^\t\tint\tn\t%r[a-z0-9]+$' <<<"$out"
 
 # libc with libc6-dbg: malloc's bytes is size_t; fopen/qsort/strtol params
 # agree with gdb (names from 'info scope', types from 'whatis').
