@@ -1,5 +1,9 @@
 /* dlopen'd by unwind_wl: plugin_run -> plugin_recurse*(levels) -> cb. */
+#ifdef __clang__
+#define NOINL __attribute__((noinline))
+#else
 #define NOINL __attribute__((noinline, noclone))
+#endif
 
 NOINL int plugin_recurse(int n, void (*cb)(void), volatile char *prev)
 {

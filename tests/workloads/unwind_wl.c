@@ -21,7 +21,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef __clang__
+#define NOINL __attribute__((noinline))
+#else
 #define NOINL __attribute__((noinline, noclone))
+#endif
 #define AINL static inline __attribute__((always_inline))
 
 static volatile sig_atomic_t stop;
