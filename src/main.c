@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{ "flamegraph", cmd_flamegraph, "draw folded stacks as an interactive SVG flame graph" },
 	{ "diff",       cmd_diff,       "compare two folded profiles (difffolded), optionally as SVG" },
 	{ "probe",      cmd_probe,      "inspect probe points: -F functions, -L lines, -V variables (perf probe syntax)" },
+	{ "list",       cmd_list,       "list the events -e accepts; -v EVENT shows a tracepoint's fields" },
 };
 
 static void usage(FILE *f)

@@ -1,205 +1,236 @@
-/* Separate debug info lookup: build-id and .gnu_debuglink. */
+/* Finding separate debug information for an object:
+ *   1. /usr/lib/debug/.build-id/xx/yyyy.debug (build-id)
+ *   2. .gnu_debuglink: same directory, .debug/, /usr/lib/debug/DIR (CRC or build-id checked)
+ *   3. debuginfod, only when DEBUGINFOD_URLS is set
+ * and decompressing MiniDebugInfo (.gnu_debugdata: an xz-compressed ELF with a .symtab). */
+#include <elfutils/debuginfod.h>
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
-#include <stdbool.h>
+#include <lzma.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include "pprobe/debuginfo.h"
+#include "sym_internal.h"
 
-#define DEBUG_ROOT "/usr/lib/debug"
-
-static Elf *open_elf(const char *path, int *fd)
+/* Overridable for tests: PPROBE_DEBUG_DIR replaces /usr/lib/debug. */
+static const char *debug_root(void)
 {
-	elf_version(EV_CURRENT);
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
-		return NULL;
-	Elf *e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		elf_end(e);
-		close(*fd);
-		*fd = -1;
-		errno = ENOEXEC;
-		return NULL;
-	}
-	return e;
+	const char *d = getenv("PPROBE_DEBUG_DIR");
+
+	return d && *d ? d : "/usr/lib/debug";
 }
 
-static Elf_Scn *find_section(Elf *e, const char *name, GElf_Shdr *sh)
+static bool has_dwarf(Elf *elf)
 {
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
 	size_t shstrndx;
-	if (elf_getshdrstrndx(e, &shstrndx))
-		return NULL;
-	for (Elf_Scn *s = elf_nextscn(e, NULL); s; s = elf_nextscn(e, s)) {
-		if (!gelf_getshdr(s, sh))
-			continue;
-		const char *n = elf_strptr(e, shstrndx, sh->sh_name);
-		if (n && !strcmp(n, name))
-			return s;
-	}
-	return NULL;
-}
 
-static int elf_build_id(Elf *e, unsigned char *id, size_t max)
-{
-	size_t nphdr;
-	GElf_Shdr sh;
-	/* Notes through sections first (debug files keep them), then phdrs. */
-	for (Elf_Scn *s = elf_nextscn(e, NULL); s; s = elf_nextscn(e, s)) {
-		if (!gelf_getshdr(s, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		Elf_Data *d = elf_getdata(s, NULL);
-		if (!d)
-			continue;
-		size_t off = 0, noff, doff;
-		GElf_Nhdr nh;
-		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)d->d_buf + noff, "GNU", 4) && nh.n_descsz <= max) {
-				memcpy(id, (char *)d->d_buf + doff, nh.n_descsz);
-				return (int)nh.n_descsz;
-			}
-		}
-	}
-	if (elf_getphdrnum(e, &nphdr))
-		return -ENOENT;
-	for (size_t i = 0; i < nphdr; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE)
-			continue;
-		Elf_Data *d = elf_getdata_rawchunk(e, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
-		if (!d)
-			continue;
-		size_t off = 0, noff, doff;
-		GElf_Nhdr nh;
-		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)d->d_buf + noff, "GNU", 4) && nh.n_descsz <= max) {
-				memcpy(id, (char *)d->d_buf + doff, nh.n_descsz);
-				return (int)nh.n_descsz;
-			}
-		}
-	}
-	return -ENOENT;
-}
-
-static void to_hex(const unsigned char *id, int n, char *hex, size_t len)
-{
-	size_t o = 0;
-	for (int i = 0; i < n && o + 3 <= len; i++)
-		o += (size_t)snprintf(hex + o, len - o, "%02x", id[i]);
-	if (len)
-		hex[o < len ? o : len - 1] = '\0';
-}
-
-int debuginfo__build_id(const char *path, char *hex, size_t len)
-{
-	int fd;
-	unsigned char id[64];
-	Elf *e = open_elf(path, &fd);
-	if (!e)
-		return -errno;
-	int n = elf_build_id(e, id, sizeof(id));
-	elf_end(e);
-	close(fd);
-	if (n > 0)
-		to_hex(id, n, hex, len);
-	return n;
-}
-
-static bool has_dwarf(Elf *e)
-{
-	GElf_Shdr sh;
-	Elf_Scn *s = find_section(e, ".debug_info", &sh);
-	return s && sh.sh_type != SHT_NOBITS && sh.sh_size > 0;
-}
-
-/* A candidate is good when it has DWARF and a matching (or no) build-id. */
-static bool candidate_ok(const char *cand, const unsigned char *id, int idlen)
-{
-	int fd;
-	Elf *e = open_elf(cand, &fd);
-	if (!e)
+	if (elf_getshdrstrndx(elf, &shstrndx))
 		return false;
-	bool ok = has_dwarf(e);
-	if (ok && idlen > 0) {
-		unsigned char cid[64];
-		int n = elf_build_id(e, cid, sizeof(cid));
-		if (n > 0 && (n != idlen || memcmp(cid, id, (size_t)n)))
-			ok = false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
+			return true;
 	}
-	elf_end(e);
-	close(fd);
-	return ok;
+	return false;
 }
 
-static int try_path(const char *cand, const unsigned char *id, int idlen, char *out, size_t len)
+static bool same_file(const char *a, const char *b)
 {
-	if (!candidate_ok(cand, id, idlen))
-		return -ENOENT;
-	if (strlen(cand) >= len)
-		return -ENAMETOOLONG;
-	strcpy(out, cand);
-	return 0;
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-int debuginfo__find(const char *path, char *out, size_t len)
+static bool build_id_is(const char *path, const uint8_t *id, size_t size)
 {
-	char real[PATH_MAX], cand[PATH_MAX * 2], dir[PATH_MAX];
-	unsigned char id[64];
-	int fd, idlen, ret = -ENOENT;
-	char *link = NULL;
+	uint8_t have[MAP_BUILD_ID_MAX];
+	int n = elf_file__build_id(path, have, sizeof(have));
 
-	if (!realpath(path, real))
-		return -errno;
-	Elf *e = open_elf(real, &fd);
-	if (!e)
-		return -errno;
-	if (has_dwarf(e)) {
-		elf_end(e);
-		close(fd);
-		return try_path(real, NULL, 0, out, len);
-	}
-	idlen = elf_build_id(e, id, sizeof(id));
-	GElf_Shdr sh;
-	Elf_Scn *s = find_section(e, ".gnu_debuglink", &sh);
-	if (s) {
-		Elf_Data *d = elf_getdata(s, NULL);
-		if (d && d->d_size > 4 && memchr(d->d_buf, '\0', d->d_size))
-			link = strdup(d->d_buf);
-	}
-	elf_end(e);
+	return n > 0 && (size_t)n == size && !memcmp(have, id, size);
+}
+
+static bool crc_is(const char *path, uint32_t want)
+{
+	static char buf[65536];
+	uint32_t crc = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		crc = lzma_crc32((const uint8_t *)buf, (size_t)n, crc);
 	close(fd);
+	return n == 0 && crc == want;
+}
 
-	if (idlen > 0) {
-		char hex[130];
-		to_hex(id, idlen, hex, sizeof(hex));
-		snprintf(cand, sizeof(cand), DEBUG_ROOT "/.build-id/%.2s/%s.debug", hex, hex + 2);
-		if (!(ret = try_path(cand, id, idlen, out, len)))
-			goto out;
+static char *try_debuglink(const char *dir, const char *sub, const char *name, const char *self,
+			   const uint8_t *id, size_t idsize, uint32_t crc)
+{
+	char p[PATH_MAX];
+
+	if ((size_t)snprintf(p, sizeof(p), "%s%s/%s", dir, sub, name) >= sizeof(p))
+		return NULL;
+	if (access(p, R_OK) || same_file(p, self))
+		return NULL;
+	/* a build-id, when both have one, is the stronger check */
+	if (idsize) {
+		uint8_t have[MAP_BUILD_ID_MAX];
+		int n = elf_file__build_id(p, have, sizeof(have));
+
+		if (n > 0)
+			return (size_t)n == idsize && !memcmp(have, id, idsize) ? strdup(p) : NULL;
 	}
-	if (link && *link) {
-		snprintf(dir, sizeof(dir), "%s", real);
-		char *slash = strrchr(dir, '/');
-		if (slash)
-			*slash = '\0';
-		const char *fmts[] = { "%s/%s", "%s/.debug/%s", DEBUG_ROOT "%s/%s" };
-		for (size_t i = 0; i < 3; i++) {
-			snprintf(cand, sizeof(cand), fmts[i], dir, link);
-			if (!strcmp(cand, real))
-				continue;
-			if (!(ret = try_path(cand, id, idlen, out, len)))
-				goto out;
+	return crc_is(p, crc) ? strdup(p) : NULL;
+}
+
+static char *find_debuginfod(const uint8_t *id, size_t idsize)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	debuginfod_client *c;
+	char *path = NULL;
+	int fd;
+
+	if (!urls || !*urls || !idsize)
+		return NULL;
+	c = debuginfod_begin();
+	if (!c)
+		return NULL;
+	fd = debuginfod_find_debuginfo(c, id, (int)idsize, &path);
+	debuginfod_end(c);
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	return path;
+}
+
+char *debuginfo__find(const char *path, const char *map_path, void *elfp,
+		      const uint8_t *build_id, size_t build_id_size, const char **how)
+{
+	Elf *elf = elfp;
+	char p[PATH_MAX], dir[PATH_MAX], mapdir[PATH_MAX];
+	const char *root = debug_root(), *link;
+	GElf_Word crc = 0;
+	char *found;
+	size_t i;
+	int n;
+
+	*how = NULL;
+	if (has_dwarf(elf)) {
+		*how = "self";
+		return NULL;
+	}
+	if (build_id_size) {
+		n = snprintf(p, sizeof(p), "%s/.build-id/%02x/", root, build_id[0]);
+		for (i = 1; i < build_id_size && n < (int)sizeof(p) - 3; i++)
+			n += snprintf(p + n, sizeof(p) - n, "%02x", build_id[i]);
+		snprintf(p + n, sizeof(p) - n, ".debug");
+		if (!access(p, R_OK) && build_id_is(p, build_id, build_id_size) && !same_file(p, path)) {
+			*how = "build-id";
+			return strdup(p);
 		}
 	}
-	ret = -ENOENT;
-out:
-	free(link);
-	return ret;
+	link = dwelf_elf_gnu_debuglink(elf, &crc);
+	if (link && !strchr(link, '/')) {
+		char *slash;
+
+		snprintf(dir, sizeof(dir), "%s", path);
+		slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+		snprintf(mapdir, sizeof(mapdir), "%s", map_path);
+		slash = strrchr(mapdir, '/');
+		if (slash)
+			*slash = 0;
+		/* map_files/ links have no useful directory: use the mapped path's */
+		const char *d = strstr(path, "/map_files/") ? mapdir : dir;
+		char rootdir[PATH_MAX + 64];
+
+		snprintf(rootdir, sizeof(rootdir), "%s%s", root, mapdir);
+		if ((found = try_debuglink(d, "", link, path, build_id, build_id_size, crc)) ||
+		    (found = try_debuglink(d, "/.debug", link, path, build_id, build_id_size, crc)) ||
+		    (found = try_debuglink(rootdir, "", link, path, build_id, build_id_size, crc))) {
+			*how = "debuglink";
+			return found;
+		}
+	}
+	found = find_debuginfod(build_id, build_id_size);
+	if (found)
+		*how = "debuginfod";
+	return found;
+}
+
+void *debuginfo__minidebuginfo(void *elfp, size_t *size)
+{
+	Elf *elf = elfp;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+	Elf_Data *d = NULL;
+	lzma_stream strm = LZMA_STREAM_INIT;
+	uint8_t *out = NULL, *grown;
+	size_t cap;
+	lzma_ret ret;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".gnu_debugdata")) {
+			d = elf_rawdata(scn, NULL);
+			break;
+		}
+	}
+	if (!d || !d->d_size)
+		return NULL;
+	if (lzma_stream_decoder(&strm, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+		return NULL;
+	cap = d->d_size * 4 + 4096;
+	out = malloc(cap);
+	if (!out)
+		goto err;
+	strm.next_in = d->d_buf;
+	strm.avail_in = d->d_size;
+	strm.next_out = out;
+	strm.avail_out = cap;
+	for (;;) {
+		ret = lzma_code(&strm, strm.avail_in ? LZMA_RUN : LZMA_FINISH);
+		if (ret == LZMA_STREAM_END)
+			break;
+		if (ret != LZMA_OK)
+			goto err;
+		if (!strm.avail_out) {
+			grown = realloc(out, cap * 2);
+			if (!grown)
+				goto err;
+			out = grown;
+			strm.next_out = out + cap;
+			strm.avail_out = cap;
+			cap *= 2;
+		}
+	}
+	*size = cap - strm.avail_out;
+	lzma_end(&strm);
+	return out;
+err:
+	lzma_end(&strm);
+	free(out);
+	return NULL;
 }

@@ -18,8 +18,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "pprobe/debuginfo.h"
 #include "pprobe/probe_finder.h"
+#include "sym_internal.h"
 
 struct sym {
 	char *name;
@@ -357,7 +357,6 @@ struct probe_finder *probe_finder__new(const struct probe_finder_opts *o, char *
 {
 	struct probe_finder *pf = calloc(1, sizeof(*pf));
 	char dpath[PATH_MAX];
-	int ret;
 
 	if (!pf)
 		return NULL;
@@ -412,8 +411,11 @@ struct probe_finder *probe_finder__new(const struct probe_finder_opts *o, char *
 		goto err_keep;
 	}
 	gelf_getehdr(pf->elf, &pf->ehdr);
-	debuginfo__build_id(pf->path, pf->build_id, sizeof(pf->build_id));
 	{
+		uint8_t id[MAP_BUILD_ID_MAX];
+		int idlen = elf_file__build_id(pf->path, id, sizeof(id));
+		for (int i = 0; i < idlen; i++)
+			snprintf(pf->build_id + 2 * i, sizeof(pf->build_id) - 2 * (size_t)i, "%02x", id[i]);
 		GElf_Shdr sh;
 		size_t shstr;
 		if (!elf_getshdrstrndx(pf->elf, &shstr))
@@ -424,18 +426,22 @@ struct probe_finder *probe_finder__new(const struct probe_finder_opts *o, char *
 				    d->d_size > 4 && memchr(d->d_buf, '\0', d->d_size))
 					pf->debuglink = strdup(d->d_buf);
 			}
-	}
-	ret = debuginfo__find(pf->path, dpath, sizeof(dpath));
-	if (!ret) {
-		pf->debug_path = strdup(dpath);
-		if (!pf->debug_path)
-			goto nomem;
-		if (strcmp(dpath, pf->path)) {
-			pf->delf = elf_open(dpath, &pf->dfd);
+		/* the symbolizer's lookup: self, build-id, debuglink, debuginfod */
+		const char *how = NULL;
+		char *dbg = debuginfo__find(pf->path, pf->path, pf->elf, id, idlen > 0 ? (size_t)idlen : 0, &how);
+		if (dbg) {
+			pf->debug_path = dbg;
+			pf->delf = elf_open(dbg, &pf->dfd);
+		} else if (how && !strcmp(how, "self")) {
+			pf->debug_path = strdup(pf->path);
+			if (!pf->debug_path)
+				goto nomem;
 		}
+	}
+	if (pf->debug_path) {
 		pf->dw = dwarf_begin_elf(pf->delf ? pf->delf : pf->elf, DWARF_C_READ, NULL);
 		if (!pf->dw)
-			pf_fail(pf, -ENOENT, "cannot read the DWARF of %s in %s: %s", pf->path, dpath,
+			pf_fail(pf, -ENOENT, "cannot read the DWARF of %s in %s: %s", pf->path, pf->debug_path,
 				dwarf_errmsg(-1));
 	} else {
 		struct sbuf b = { 0 };
