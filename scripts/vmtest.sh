@@ -20,6 +20,8 @@
 #   --smp N           guest CPUs (default 2)
 #   --mem MB          guest memory (default 1024)
 #   --append ARGS     extra kernel command line arguments
+#   --env NAME=VALUE  set NAME in the guest script's environment (ASAN_OPTIONS,
+#                     UBSAN_OPTIONS and LSAN_OPTIONS pass through by themselves)
 #   --prepare         download and unpack the kernel into the cache, then exit
 #
 # The guest runs SCRIPT with busybox's ash (there is no bash in the guest:
@@ -51,13 +53,17 @@ smp=2
 mem=1024
 append=
 adds=()
+envs=()
+for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS; do
+	[ -n "${!v:-}" ] && envs+=("$v=${!v}")
+done
 cache=${PPROBE_VM_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/pprobe-vm}
 qemu=${PPROBE_VM_QEMU:-qemu-system-x86_64}
 
 msg() { echo "vmtest: $*" >&2; }
 die() { msg "error: $*"; exit 125; }
 unavailable() { msg "SKIP: cannot run a VM here: $*"; exit 77; }
-usage() { sed -n '6,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '6,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 usage_error() { msg "$*"; usage >&2; exit 125; }
 
 while [ $# -gt 0 ]; do
@@ -69,6 +75,7 @@ while [ $# -gt 0 ]; do
 	--timeout=*) timeout=${1#*=}; shift ;;
 	--add) [ $# -ge 2 ] || usage_error "$1 wants an argument"; adds+=("$2"); shift 2 ;;
 	--add=*) adds+=("${1#*=}"); shift ;;
+	--env) [ $# -ge 2 ] || usage_error "$1 wants an argument"; envs+=("$2"); shift 2 ;;
 	--debuginfo) debuginfo=1; shift ;;
 	--facts) facts=1; shift ;;
 	--smp) [ $# -ge 2 ] || usage_error "$1 wants an argument"; smp=$2; shift 2 ;;
@@ -108,9 +115,9 @@ cleanup() {
 		wait "$qpid" 2>/dev/null
 	fi
 	if [ -n "$work" ] && [ -d "$work" ]; then
-		if [ $keep -eq 1 ]; then msg "kept work directory $work"; else rm -rf "$work"; fi
+		if [ "$keep" -eq 1 ]; then msg "kept work directory $work"; else rm -rf "$work"; fi
 	fi
-	exit $rc
+	exit "$rc"
 }
 trap cleanup EXIT
 trap 'msg "interrupted (SIGINT): stopping the VM"; exit 130' INT
@@ -185,6 +192,7 @@ prepare_kernel() {
 			# One download at a time; whoever waited finds it done.
 			command -v flock >/dev/null && flock 9
 			[ -f "$dir/vmlinux" ] && exit 0
+			rm -rf "$cache"/.tmp.*      # of runs killed while downloading
 			command -v apt-get >/dev/null || { msg "SKIP: cannot run a VM here: no apt-get to download $pkg"; exit 77; }
 			command -v dpkg-deb >/dev/null || { msg "SKIP: cannot run a VM here: no dpkg-deb to unpack $pkg"; exit 77; }
 			tmp=$(mktemp -d "$cache/.tmp.XXXXXX") || exit 125
@@ -204,7 +212,7 @@ prepare_kernel() {
 			fi
 			cp "$tmp"/boot/config-* "$tmp"/ 2>/dev/null
 			mv "$deb" "$tmp"/ 2>/dev/null
-			rm -rf "$tmp/boot" "$dir"
+			rm -rf "${tmp:?}/boot" "$dir"
 			mv "$tmp" "$dir" || exit 125
 			chmod 755 "$dir"
 			trap - EXIT
@@ -230,7 +238,7 @@ stage() {
 	local src=$1 dest=$2 f
 	if [ -d "$src" ]; then
 		mkdir -p "$root$dest" && cp -rL "$src"/. "$root$dest"/ || die "cannot copy $src into the guest"
-		while IFS= read -r f; do elves+=("$f"); done < <(find "$src" -type f -perm -u+x)
+		while IFS= read -r f; do elves+=("$f"); done < <(find -L "$src" -type f -perm -u+x)
 	else
 		mkdir -p "$root${dest%/*}" && cp -L "$src" "$root$dest" || die "cannot copy $src into the guest"
 		elves+=("$src")
@@ -273,13 +281,15 @@ build_initramfs() {
 		[ -x "$build/pprobe" ] || die "no pprobe binary in $build (build first: scripts/build.sh; or pass --build DIR)"
 	fi
 	[ -x "$build/pprobe" ] && stage "$build/pprobe" /opt/pprobe/bin/pprobe
+	# The workloads directory as built (binaries, debug trees...), without CMake's files.
 	local wls=() wl
-	for wl in "$build"/tests/workloads/*; do
-		[ -f "$wl" ] && [ -x "$wl" ] && wls+=("$wl")
-	done
+	if [ -d "$build/tests/workloads" ]; then
+		mapfile -t wls < <(find -H "$build/tests/workloads" -mindepth 1 -maxdepth 1 \
+			! -name CMakeFiles ! -name '*.cmake' ! -name Makefile)
+	fi
 	if [ ${#wls[@]} -gt 0 ]; then
-		cp -L "${wls[@]}" "$root/opt/pprobe/workloads/" || die "cannot copy the workloads into the guest"
-		elves+=("${wls[@]}")
+		cp -rL "${wls[@]}" "$root/opt/pprobe/workloads/" || die "cannot copy the workloads into the guest"
+		while IFS= read -r wl; do elves+=("$wl"); done < <(find -L "${wls[@]}" -type f -perm -u+x)
 	fi
 	[ -f "$srcdir/tests/vm/lib.sh" ] && cp "$srcdir/tests/vm/lib.sh" "$root/vmtest/lib.sh"
 	[ -n "$kconfig" ] && cp "$kconfig" "$root/boot/"
@@ -298,9 +308,17 @@ build_initramfs() {
 	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
 	printf 'root:x:0:\n' >"$root/etc/group"
 
-	local args='' w
+	local args='' w exports=''
 	for w in "$@"; do args="$args $(shq "$w")"; done
-	write_init "$args" >"$root/init"
+	for w in "${envs[@]+"${envs[@]}"}"; do
+		case ${w%%=*} in
+		'' | [0-9]* | *[!A-Za-z0-9_]*) die "--env $w: not NAME=VALUE" ;;
+		esac
+		[ "${w#*=}" != "$w" ] || die "--env $w: not NAME=VALUE"
+		exports="${exports}export ${w%%=*}=$(shq "${w#*=}")
+"
+	done
+	write_init "$args" "$exports" >"$root/init"
 	chmod 755 "$root/init"
 
 	local cpio_cmd
@@ -350,11 +368,26 @@ echo "vmtest: guest init started at uptime \$(cut -d' ' -f1 /proc/uptime) s, ker
 	echo "kernel config: \$(ls /boot/config-* 2>/dev/null || echo none)"
 } >/vmtest/facts 2>&1
 [ "$facts" = 1 ] && sed 's/^/vmtest: fact: /' /vmtest/facts
-rc=0
+$2rc=0
 if [ -n "${guest_script:-}" ]; then
 	cd /vmtest
-	sh $(shq "$guest_script")$1 </dev/null
+	# Output goes through a pipe, not the console tty: programs behave as
+	# under ctest on the host (no colours, no tty-only output).
+	mkfifo /tmp/.vmtest-out
+	cat /tmp/.vmtest-out &
+	catpid=\$!
+	sh $(shq "$guest_script")$1 </dev/null >/tmp/.vmtest-out 2>&1
 	rc=\$?
+	# Whatever the script left running would hold the pipe open: kill it.
+	for d in /proc/[0-9]*; do
+		p=\${d#/proc/}
+		[ "\$p" = 1 ] || [ "\$p" = "\$catpid" ] && continue
+		cmd=\$(tr '\\0' ' ' <\$d/cmdline 2>/dev/null)
+		[ -n "\$cmd" ] || continue      # kernel thread, zombie, or gone
+		echo "vmtest: killing process \$p (\$cmd) the guest script left running"
+		kill -9 "\$p" 2>/dev/null
+	done
+	wait \$catpid
 fi
 echo
 echo "@@pprobe-vmtest-exit-$nonce@@ \$rc"

@@ -30,19 +30,21 @@ check "guest kprobe test passed (status $rc)" [ $rc -eq 0 ]
 check "guest counted $N kprobe hits" grep -q "^ok: kprobe hits on /tmp/vmtest-target ($N)" "$T/out1"
 check "guest counted $M failed opens by kretprobe" grep -q "^ok: kretprobe returns -ENOENT in this shell ($M)" "$T/out1"
 check "guest pprobe --version is the host's" grep -qxF "pprobe-version: $("$PPROBE" --version)" "$T/out1"
-host_wl=$(cd "$BUILD/tests/workloads" 2>/dev/null && for f in *; do [ -f "$f" ] && [ -x "$f" ] && printf '%s ' "$f"; done)
+host_wl=$(cd "$BUILD/tests/workloads" 2>/dev/null && ls | grep -vxE 'CMakeFiles|.*\.cmake|Makefile' | tr '\n' ' ')
 check "guest has the workloads [$host_wl]" grep -qxF "workloads: $host_wl" "$T/out1"
 check "nothing left after a run" nothing_left "$T/tmp1"
 boot=$(sed -n 's/.*boot to init \([0-9.]*\) s.*host total \([0-9.]*\) s.*/boot \1 s, total \2 s/p' "$T/out1")
 echo "timing: $boot"
 
-# 2. Exit status and arguments pass through (quotes and spaces intact).
+# 2. Exit status and arguments pass through (quotes and spaces intact); a
+# process the script leaves running does not hang the guest.
 "$VMTEST" --build "$BUILD" "$SRCDIR/tests/vm/harness_status.sh" exit 3 "a b" "it's" >"$T/out2" 2>&1
 rc=$?
 check "guest status 3 comes back (got $rc)" [ $rc -eq 3 ]
 check "arguments intact" grep -qxF "arg: [a b]" "$T/out2"
 check "quote intact" grep -qxF "arg: [it's]" "$T/out2"
 check "argument count" grep -qxF "argc: 4" "$T/out2"
+check "leftover guest process killed" grep -qE "^vmtest: killing process [0-9]+ \(sleep 1000 \)" "$T/out2"
 
 # 3. Timeout: qemu killed, status 124, nothing left.
 mkdir -p "$T/tmp3"

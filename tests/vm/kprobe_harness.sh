@@ -87,7 +87,7 @@ echo "pprobe-version: $("$PPROBE" --version 2>&1)"
 check "pprobe --version runs" "$PPROBE" --version
 echo "workloads: $(ls "$WORKLOADS" | tr '\n' ' ')"
 for w in "$WORKLOADS"/*; do
-	[ -x "$w" ] || continue
+	[ -f "$w" ] && [ -x "$w" ] || continue
 	# Every workload's libraries resolve (ld.so --list says "not found" otherwise).
 	missing=$(/lib64/ld-linux-x86-64.so.2 --list "$w" 2>&1 | grep 'not found')
 	if [ -z "$missing" ]; then pass "workload $(basename "$w") loads"; else fail "workload $(basename "$w"): $missing"; fi
