@@ -7,5 +7,6 @@
 int cmd_record(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 
 #endif

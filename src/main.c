@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{ "record",     cmd_record,     "sample events and write folded stacks (or an SVG)" },
 	{ "flamegraph", cmd_flamegraph, "draw folded stacks as an interactive SVG flame graph" },
 	{ "diff",       cmd_diff,       "compare two folded profiles (difffolded), optionally as SVG" },
+	{ "list",       cmd_list,       "list the events -e accepts; -v EVENT shows a tracepoint's fields" },
 };
 
 static void usage(FILE *f)

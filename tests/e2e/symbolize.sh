@@ -32,9 +32,10 @@ compare_eu() {
 	"$DRV" -l "$@" -p "$pid" - < "$T/$name.addrs" > "$T/$name.mine" || { fail "$name: driver"; return; }
 	sed 's/^/0x/' "$T/$name.addrs" | eu-addr2line -a -f -i "$@" --pid="$pid" > "$T/$name.eu"
 	$LIB compare "$T/$name.mine" "$T/$name.eu" "$sym" "$pid" "$mp" "$elf" "$dw" | tee "$T/$name.cmp" | tail -20
-	read -r n eu bin bad < <(awk '/^addresses/ { print $2, $4, $6, $8 }' "$T/$name.cmp")
-	check "$name: $n addresses, none disagrees with both eu-addr2line and addr2line (got $bad)" \
+	read -r n eu bin bad badline < <(awk '/^addresses/ { print $2, $4, $6, $8, $10 }' "$T/$name.cmp")
+	check "$name: $n addresses, no name disagrees with both eu-addr2line and addr2line (got $bad)" \
 		test "${n:-0}" -gt 0 -a "${bad:-1}" -eq 0
+	check "$name: no file:line disagrees with both (got $badline)" test "${badline:-1}" -eq 0
 	check "$name: eu-addr2line agrees on >= $min permille ($eu of $n)" \
 		test $((eu * 1000)) -ge $((n * min))
 }
@@ -101,7 +102,7 @@ $LIB addrs "$P5" "$W/sym_buildid" "$W/sym_buildid" "$W/sym_nopie" 1 > "$T/bid.ad
 "$DRV" -l -p "$P5" - < "$T/bid.addrs" > "$T/bid.mine"
 sed 's/^/0x/' "$T/bid.addrs" | eu-addr2line -a -f -i -e "$W/sym_nopie" > "$T/bid.eu"	# non-PIE: runtime = vaddr
 check "build-id dir: inline frames equal eu-addr2line's on the unstripped twin" \
-	grep -q 'mismatch 0$' <($LIB compare "$T/bid.mine" "$T/bid.eu" "$W/sym_nopie" | tee /dev/stderr)
+	grep -q ' mismatch 0 line-mismatch 0$' <($LIB compare "$T/bid.mine" "$T/bid.eu" "$W/sym_nopie" | tee /dev/stderr)
 unset PPROBE_DEBUG_DIR
 start_wl P6 "$W/sym_minidebug"
 expect_funcs minidebug "$P6" "$W/sym_minidebug" "$W/sym_minidebug" "$W/sym_pie"
