@@ -256,7 +256,11 @@ stage() {
 stage_libraries() {
 	local libs=() dbgs=() l
 	[ ${#elves[@]} -gt 0 ] || return 0
-	mapfile -t libs < <(ldd "${elves[@]}" 2>/dev/null | awk '/=> \// {print $3} /^\t\// {print $1}' | sort -u)
+	# ld.so --list is what ldd runs, without ldd's (slow) shell script around it.
+	local ldso=/lib64/ld-linux-x86-64.so.2 f
+	mapfile -t libs < <(for f in "${elves[@]}"; do
+			if [ -x "$ldso" ]; then "$ldso" --list "$f"; else ldd "$f"; fi
+		done 2>/dev/null | awk '/=> \// {print $3} /^\t\// {print $1}' | sort -u)
 	for l in "${!libs[@]}"; do [ -f "${libs[$l]}" ] || unset 'libs[l]'; done
 	if [ ${#libs[@]} -gt 0 ]; then
 		cp -L --parents "${libs[@]}" "$root"/ || die "cannot copy shared libraries into the guest"
