@@ -104,6 +104,28 @@ sed 's/^/0x/' "$T/bid.addrs" | eu-addr2line -a -f -i -e "$W/sym_nopie" > "$T/bid
 check "build-id dir: inline frames equal eu-addr2line's on the unstripped twin" \
 	grep -q ' mismatch 0 line-mismatch 0$' <($LIB compare "$T/bid.mine" "$T/bid.eu" "$W/sym_nopie" | tee /dev/stderr)
 unset PPROBE_DEBUG_DIR
+# debuginfod: a local server indexing the unstripped twin; only used when
+# DEBUGINFOD_URLS is set
+if command -v debuginfod >/dev/null; then
+	mkdir -p "$T/dsrv"
+	cp "$W/sym_nopie" "$T/dsrv/"
+	PORT=$((20000 + RANDOM % 20000))
+	debuginfod -p "$PORT" -F "$T/dsrv" -d "$T/dsrv.sqlite" -t 1 > "$T/dsrv.log" 2>&1 &
+	DSRV=$!
+	PIDS+=("$DSRV")
+	check "debuginfod: not asked without DEBUGINFOD_URLS" \
+		test "$(DEBUGINFOD_URLS= name_at "$P5" "$S")" = "??"
+	got=
+	for i in $(seq 40); do	# until the server has indexed (fresh cache: no negative entries)
+		got=$(DEBUGINFOD_URLS=http://127.0.0.1:$PORT DEBUGINFOD_CACHE_PATH=$T/dcache.$i name_at "$P5" "$S")
+		[ "$got" = sym_static ] && break
+		sleep 0.5
+	done
+	check "debuginfod: static function from the server's debuginfo (got $got)" test "$got" = sym_static
+	kill -KILL "$DSRV" 2>/dev/null	# it is slow to honour SIGTERM
+else
+	fail "debuginfod server missing: apt-get install debuginfod"
+fi
 start_wl P6 "$W/sym_minidebug"
 expect_funcs minidebug "$P6" "$W/sym_minidebug" "$W/sym_minidebug" "$W/sym_pie"
 
