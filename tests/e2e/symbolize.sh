@@ -125,6 +125,16 @@ check "deleted: map says (deleted)" grep -q 'deleted_pie (deleted)' /proc/"$P8"/
 awk '{ print $1 }' "$T/del.funcs" | "$DRV" -I -p "$P8" - | grep -v '^0x' > "$T/del.names"
 check "deleted: every function named ($(wc -l < "$T/del.funcs"))" \
 	cmp <(awk '{ print $2 }' "$T/del.funcs") "$T/del.names"
+# after the process is gone, map_files is gone too: only a prepared object helps
+awk '{ print $1 }' "$T/del.funcs" | "$DRV" -X -I -p "$P8" - | grep -v '^0x' > "$T/del.names2"
+check "deleted: prepared while alive, named after exit" \
+	cmp <(awk '{ print $2 }' "$T/del.funcs") "$T/del.names2"
+cp "$W/sym_pie" "$T/deleted_pie2"
+start_wl P8 "$T/deleted_pie2"
+$LIB funcs "$P8" "$T/deleted_pie2" "$T/deleted_pie2" "$W/sym_pie" > "$T/del.funcs"
+rm -f "$T/deleted_pie2"
+check "deleted: not prepared, after exit: honestly unknown" \
+	test "$(awk '{ print $1 }' "$T/del.funcs" | "$DRV" -Y -I -p "$P8" - | grep -vc '^0x\|^??$')" -eq 0
 
 # --- another mount namespace: the binary exists only there ---
 if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
@@ -136,6 +146,7 @@ if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
 	B=$(awk -v p="$T/ns/sym_pie" '$6 == p && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' /proc/"$P9"/maps)
 	A=$(printf '%x' $((0x$B + 0x$F)))
 	check "mntns: static function named through /proc/PID/root" test "$(name_at "$P9" "$A")" = sym_static
+	check "mntns: prepared while alive, named after exit" test "$(name_at "$P9" "$A" -X)" = sym_static
 else
 	echo "note: unshare -m unavailable; mount-namespace check not run"
 fi
