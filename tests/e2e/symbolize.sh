@@ -81,6 +81,15 @@ else
 	fail "libc debug file $LIBC_DBG missing: apt-get install libc6-dbg"
 fi
 
+# --- PLT stubs: named "func@plt" as objdump names them ---
+for x in "pie $P1 $W/sym_pie $W/sym_pie" "libc $P1 $LIBC_MAP $LIBC"; do
+	set -- $x
+	$LIB plt "$2" "$3" "$4" > "$T/plt.$1"
+	awk '{ print $1 }' "$T/plt.$1" | "$DRV" -I -p "$2" - | grep -v '^0x' > "$T/plt.$1.names"
+	check "plt $1: $(wc -l < "$T/plt.$1") PLT entries named as objdump does" \
+		cmp <(awk '{ print $2 }' "$T/plt.$1") "$T/plt.$1.names"
+done
+
 # --- stripped: .dynsym only (sym_pie is linked -rdynamic) ---
 start_wl P3 "$W/sym_stripped"
 S=$(rt_of x "$P3" "$W/sym_stripped" "$W/sym_stripped" "$W/sym_pie" sym_static)
