@@ -353,6 +353,15 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 	return n;
 }
 
+int symbolizer__prepare(struct symbolizer *s, pid_t pid, const struct map *m)
+{
+	if (!s || !m || !m->path)
+		return -EINVAL;
+	if (!map__is_file(m))
+		return 0;
+	return object_for(s, pid, m) ? 0 : -ENOMEM;
+}
+
 int symbolizer__kernel(struct symbolizer *s, uint64_t addr, bool is_return,
 		       struct sym_frame *out, int max)
 {
