@@ -316,6 +316,7 @@ build_initramfs() {
 	stage_libraries
 	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
 	printf 'root:x:0:\n' >"$root/etc/group"
+	printf '127.0.0.1 localhost vmtest\n::1 localhost ip6-localhost\n' >"$root/etc/hosts"
 
 	local args='' w exports=''
 	for w in "$@"; do args="$args $(shq "$w")"; done
@@ -378,6 +379,12 @@ echo "vmtest: guest init started at uptime \$(cut -d' ' -f1 /proc/uptime) s, ker
 } >/vmtest/facts 2>&1
 [ "$facts" = 1 ] && sed 's/^/vmtest: fact: /' /vmtest/facts
 $2rc=0
+# If the host side dies without killing qemu (SIGKILL), the guest still ends.
+watchdog=
+if [ $shell = 0 ]; then
+	poweroff -f -d $((timeout + 30)) &
+	watchdog=\$!
+fi
 if [ -n "${guest_script:-}" ]; then
 	cd /vmtest
 	# Output goes through a pipe, not the console tty: programs behave as
@@ -390,7 +397,7 @@ if [ -n "${guest_script:-}" ]; then
 	# Whatever the script left running would hold the pipe open: kill it.
 	for d in /proc/[0-9]*; do
 		p=\${d#/proc/}
-		[ "\$p" = 1 ] || [ "\$p" = "\$catpid" ] && continue
+		[ "\$p" = 1 ] || [ "\$p" = "\$catpid" ] || [ "\$p" = "\$watchdog" ] && continue
 		cmd=\$(tr '\\0' ' ' <\$d/cmdline 2>/dev/null)
 		[ -n "\$cmd" ] || continue      # kernel thread, zombie, or gone
 		echo "vmtest: killing process \$p (\$cmd) the guest script left running"
@@ -485,5 +492,5 @@ if grep -aqE 'Kernel panic|Oops:|BUG:' "$console"; then
 	die "the guest kernel panicked or oopsed (console above)"
 fi
 grep -aq 'WARNING: CPU' "$console" && msg "note: the guest kernel printed a WARNING (console above)"
-[ -n "$status" ] || die "the guest reported no exit status (init died or the kernel panicked: console above)"
+[ -n "$status" ] || die "the guest reported no exit status (init died, the kernel panicked, or the guest watchdog powered off at timeout + 30 s guest time: console above)"
 exit "$status"
