@@ -444,8 +444,15 @@ static void handle_sample(struct ctx *x, const uint8_t *p, size_t len)
 			continue;
 		st->leaf++;
 		char why[200];
+		bool nocfi = x->sc->mode && !strcmp(x->sc->mode, "nocfi");
 		bool good = res[b].end == UNWIND_COMPLETE &&
 			    check_stack(x, x->ips[b], n[b], why, sizeof(why));
+		if (good && res[b].fp_frames != (nocfi ? 1 : 0)) {
+			/* only nocfi_call lacks CFI: exactly one frame-pointer step */
+			snprintf(why, sizeof(why), "%d frame-pointer frames, want %d",
+				 res[b].fp_frames, nocfi ? 1 : 0);
+			good = false;
+		}
 		if (x->sc->expect_truncated)
 			good = res[b].end == UNWIND_TRUNCATED;
 		if (good)
@@ -453,8 +460,8 @@ static void handle_sample(struct ctx *x, const uint8_t *p, size_t len)
 		else if (!st->why[0])
 			snprintf(st->why, sizeof(st->why), "%s%s%s (%d frames)",
 				 unwind_end__str(res[b].end),
-				 res[b].end == UNWIND_COMPLETE ? ": " : "",
-				 res[b].end == UNWIND_COMPLETE ? why : "", n[b]);
+				 good || res[b].end == UNWIND_COMPLETE ? ": " : "",
+				 good || res[b].end == UNWIND_COMPLETE ? why : "", n[b]);
 	}
 	if (n[0] > 0 && n[0] == n[1] && !memcmp(x->ips[0], x->ips[1], n[0] * 8) &&
 	    res[0].end == res[1].end)
@@ -733,6 +740,7 @@ int main(int argc, char **argv)
 		{ "threads-60", "unwind_wl", "unwind_wl", "threads", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		{ "dlopen-10", "unwind_wl", "unwind_wl", "dlopen", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		{ "vdso-10", "unwind_wl", "unwind_wl", "vdso", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
+		{ "nocfi-10", "unwind_wl", "unwind_wl", "nocfi", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		{ "inline-10", "unwind_wl", "unwind_wl", "inline", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		{ "stripped-60", "unwind_wl_stripped", "unwind_wl", "sort", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		{ "cxx-60", "unwind_cxx", "unwind_cxx", NULL, 60, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
