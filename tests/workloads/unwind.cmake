@@ -6,6 +6,10 @@ pprobe_workload(unwind_wl unwind_wl.c FLAGS ${WL_NOFP} LIBS dl pthread)
 target_sources(unwind_wl PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/unwind_nocfi.c)
 set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/unwind_nocfi.c PROPERTIES COMPILE_OPTIONS
   "-g0;-fno-asynchronous-unwind-tables;-fno-unwind-tables;-fno-omit-frame-pointer")
+# ... and one with neither CFI nor frame pointer (mode nofp: must end no-cfi).
+target_sources(unwind_wl PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/unwind_nocfi_nofp.c)
+set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/unwind_nocfi_nofp.c PROPERTIES COMPILE_OPTIONS
+  "-g0;-fno-asynchronous-unwind-tables;-fno-unwind-tables;-fomit-frame-pointer")
 add_library(unwind_plugin MODULE unwind_plugin.c)
 target_compile_options(unwind_plugin PRIVATE -fno-sanitize=all ${WL_NOFP})
 target_link_options(unwind_plugin PRIVATE -fno-sanitize=all)
