@@ -201,6 +201,18 @@ if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
 	A=$(printf '%x' $((0x$B + 0x$F)))
 	check "mntns: static function named through /proc/PID/root" test "$(name_at "$P9" "$A")" = sym_static
 	check "mntns: prepared while alive, named after exit" test "$(name_at "$P9" "$A" -X)" = sym_static
+	# a debuglink file that exists only in that namespace: inline frames after exit
+	INL=$(awk '/^0x/ { a = $1; getline; if ($1 == "sym_inner") { print a; exit } }' "$T/pie.mine")
+	B1=$(awk -v p="$W/sym_pie" '$6 == p && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' /proc/"$P1"/maps)
+	OFF=$((INL - 0x$B1))
+	mkdir -p "$T/ns2"
+	start_wl P10 unshare -m --propagation private sh -c \
+		"mount -t tmpfs none '$T/ns2' && mkdir '$T/ns2/.debug' && cp '$W/sym_debuglink' '$T/ns2/' &&
+		 cp '$W/.debug/sym_debuglink.debug' '$T/ns2/.debug/' && exec '$T/ns2/sym_debuglink'"
+	B=$(awk -v p="$T/ns2/sym_debuglink" '$6 == p && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' /proc/"$P10"/maps)
+	A=$(printf '%x' $((0x$B + OFF)))
+	check "mntns: debuglink file inside the namespace gives inline frames after exit" \
+		test "$("$DRV" -X -p "$P10" "$A" | sed -n 2,4p | tr '\n' ' ')" = "sym_inner sym_middle sym_outer "
 else
 	echo "note: unshare -m unavailable; mount-namespace check not run"
 fi
