@@ -377,6 +377,14 @@ int dwarf__frames(struct elf_object *o, uint64_t vaddr, bool inlines, bool srcli
 	return nout;
 }
 
+void dwarf__prepare(struct elf_object *o)
+{
+	if (!o->dw_tried) {
+		o->dw_tried = true;
+		o->dw = dwarf_open(o);
+	}
+}
+
 int dwarf__srcline(struct elf_object *o, uint64_t vaddr, const char **file, int *line)
 {
 	Dwfl_Line *l;

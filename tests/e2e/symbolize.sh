@@ -102,6 +102,29 @@ check "stripped: unknown frame keeps its dso" \
 # --- separate debug info: .gnu_debuglink, build-id directory, MiniDebugInfo ---
 start_wl P4 "$W/sym_debuglink"
 compare_eu debuglink "$P4" "$W/sym_debuglink" "$W/sym_debuglink" "$W/sym_pie" "$W/.debug/sym_debuglink.debug" 1 1000
+# the other two debuglink places, and a debug file of another build refused
+S_OFF=$(awk '$3 == "sym_static" { print $1 }' <(nm "$W/sym_pie"))
+dl_case() {	# dl_case NAME BINDIR DEBUGFILE-PATH EXPECTED [env...]
+	local name=$1 dir=$2 dbg=$3 want=$4 pid b a; shift 4
+	mkdir -p "$dir" "$(dirname "$dbg")"
+	cp "$W/sym_debuglink" "$dir/sym_debuglink"
+	cp "$W/.debug/sym_debuglink.debug" "$dbg"
+	start_wl pid "$dir/sym_debuglink"
+	b=$(awk -v p="$dir/sym_debuglink" '$6 == p && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' /proc/"$pid"/maps)
+	a=$(printf '%x' $((0x$b + 0x$S_OFF)))
+	check "debuglink $name: static function is '$want'" test "$(env "$@" "$DRV" -I -p "$pid" "$a" | sed -n 2p)" = "$want"
+}
+dl_case "same directory" "$T/dl1" "$T/dl1/sym_debuglink.debug" sym_static
+dl_case "/usr/lib/debug/DIR" "$T/dl2" "$T/dbgroot$T/dl2/sym_debuglink.debug" sym_static PPROBE_DEBUG_DIR="$T/dbgroot"
+mkdir -p "$T/dl3/.debug"
+objcopy --only-keep-debug "$W/sym_nopie" "$T/dl3/.debug/other.debug"
+dl_case "none found: honestly unknown" "$T/dl3" "$T/dl3/x/unused" "??"
+cp "$T/dl3/.debug/other.debug" "$T/dl3/.debug/sym_debuglink.debug"
+start_wl P "$T/dl3/sym_debuglink"
+B=$(awk -v p="$T/dl3/sym_debuglink" '$6 == p && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' /proc/"$P"/maps)
+check "debuglink: a debug file with another build-id is refused" \
+	test "$("$DRV" -I -p "$P" "$(printf '%x' $((0x$B + 0x$S_OFF)))" | sed -n 2p)" = "??"
+
 start_wl P5 "$W/sym_buildid"
 S=$(rt_of x "$P5" "$W/sym_buildid" "$W/sym_buildid" "$W/sym_nopie" sym_static)
 check "build-id dir: static function without the directory is unknown" test "$(name_at "$P5" "$S")" = "??"
@@ -178,6 +201,18 @@ if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
 	A=$(printf '%x' $((0x$B + 0x$F)))
 	check "mntns: static function named through /proc/PID/root" test "$(name_at "$P9" "$A")" = sym_static
 	check "mntns: prepared while alive, named after exit" test "$(name_at "$P9" "$A" -X)" = sym_static
+	# a debuglink file that exists only in that namespace: inline frames after exit
+	INL=$(awk '/^0x/ { a = $1; getline; if ($1 == "sym_inner") { print a; exit } }' "$T/pie.mine")
+	B1=$(awk -v p="$W/sym_pie" '$6 == p && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' /proc/"$P1"/maps)
+	OFF=$((INL - 0x$B1))
+	mkdir -p "$T/ns2"
+	start_wl P10 unshare -m --propagation private sh -c \
+		"mount -t tmpfs none '$T/ns2' && mkdir '$T/ns2/.debug' && cp '$W/sym_debuglink' '$T/ns2/' &&
+		 cp '$W/.debug/sym_debuglink.debug' '$T/ns2/.debug/' && exec '$T/ns2/sym_debuglink'"
+	B=$(awk -v p="$T/ns2/sym_debuglink" '$6 == p && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' /proc/"$P10"/maps)
+	A=$(printf '%x' $((0x$B + OFF)))
+	check "mntns: debuglink file inside the namespace gives inline frames after exit" \
+		test "$("$DRV" -X -p "$P10" "$A" | sed -n 2,4p | tr '\n' ' ')" = "sym_inner sym_middle sym_outer "
 else
 	echo "note: unshare -m unavailable; mount-namespace check not run"
 fi
