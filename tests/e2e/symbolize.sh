@@ -32,9 +32,10 @@ compare_eu() {
 	"$DRV" -l "$@" -p "$pid" - < "$T/$name.addrs" > "$T/$name.mine" || { fail "$name: driver"; return; }
 	sed 's/^/0x/' "$T/$name.addrs" | eu-addr2line -a -f -i "$@" --pid="$pid" > "$T/$name.eu"
 	$LIB compare "$T/$name.mine" "$T/$name.eu" "$sym" "$pid" "$mp" "$elf" "$dw" | tee "$T/$name.cmp" | tail -20
-	read -r n eu bin bad < <(awk '/^addresses/ { print $2, $4, $6, $8 }' "$T/$name.cmp")
-	check "$name: $n addresses, none disagrees with both eu-addr2line and addr2line (got $bad)" \
+	read -r n eu bin bad badline < <(awk '/^addresses/ { print $2, $4, $6, $8, $10 }' "$T/$name.cmp")
+	check "$name: $n addresses, no name disagrees with both eu-addr2line and addr2line (got $bad)" \
 		test "${n:-0}" -gt 0 -a "${bad:-1}" -eq 0
+	check "$name: no file:line disagrees with both (got $badline)" test "${badline:-1}" -eq 0
 	check "$name: eu-addr2line agrees on >= $min permille ($eu of $n)" \
 		test $((eu * 1000)) -ge $((n * min))
 }
@@ -80,6 +81,15 @@ else
 	fail "libc debug file $LIBC_DBG missing: apt-get install libc6-dbg"
 fi
 
+# --- PLT stubs: named "func@plt" as objdump names them ---
+for x in "pie $P1 $W/sym_pie $W/sym_pie" "libc $P1 $LIBC_MAP $LIBC"; do
+	set -- $x
+	$LIB plt "$2" "$3" "$4" > "$T/plt.$1"
+	awk '{ print $1 }' "$T/plt.$1" | "$DRV" -I -p "$2" - | grep -v '^0x' > "$T/plt.$1.names"
+	check "plt $1: $(wc -l < "$T/plt.$1") PLT entries named as objdump does" \
+		cmp <(awk '{ print $2 }' "$T/plt.$1") "$T/plt.$1.names"
+done
+
 # --- stripped: .dynsym only (sym_pie is linked -rdynamic) ---
 start_wl P3 "$W/sym_stripped"
 S=$(rt_of x "$P3" "$W/sym_stripped" "$W/sym_stripped" "$W/sym_pie" sym_static)
@@ -92,6 +102,29 @@ check "stripped: unknown frame keeps its dso" \
 # --- separate debug info: .gnu_debuglink, build-id directory, MiniDebugInfo ---
 start_wl P4 "$W/sym_debuglink"
 compare_eu debuglink "$P4" "$W/sym_debuglink" "$W/sym_debuglink" "$W/sym_pie" "$W/.debug/sym_debuglink.debug" 1 1000
+# the other two debuglink places, and a debug file of another build refused
+S_OFF=$(awk '$3 == "sym_static" { print $1 }' <(nm "$W/sym_pie"))
+dl_case() {	# dl_case NAME BINDIR DEBUGFILE-PATH EXPECTED [env...]
+	local name=$1 dir=$2 dbg=$3 want=$4 pid b a; shift 4
+	mkdir -p "$dir" "$(dirname "$dbg")"
+	cp "$W/sym_debuglink" "$dir/sym_debuglink"
+	cp "$W/.debug/sym_debuglink.debug" "$dbg"
+	start_wl pid "$dir/sym_debuglink"
+	b=$(awk -v p="$dir/sym_debuglink" '$6 == p && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' /proc/"$pid"/maps)
+	a=$(printf '%x' $((0x$b + 0x$S_OFF)))
+	check "debuglink $name: static function is '$want'" test "$(env "$@" "$DRV" -I -p "$pid" "$a" | sed -n 2p)" = "$want"
+}
+dl_case "same directory" "$T/dl1" "$T/dl1/sym_debuglink.debug" sym_static
+dl_case "/usr/lib/debug/DIR" "$T/dl2" "$T/dbgroot$T/dl2/sym_debuglink.debug" sym_static PPROBE_DEBUG_DIR="$T/dbgroot"
+mkdir -p "$T/dl3/.debug"
+objcopy --only-keep-debug "$W/sym_nopie" "$T/dl3/.debug/other.debug"
+dl_case "none found: honestly unknown" "$T/dl3" "$T/dl3/x/unused" "??"
+cp "$T/dl3/.debug/other.debug" "$T/dl3/.debug/sym_debuglink.debug"
+start_wl P "$T/dl3/sym_debuglink"
+B=$(awk -v p="$T/dl3/sym_debuglink" '$6 == p && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' /proc/"$P"/maps)
+check "debuglink: a debug file with another build-id is refused" \
+	test "$("$DRV" -I -p "$P" "$(printf '%x' $((0x$B + 0x$S_OFF)))" | sed -n 2p)" = "??"
+
 start_wl P5 "$W/sym_buildid"
 S=$(rt_of x "$P5" "$W/sym_buildid" "$W/sym_buildid" "$W/sym_nopie" sym_static)
 check "build-id dir: static function without the directory is unknown" test "$(name_at "$P5" "$S")" = "??"
@@ -101,8 +134,30 @@ $LIB addrs "$P5" "$W/sym_buildid" "$W/sym_buildid" "$W/sym_nopie" 1 > "$T/bid.ad
 "$DRV" -l -p "$P5" - < "$T/bid.addrs" > "$T/bid.mine"
 sed 's/^/0x/' "$T/bid.addrs" | eu-addr2line -a -f -i -e "$W/sym_nopie" > "$T/bid.eu"	# non-PIE: runtime = vaddr
 check "build-id dir: inline frames equal eu-addr2line's on the unstripped twin" \
-	grep -q 'mismatch 0$' <($LIB compare "$T/bid.mine" "$T/bid.eu" "$W/sym_nopie" | tee /dev/stderr)
+	grep -q ' mismatch 0 line-mismatch 0$' <($LIB compare "$T/bid.mine" "$T/bid.eu" "$W/sym_nopie" | tee /dev/stderr)
 unset PPROBE_DEBUG_DIR
+# debuginfod: a local server indexing the unstripped twin; only used when
+# DEBUGINFOD_URLS is set
+if command -v debuginfod >/dev/null; then
+	mkdir -p "$T/dsrv"
+	cp "$W/sym_nopie" "$T/dsrv/"
+	PORT=$((20000 + RANDOM % 20000))
+	debuginfod -p "$PORT" -F "$T/dsrv" -d "$T/dsrv.sqlite" -t 1 > "$T/dsrv.log" 2>&1 &
+	DSRV=$!
+	PIDS+=("$DSRV")
+	check "debuginfod: not asked without DEBUGINFOD_URLS" \
+		test "$(DEBUGINFOD_URLS= name_at "$P5" "$S")" = "??"
+	got=
+	for i in $(seq 40); do	# until the server has indexed (fresh cache: no negative entries)
+		got=$(DEBUGINFOD_URLS=http://127.0.0.1:$PORT DEBUGINFOD_CACHE_PATH=$T/dcache.$i name_at "$P5" "$S")
+		[ "$got" = sym_static ] && break
+		sleep 0.5
+	done
+	check "debuginfod: static function from the server's debuginfo (got $got)" test "$got" = sym_static
+	kill -KILL "$DSRV" 2>/dev/null	# it is slow to honour SIGTERM
+else
+	fail "debuginfod server missing: apt-get install debuginfod"
+fi
 start_wl P6 "$W/sym_minidebug"
 expect_funcs minidebug "$P6" "$W/sym_minidebug" "$W/sym_minidebug" "$W/sym_pie"
 
@@ -124,6 +179,16 @@ check "deleted: map says (deleted)" grep -q 'deleted_pie (deleted)' /proc/"$P8"/
 awk '{ print $1 }' "$T/del.funcs" | "$DRV" -I -p "$P8" - | grep -v '^0x' > "$T/del.names"
 check "deleted: every function named ($(wc -l < "$T/del.funcs"))" \
 	cmp <(awk '{ print $2 }' "$T/del.funcs") "$T/del.names"
+# after the process is gone, map_files is gone too: only a prepared object helps
+awk '{ print $1 }' "$T/del.funcs" | "$DRV" -X -I -p "$P8" - | grep -v '^0x' > "$T/del.names2"
+check "deleted: prepared while alive, named after exit" \
+	cmp <(awk '{ print $2 }' "$T/del.funcs") "$T/del.names2"
+cp "$W/sym_pie" "$T/deleted_pie2"
+start_wl P8 "$T/deleted_pie2"
+$LIB funcs "$P8" "$T/deleted_pie2" "$T/deleted_pie2" "$W/sym_pie" > "$T/del.funcs"
+rm -f "$T/deleted_pie2"
+check "deleted: not prepared, after exit: honestly unknown" \
+	test "$(awk '{ print $1 }' "$T/del.funcs" | "$DRV" -Y -I -p "$P8" - | grep -vc '^0x\|^??$')" -eq 0
 
 # --- another mount namespace: the binary exists only there ---
 if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
@@ -135,6 +200,19 @@ if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
 	B=$(awk -v p="$T/ns/sym_pie" '$6 == p && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' /proc/"$P9"/maps)
 	A=$(printf '%x' $((0x$B + 0x$F)))
 	check "mntns: static function named through /proc/PID/root" test "$(name_at "$P9" "$A")" = sym_static
+	check "mntns: prepared while alive, named after exit" test "$(name_at "$P9" "$A" -X)" = sym_static
+	# a debuglink file that exists only in that namespace: inline frames after exit
+	INL=$(awk '/^0x/ { a = $1; getline; if ($1 == "sym_inner") { print a; exit } }' "$T/pie.mine")
+	B1=$(awk -v p="$W/sym_pie" '$6 == p && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' /proc/"$P1"/maps)
+	OFF=$((INL - 0x$B1))
+	mkdir -p "$T/ns2"
+	start_wl P10 unshare -m --propagation private sh -c \
+		"mount -t tmpfs none '$T/ns2' && mkdir '$T/ns2/.debug' && cp '$W/sym_debuglink' '$T/ns2/' &&
+		 cp '$W/.debug/sym_debuglink.debug' '$T/ns2/.debug/' && exec '$T/ns2/sym_debuglink'"
+	B=$(awk -v p="$T/ns2/sym_debuglink" '$6 == p && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' /proc/"$P10"/maps)
+	A=$(printf '%x' $((0x$B + OFF)))
+	check "mntns: debuglink file inside the namespace gives inline frames after exit" \
+		test "$("$DRV" -X -p "$P10" "$A" | sed -n 2,4p | tr '\n' ' ')" = "sym_inner sym_middle sym_outer "
 else
 	echo "note: unshare -m unavailable; mount-namespace check not run"
 fi
