@@ -82,6 +82,15 @@ for f in main sum_to point_x; do
 	check "-O0 $f: params valid from +$got, gdb breaks at +$(( 0x$bp - 0x$fa ))" test "$got" = "$(( 0x$bp - 0x$fa ))"
 done
 
+# Sources: --source DIR finds a relocated copy; without any source the
+# probe-able line numbers are the same as with it.
+mkdir -p "$T/relocated" && cp "$SRCDIR/tests/workloads/inspect_wl.c" "$T/relocated/"
+with=$("$PPROBE" -x "$O2" -L sum_to --source "$T/relocated" 2>&1)
+check "--source DIR finds the relocated source" grep -qP '^      7  \tfor \(int i = 0; i < n && i < limit; i\+\+\)$' <<<"$with"
+without=$("$PPROBE" -x "$O2" -L sum_to --source "$T/nowhere" 2>/dev/null)
+check "without the source: the same probe-able lines" test "$(grep -oP '^ *\K[0-9]+' <<<"$with" | paste -sd,)" = "$(grep -oP '^ *\K[0-9]+' <<<"$without" | paste -sd,)"
+check "without the source: says where it was expected" bash -c "'$PPROBE' -x '$O2' -L sum_to --source '$T/nowhere' 2>&1 >/dev/null | grep -q 'inspect_wl.c not found under $T/nowhere'"
+
 # libc with libc6-dbg: malloc's bytes is size_t; fopen/qsort/strtol params
 # agree with gdb (names from 'info scope', types from 'whatis').
 if [ -r "$LIBC" ] && dpkg-query -W -f='${Status}' libc6-dbg 2>/dev/null | grep -q 'ok installed'; then
