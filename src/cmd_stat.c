@@ -66,9 +66,9 @@ static void usage(FILE *f)
 		"With -a/-p a command only bounds the duration; without one, Ctrl-C stops.\n");
 }
 
-static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
+static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu, int group_fd)
 {
-	return (int)syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	return (int)syscall(SYS_perf_event_open, a, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
 
 /* "0-3,6" -> array; returns count or -1 */
@@ -403,6 +403,15 @@ static int run_once(const struct stat_opts *o, struct event_list *l, struct coun
 		for (int i = 0; i < nfds; i++)
 			c->fds[i] = -1;
 		c->unsupported = false;
+		/* a {group} member is scheduled with its leader: group_fd */
+		int leader = c->spec->group_leader;
+		struct counter *lc = leader >= 0 && leader != (int)e ? &cs[leader] : NULL;
+		if (lc && lc->unsupported) {
+			fprintf(stderr, "pprobe stat: '%s' is not counted either: its group leader '%s' could not be opened\n",
+				c->spec->name, lc->spec->name);
+			c->unsupported = true;
+			c->err = lc->err;
+		}
 		for (int ci = 0; ci < ncpu && !c->unsupported; ci++)
 			for (int ti = 0; ti < ntid && !c->unsupported; ti++) {
 				struct perf_event_attr a = c->spec->attr;
@@ -415,7 +424,12 @@ static int run_once(const struct stat_opts *o, struct event_list *l, struct coun
 				a.enable_on_exec = target_cmd;
 				pid_t pid = target_cmd ? child : nr_tids > 0 ? tids[ti] : -1;
 				int cpu = per_cpu ? cpus[ci] : -1;
-				int fd = perf_open(&a, pid, cpu);
+				int gfd = lc ? lc->fds[ci * ntid + ti] : -1;
+				if (lc && gfd < 0)
+					continue;   /* the leader skipped this thread */
+				if (lc)
+					a.disabled = 0;   /* follows the leader */
+				int fd = perf_open(&a, pid, cpu, gfd);
 				if (fd < 0 && errno == ESRCH && nr_tids > 1)
 					continue;   /* a thread exited while we opened */
 				if (fd < 0) {

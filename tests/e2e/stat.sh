@@ -19,6 +19,10 @@ check "elapsed line" grep -qE '^ +[0-9]+\.[0-9]{9} seconds time elapsed$' "$T/a"
 "$PPROBE" stat -e $EV -- "$WL" 250 0 4 2> "$T/b"
 check "4 threads x 250 calls = 1000 (inherit)" [ "$(count "$T/b")" = 1000 ]
 
+"$PPROBE" stat -e "{task-clock,$EV}" -- "$WL" 150 0 2 2> "$T/grp"
+check "{group}: members counted with the leader (2 x 150)" [ "$(count "$T/grp")" = 300 ]
+check "{group}: the leader too" grep -qE '^ +[0-9]+\.[0-9]{2} msec task-clock ' "$T/grp"
+
 "$PPROBE" stat -r 5 -e $EV -- "$WL" 200 2> "$T/c"
 check "-r 5: mean 200, no spread" grep -qE "^ +200 +$EV .*\( \+- 0\.00% \)$" "$T/c"
 check "-r 5: header says 5 runs" grep -q "(5 runs):" "$T/c"
@@ -61,6 +65,8 @@ EV=syscalls:sys_enter_prctl
 # errors
 "$PPROBE" stat -e cycles,$EV -- "$WL" 10 2> "$T/i"
 check "cycles without PMU: still counts the rest" [ "$(count "$T/i")" = 10 ]
+"$PPROBE" stat -e "{cycles,instructions},$EV" -- "$WL" 10 2> "$T/i2"
+check "a group whose leader cannot be opened: the rest still counted" [ "$(count "$T/i2")" = 10 ]
 if ! ls /sys/bus/event_source/devices | grep -qE '^(cpu|cpu_core|cpu_atom|armv.*)$'; then
 	check "cycles: <not supported>" grep -qE '^ +<not supported> +cycles$' "$T/i"
 	check "cycles: says there is no hardware PMU" grep -q "no hardware PMU" "$T/i"
