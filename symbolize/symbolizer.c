@@ -338,6 +338,8 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 	} else if (n && e) {
 		/* physical function: offset from its symbol, which is exact */
 		out[n - 1].offset = vaddr - e->start;
+		if (!out[n - 1].name)	/* a DIE without a usable name */
+			out[n - 1].name = pretty_name(s, (struct symtab_entry *)e);
 	}
 	if (!n) {
 		memset(out, 0, sizeof(*out));

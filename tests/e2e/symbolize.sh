@@ -64,11 +64,24 @@ LIBC=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
 
 # --- PIE, non-PIE, byte by byte ---
 start_wl P1 "$W/sym_pie"
-compare_eu pie "$P1" "$W/sym_pie" "$W/sym_pie" "$W/sym_pie" "$W/sym_pie" 1 1000
+CLANG=0
+readelf -p .comment "$W/sym_pie" 2>/dev/null | grep -q clang && CLANG=1
+MIN=$((CLANG ? 0 : 1000))	# see the note below on clang
+compare_eu pie "$P1" "$W/sym_pie" "$W/sym_pie" "$W/sym_pie" "$W/sym_pie" 1 $MIN
 check "pie: inline chain sym_inner <- sym_middle <- sym_outer present" \
 	grep -qzP 'sym_inner\n[^\n]*\nsym_middle\n[^\n]*\nsym_outer\n' "$T/pie.mine"
 start_wl P2 "$W/sym_nopie"
-compare_eu nopie "$P2" "$W/sym_nopie" "$W/sym_nopie" "$W/sym_nopie" "$W/sym_nopie" 1 1000
+compare_eu nopie "$P2" "$W/sym_nopie" "$W/sym_nopie" "$W/sym_nopie" "$W/sym_nopie" 1 $MIN
+
+# --- lld: the text segment's vaddr is not its file offset ---
+if [ -x "$W/sym_lld" ]; then
+	start_wl P11 "$W/sym_lld"
+	check "lld: text segment offset != vaddr (the case under test)" \
+		test -n "$(readelf -lW "$W/sym_lld" | awk '$1 == "LOAD" && / R E / { a = $2; b = $3; sub(/^0x0*/, "", a); sub(/^0x0*/, "", b); if (a != b) print }')"
+	compare_eu lld "$P11" "$W/sym_lld" "$W/sym_lld" "$W/sym_lld" "$W/sym_lld" 1 $MIN
+else
+	fail "sym_lld not built: apt-get install lld"
+fi
 
 # --- libc with libc6-dbg: build-id debug file ---
 LIBC_MAP=$(awk -v l="$LIBC" '$6 == l { print $6; exit }' /proc/"$P1"/maps)
@@ -89,6 +102,15 @@ for x in "pie $P1 $W/sym_pie $W/sym_pie" "libc $P1 $LIBC_MAP $LIBC"; do
 	check "plt $1: $(wc -l < "$T/plt.$1") PLT entries named as objdump does" \
 		cmp <(awk '{ print $2 }' "$T/plt.$1") "$T/plt.$1.names"
 done
+
+# Workloads built by clang (the CC=clang build): elfutils 0.188 reads none of
+# clang 14's DWARF 5 units without .debug_aranges, so eu-addr2line is no
+# oracle there (binutils' addr2line still is, and agreed above), and clang
+# inlines sym_static, which the checks below name. They need gcc's build.
+if readelf -p .comment "$W/sym_pie" 2>/dev/null | grep -q clang; then
+	echo "note: workloads built with clang: stripped/debuglink/build-id/C++/namespace checks need the gcc build"
+	done_testing
+fi
 
 # --- stripped: .dynsym only (sym_pie is linked -rdynamic) ---
 start_wl P3 "$W/sym_stripped"

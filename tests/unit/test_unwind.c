@@ -280,11 +280,11 @@ static const char *addr_name(struct ctx *x, uint64_t a)
 	return NULL;
 }
 
-static void compute_biases(struct ctx *x)
+static void compute_biases(struct ctx *x, const struct maps *maps)
 {
 	/* PIE and .so from GNU ld: first PT_LOAD at vaddr 0, mapped at offset 0 */
-	for (size_t i = 0; i < maps__count(x->maps); i++) {
-		const struct map *m = maps__at(x->maps, i);
+	for (size_t i = 0; i < maps__count(maps); i++) {
+		const struct map *m = maps__at(maps, i);
 		if (!m->path || m->pgoff)
 			continue;
 		const char *b = strrchr(m->path, '/');
@@ -553,6 +553,8 @@ static int run_scenario(const struct scenario *sc, struct stats out[2], long *ag
 	}
 	x.scratch = malloc(1 << 17);
 	x.maps = maps__new();
+	bool exec_only = !strncmp(sc->name, "execmaps", 8);
+	struct maps *full = maps__new();
 	for (int b = 0; b < 2; b++) {
 		x.uw[b] = unwinder__new(b ? UNWIND_LIBUNWIND : UNWIND_LIBDW);
 		unwinder__set_live_stack(x.uw[b], sc->live);
@@ -651,14 +653,29 @@ static int run_scenario(const struct scenario *sc, struct stats out[2], long *ag
 			pfd[i] = (struct pollfd){ .fd = rings[i].fd, .events = POLLIN };
 		poll(pfd, nr_rings, 20);
 		/* the child has exec'd once its maps name the workload */
-		if (maps__load_proc(x.maps, x.pid) == 0) {
-			compute_biases(&x);
+		if (exec_only && maps__load_proc(full, x.pid) == 0) {
+			/* what MMAP2 records give without mmap_data: executable
+			 * mappings only, no stacks, no heap */
+			maps__clear(x.maps);
+			for (size_t i = 0; i < maps__count(full); i++)
+				if (maps__at(full, i)->prot & PROT_EXEC)
+					maps__insert(x.maps, maps__at(full, i));
+			compute_biases(&x, full);
+			maps_loaded = x.exe_bias != 0;
+		} else if (!exec_only && maps__load_proc(x.maps, x.pid) == 0) {
+			compute_biases(&x, x.maps);
 			maps_loaded = x.exe_bias != 0;
 		}
 		if (!maps_loaded)
 			continue;
 		for (int i = 0; i < nr_rings; i++)
 			drain(&x, &rings[i]);
+	}
+	if (getenv("UNWIND_DEBUG")) {
+		char cmd[256];
+		snprintf(cmd, sizeof(cmd), "ls -l /proc/%d/fd | sed -n 's/.*-> //p' | sort | uniq -c; grep VmRSS /proc/%d/status", (int)getpid(), (int)getpid());
+		if (system(cmd))
+			fprintf(stderr, "(fd count failed)\n");
 	}
 	kill(x.pid, SIGKILL);
 	waitpid(x.pid, NULL, 0);
@@ -676,6 +693,7 @@ out:
 	for (int b = 0; b < 2; b++)
 		unwinder__delete(x.uw[b]);
 	maps__delete(x.maps);
+	maps__delete(full);
 	symtab__free(&x.exe);
 	if (x.have_plugin)
 		symtab__free(&x.plugin);
@@ -764,6 +782,8 @@ int main(int argc, char **argv)
 		{ "inline-10", "unwind_wl", "unwind_wl", "inline", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		{ "stripped-60", "unwind_wl_stripped", "unwind_wl", "sort", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		{ "cxx-60", "unwind_cxx", "unwind_cxx", NULL, 60, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
+		/* maps as perf's MMAP2 records give them: no stack mapping */
+		{ "execmaps-200", "unwind_wl", "unwind_wl", "threads", 200, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		{ "nolive-200", "unwind_wl", "unwind_wl", "sort", 200, DEFAULT_COPY, false, 1000000, 1.0, true, true, NULL },
 		/* period = every Nth probe hit */
 		{ "entry-60", "unwind_wl", "unwind_wl", "sort", 60, DEFAULT_COPY, true, 100, 1.5, false, true, "cmp_spin" },
