@@ -15,20 +15,22 @@
 #include "pmu.h"
 #include "tp_format.h"
 #include "tracefs.h"
+#include "pprobe/usdt.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: pprobe list [GLOB...]         events pprobe can use in -e\n"
+		"usage: pprobe list [-x BINARY]... [GLOB...]   events pprobe can use in -e\n"
 		"       pprobe list -v EVENT...       what an event is: a tracepoint's fields and types\n"
 		"\n"
 		"GLOB matches event names (sched:*, *fault*); a word without glob characters\n"
-		"matches names containing it; hw, sw, cache, pmu, tracepoint, probe select a class.\n"
+		"matches names containing it; hw, sw, cache, pmu, tracepoint, probe, sdt select a class.\n"
+		"-x BINARY adds the binary's USDT (SystemTap SDT) probes as sdt_PROVIDER:NAME.\n"
 		"EVENT is anything -e accepts (sched:sched_switch, syscalls:sys_enter_open*, cycles:u).\n");
 }
 
 enum class_mask {
-	CL_SW = 1, CL_HW = 2, CL_CACHE = 4, CL_PMU = 8, CL_TP = 16, CL_PROBE = 32, CL_ALL = 63,
+	CL_SW = 1, CL_HW = 2, CL_CACHE = 4, CL_PMU = 8, CL_TP = 16, CL_PROBE = 32, CL_SDT = 64, CL_ALL = 127,
 };
 
 struct filter {
@@ -36,6 +38,8 @@ struct filter {
 	int nr;
 	unsigned classes;
 	int matched;
+	char **binaries;    /* -x */
+	int nr_binaries;
 };
 
 static int name_matches(const struct filter *f, const char *name, const char *alias)
@@ -147,6 +151,38 @@ static int load_probe_defs(struct probe_def **out)
 	return nr;
 }
 
+static int list_sdt(struct filter *f)
+{
+	int ret = 0;
+	for (int b = 0; b < f->nr_binaries; b++) {
+		struct usdt_probe *p;
+		int n = usdt__read(f->binaries[b], &p);
+		if (n < 0) {
+			fprintf(stderr, "pprobe list: cannot read USDT probes of %s: %s\n", f->binaries[b],
+				n == -ENOEXEC ? "not an ELF file" : strerror(-n));
+			ret = 1;
+			continue;
+		}
+		if (!n)
+			fprintf(stderr, "pprobe list: %s has no USDT probes (no .note.stapsdt section)\n",
+				f->binaries[b]);
+		for (int i = 0; i < n; i++) {
+			char name[512], what[1024];
+			snprintf(name, sizeof(name), "sdt_%s:%s", p[i].provider, p[i].name);
+			int o = snprintf(what, sizeof(what), "SDT event: %s at 0x%llx", f->binaries[b],
+					 (unsigned long long)p[i].pc);
+			if (p[i].semaphore)
+				o += snprintf(what + o, sizeof(what) - o, ", semaphore 0x%llx",
+					      (unsigned long long)p[i].semaphore);
+			if (p[i].args[0])
+				snprintf(what + o, sizeof(what) - o, ", args: %s", p[i].args);
+			line(f, name, NULL, what);
+		}
+		usdt__free(p, n);
+	}
+	return ret;
+}
+
 static int list_all(struct filter *f)
 {
 	size_t n;
@@ -218,6 +254,8 @@ static int list_all(struct filter *f)
 			tracefs__free_events(tps, nt);
 		}
 	}
+	if (f->classes & CL_SDT)
+		return list_sdt(f);
 	return 0;
 }
 
@@ -310,27 +348,40 @@ int cmd_list(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "exec", required_argument, NULL, 'x' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int verbose = 0, c;
+	char **bins = calloc(argc + 1, sizeof(char *));
+	int nr_bins = 0;
 
+	if (!bins) {
+		fprintf(stderr, "pprobe list: out of memory\n");
+		return 1;
+	}
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+vhx:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'x':
+			bins[nr_bins++] = optarg;
+			break;
 		case 'v':
 			verbose = 1;
 			break;
 		case 'h':
 			usage(stdout);
+			free(bins);
 			return 0;
 		default:
 			usage(stderr);
+			free(bins);
 			return 2;
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (verbose) {
+		free(bins);
 		if (!argc) {
 			fprintf(stderr, "pprobe list: -v needs an event (e.g. pprobe list -v sched:sched_switch)\n");
 			return 2;
@@ -338,16 +389,18 @@ int cmd_list(int argc, char **argv)
 		return list_verbose(argc, argv);
 	}
 
-	struct filter f = { .classes = 0 };
+	struct filter f = { .classes = 0, .binaries = bins, .nr_binaries = nr_bins };
 	char **pats = calloc(argc + 1, sizeof(char *));
 	if (!pats) {
 		fprintf(stderr, "pprobe list: out of memory\n");
+		free(bins);
 		return 1;
 	}
 	static const struct { const char *word; unsigned cl; } classes[] = {
 		{ "sw", CL_SW }, { "software", CL_SW }, { "hw", CL_HW }, { "hardware", CL_HW },
 		{ "cache", CL_CACHE }, { "hwcache", CL_CACHE }, { "pmu", CL_PMU },
 		{ "tracepoint", CL_TP }, { "tracepoints", CL_TP }, { "probe", CL_PROBE }, { "probes", CL_PROBE },
+		{ "sdt", CL_SDT }, { "usdt", CL_SDT },
 	};
 	for (int i = 0; i < argc; i++) {
 		size_t k;
@@ -362,8 +415,11 @@ int cmd_list(int argc, char **argv)
 	f.pats = pats;
 	if (!f.classes)
 		f.classes = CL_ALL;
-	list_all(&f);
+	int ret = list_all(&f);
 	free(pats);
+	free(bins);
+	if (ret)
+		return ret;
 	if (!f.matched) {
 		fprintf(stderr, "pprobe list: no event matches");
 		for (int i = 0; i < argc; i++)

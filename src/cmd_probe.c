@@ -175,9 +175,10 @@ static int do_lines(struct probe_finder *pf, const char *spec, bool with_asm, co
 	else
 		printf("<%s:%d>\n", l->file, first);
 	if (!l->source)
-		fprintf(stderr, "pprobe: source file %s not found%s%s%s; showing the probe-able lines "
+		fprintf(stderr, "pprobe: source file %s not found%s%s%s%s; showing the probe-able lines "
 			"from the line table (use --source DIR)\n", l->file,
-			srcdir ? " under " : "", srcdir ? srcdir : "", srcdir ? " either" : "");
+			srcdir ? " under " : "", srcdir ? srcdir : "", srcdir ? " either" : "",
+			l->file[0] != '/' ? " (the path is relative to the directory it was built in)" : "");
 	for (int i = 0; i < l->nlines; i++) {
 		const struct pf_line *pl = &l->lines[i];
 		if (pl->probeable)
@@ -253,6 +254,9 @@ static int do_vars(struct probe_finder *pf, const char *spec, unsigned flags, co
 				printf("\t<optimized out>");
 				break;
 			}
+			if (v->before_prologue)
+				printf("\t(not stored yet: valid from @<%s+%" PRIu64 ">)",
+				       p->symbol ? p->symbol : p->function, v->valid_from);
 			if (v->external)
 				printf("\t(global)");
 			if (v->range)

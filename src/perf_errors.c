@@ -66,6 +66,14 @@ static int explain_permission(const struct event_spec *s, int err, char *buf, si
 	int privileged = perfmon == 1 || sysadmin == 1;
 	size_t o = 0;
 
+	int sampling = s->attr.freq ? s->attr.sample_freq != 0 : s->attr.sample_period != 0;
+	if (privileged && (s->kind == EVENT_KIND_TRACEPOINT || s->kind == EVENT_KIND_PROBE) && sampling)
+		return snprintf(buf, len,
+				"the kernel refuses to sample '%s' (%s) although this process has %s: some "
+				"tracepoints forbid sampling because a sample would fire them again (e.g. "
+				"irq_vectors:irq_work_exit); leave it out (use a narrower glob) or count it "
+				"with 'pprobe stat'",
+				NAME(s), strerror(err), perfmon == 1 ? "CAP_PERFMON" : "CAP_SYS_ADMIN");
 	o += snprintf(buf + o, len > o ? len - o : 0,
 		      "no permission to open '%s' (%s): kernel.perf_event_paranoid is %ld (%s); ",
 		      NAME(s), strerror(err), p, paranoid_meaning(p));

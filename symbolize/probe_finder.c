@@ -1,5 +1,6 @@
 /* The DWARF inspector behind -F/-L/-V and the probe point resolver.
  * See include/pprobe/probe_finder.h. */
+#define _GNU_SOURCE
 #include <capstone/capstone.h>
 #include <ctype.h>
 #include <dwarf.h>
@@ -979,6 +980,27 @@ static int source_load_one(const char *path, struct source *s)
 	return 0;
 }
 
+/* A relative source path of the line table, made absolute with the CU's
+ * DW_AT_comp_dir ("./malloc/malloc.c" -> "/build/glibc-X/malloc/malloc.c"). */
+static char *abs_src(Dwarf_Die *cu, const char *path)
+{
+	Dwarf_Attribute a;
+	const char *dir;
+	char *out;
+	if (!path)
+		return NULL;
+	/* libdw usually joined them already; a relative comp_dir (a build
+	 * with -fdebug-prefix-map=DIR=.) cannot be made absolute */
+	if (path[0] == '/' || !cu || !dwarf_attr(cu, DW_AT_comp_dir, &a) || !(dir = dwarf_formstring(&a)) ||
+	    dir[0] != '/' || !strncmp(path, dir, strlen(dir)))
+		return strdup(path);
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	if (asprintf(&out, "%s/%s", dir, path) < 0)
+		return NULL;
+	return out;
+}
+
 static int source_load(struct probe_finder *pf, const char *path, struct source *s)
 {
 	char cand[PATH_MAX * 2];
@@ -996,6 +1018,14 @@ static int source_load(struct probe_finder *pf, const char *path, struct source 
 		p = strchr(p, '/');
 	}
 	return -ENOENT;
+}
+
+static int load_abs(struct probe_finder *pf, Dwarf_Die *cu, const char *file, struct source *s)
+{
+	char *path = abs_src(cu, file);
+	int ret = path ? source_load(pf, path, s) : -ENOMEM;
+	free(path);
+	return ret;
 }
 
 /* ---- disassembly ---- */
@@ -1191,6 +1221,8 @@ int probe_finder__lines(struct probe_finder *pf, const char *specstr, bool with_
 	struct source src = { 0 };
 	struct line_listing *l = NULL;
 	const char *file = NULL;
+	Dwarf_Die fcu;
+	bool have_fcu = false;
 	int first, last, maxline = 0;
 
 	if ((ret = parse_spec(pf, specstr, &sp, true)))
@@ -1221,6 +1253,7 @@ int probe_finder__lines(struct probe_finder *pf, const char *specstr, bool with_
 			}
 		dwarf_offdie(pf->dw, pf->fns[pick].off, &d);
 		file = dwarf_decl_file(&d);
+		have_fcu = dwarf_diecu(&d, &fcu, NULL, NULL) != NULL;
 		if (!file || dwarf_decl_line(&d, &decl)) {
 			ret = pf_fail(pf, -ENOENT, "%s has no declaration line in its DWARF", sp.name);
 			goto err;
@@ -1251,6 +1284,10 @@ int probe_finder__lines(struct probe_finder *pf, const char *specstr, bool with_
 		for (Dwarf_Off o = 0; next_cu(pf->dw, &o, &cu);) {
 			if ((ret = collect_rows(&cu, sp.name, true, NULL, &rows, &nrows, &file)))
 				goto err;
+			if (file && !have_fcu) {
+				fcu = cu;
+				have_fcu = true;
+			}
 			if (with_asm && (ret = collect_rows_x(&cu, sp.name, true, NULL, &arows, &narows, NULL, false)))
 				goto err;
 		}
@@ -1264,12 +1301,12 @@ int probe_finder__lines(struct probe_finder *pf, const char *specstr, bool with_
 		first = sp.has_line ? sp.line : 1;
 		last = sp.line_end ? sp.line_end : 0;
 	}
-	l->file = strdup(file);
+	l->file = abs_src(have_fcu ? &fcu : NULL, file);
 	if (!l->file) {
 		ret = -ENOMEM;
 		goto err;
 	}
-	if (!source_load(pf, file, &src))
+	if (!source_load(pf, l->file, &src))
 		l->source = strdup(src.path);
 	if (!last)
 		last = src.n ? src.n : maxline;
@@ -1646,7 +1683,7 @@ static enum pf_var_state classify(struct probe_finder *pf, Dwarf_Die *type, int6
 static char *frame_base(struct probe_finder *pf, Dwarf_Die *scopes, int nscopes, Dwarf_Addr addr)
 {
 	for (int i = 0; i < nscopes; i++) {
-		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram)
+		if (dwarf_tag(&scopes[i]) != DW_TAG_subprogram || !dwarf_hasattr(&scopes[i], DW_AT_frame_base))
 			continue;
 		Dwarf_Attribute a;
 		Dwarf_Op *ops;
@@ -1781,6 +1818,29 @@ static bool have_var(struct pf_point *p, const char *name)
 	return false;
 }
 
+/* The first line-table statement of fn after its entry: where GCC's -O0
+ * prologue ends (what gdb's breakpoints skip to). */
+static bool prologue_end(Dwarf_Die *fn, Dwarf_Die *cu, Dwarf_Addr entry, Dwarf_Addr *out)
+{
+	Dwarf_Lines *lines;
+	size_t n;
+	bool found = false;
+	if (dwarf_getsrclines(cu, &lines, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		bool stmt;
+		if (dwarf_lineaddr(l, &a) || a <= entry || dwarf_linebeginstatement(l, &stmt) || !stmt ||
+		    dwarf_haspc(fn, a) <= 0)
+			continue;
+		if (!found || a < *out)
+			*out = a;
+		found = true;
+	}
+	return found;
+}
+
 static void var_free(struct pf_var *v)
 {
 	free(v->name);
@@ -1854,6 +1914,16 @@ static int add_var(struct probe_finder *pf, struct pf_point *p, Dwarf_Die *var, 
 		v->state = PF_VAR_OPTIMIZED_OUT;
 	} else {
 		v->state = classify(pf, ht ? &t : NULL, v->byte_size, &a, ops, n, &wb, fbase);
+		/* One expression for the whole function naming a stack slot
+		 * (-O0): at the entry the prologue has not stored the value. */
+		Dwarf_Addr entry = 0, past = 0;
+		if (v->state == PF_VAR_LOCATION && v->param && dwarf_whatform(&a) == DW_FORM_exprloc &&
+		    (ops[0].atom == DW_OP_fbreg || (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31)) &&
+		    dwarf_tag(fn) == DW_TAG_subprogram && die_entry(fn, &entry) && entry == addr &&
+		    prologue_end(fn, cu, entry, &past)) {
+			v->before_prologue = true;
+			v->valid_from = past - (s ? s->addr : 0);
+		}
 	}
 	v->where = wb.s ? sb_take(&wb) : NULL;
 	if ((flags & PF_RANGE) && !external)
@@ -1916,7 +1986,12 @@ static int collect_vars(struct probe_finder *pf, struct pf_point *p, Dwarf_Die *
 			k = i;
 			break;
 		}
-	char *fbase = frame_base(pf, scopes, ns, addr);
+	/* the frame base is the physical function's: an inlined copy's
+	 * containing subprogram, not its abstract origin */
+	Dwarf_Die *phys = NULL;
+	int nphys = dwarf_getscopes_die(inst, &phys);
+	char *fbase = frame_base(pf, phys, nphys, addr);
+	free(phys);
 	if (k < 0) {
 		/* addr not inside the instance (e.g. a return probe) */
 		Dwarf_Die c;
@@ -2007,8 +2082,21 @@ static const char *call_file(Dwarf_Die *inst)
 	return dwarf_filesrc(files, idx, NULL, NULL);
 }
 
+static int add_point_line(struct probe_finder *pf, struct pf_points *pts, Dwarf_Die *inst,
+			  const char *fname, const char *want, Dwarf_Addr addr, bool ret, unsigned flags,
+			  int line);
+
 static int add_point(struct probe_finder *pf, struct pf_points *pts, Dwarf_Die *inst,
 		     const char *fname, const char *want, Dwarf_Addr addr, bool ret, unsigned flags)
+{
+	return add_point_line(pf, pts, inst, fname, want, addr, ret, flags, 0);
+}
+
+/* line > 0: the point was asked for by that line of the file the line
+ * table names at addr (several rows may share an address). */
+static int add_point_line(struct probe_finder *pf, struct pf_points *pts, Dwarf_Die *inst,
+			  const char *fname, const char *want, Dwarf_Addr addr, bool ret, unsigned flags,
+			  int line)
 {
 	for (int i = 0; i < pts->n; i++)
 		if (pts->pts[i].addr == addr && pts->pts[i].retprobe == ret)
@@ -2037,6 +2125,8 @@ static int add_point(struct probe_finder *pf, struct pf_points *pts, Dwarf_Die *
 			p->file = f ? strdup(f) : NULL;
 			dwarf_lineno(l, &p->line);
 		}
+		if (line > 0)
+			p->line = line;
 		if (dwarf_tag(inst) == DW_TAG_inlined_subroutine) {
 			Dwarf_Attribute a;
 			Dwarf_Word w;
@@ -2161,7 +2251,7 @@ int probe_finder__find(struct probe_finder *pf, const char *specstr, unsigned fl
 			int before = nrows;
 			if ((ret = collect_rows(&cu, sp.name, true, NULL, &rows, &nrows, &file)))
 				goto err;
-			if (sp.lazy[0] && nrows > before && !src.n && file && source_load(pf, file, &src)) {
+			if (sp.lazy[0] && nrows > before && !src.n && file && load_abs(pf, &cu, file, &src)) {
 				ret = pf_fail(pf, -ENOENT, "'%s': a ;PATTERN needs the source of %s, not found%s", specstr,
 					      file, pf->source_dir ? " under --source" : " (use --source DIR)");
 				goto err;
@@ -2174,7 +2264,8 @@ int probe_finder__find(struct probe_finder *pf, const char *specstr, unsigned fl
 					continue;
 				if ((flags & PF_NO_INLINES) && dwarf_tag(&inst) == DW_TAG_inlined_subroutine)
 					continue;
-				if ((ret = add_point(pf, pts, &inst, die_name(&inst), NULL, rows[i].addr, false, flags)))
+				if ((ret = add_point_line(pf, pts, &inst, die_name(&inst), NULL, rows[i].addr, false, flags,
+							  rows[i].line)))
 					goto err;
 			}
 		}
@@ -2230,7 +2321,7 @@ int probe_finder__find(struct probe_finder *pf, const char *specstr, unsigned fl
 			nrows = 0;
 			if ((ret = collect_rows(&cu, file, false, &d, &rows, &nrows, NULL)))
 				goto err;
-			if (sp.lazy[0] && !src.n && source_load(pf, file, &src)) {
+			if (sp.lazy[0] && !src.n && load_abs(pf, &cu, file, &src)) {
 				ret = pf_fail(pf, -ENOENT, "'%s': a ;PATTERN needs the source %s, not found%s", specstr,
 					      file, pf->source_dir ? " under --source" : " (use --source DIR)");
 				goto err;
@@ -2242,7 +2333,8 @@ int probe_finder__find(struct probe_finder *pf, const char *specstr, unsigned fl
 				if (!want)
 					continue;
 				/* the innermost instance at the address must be this one or inside it */
-				if ((ret = add_point(pf, pts, &d, f->name, sp.name, rows[r].addr, false, flags)))
+				if ((ret = add_point_line(pf, pts, &d, f->name, sp.name, rows[r].addr, false, flags,
+							  rows[r].line)))
 					goto err;
 			}
 		} else {

@@ -153,6 +153,8 @@ static int ufile__parse(struct ufile *f)
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf, (int)i, &ph))
 			goto out;
+		if (ph.p_type == PT_LOAD && !f->nr_loads)
+			f->first_load = ph.p_vaddr & -(ph.p_align ? ph.p_align : 1);
 		if (ph.p_type == PT_LOAD && f->nr_loads < UNW_MAX_LOADS) {
 			f->loads[f->nr_loads].vaddr = ph.p_vaddr;
 			f->loads[f->nr_loads].memsz = ph.p_memsz;
@@ -646,14 +648,18 @@ const char *uctx__dso_name(const struct uctx *c, uint64_t addr)
 }
 
 /* End of the mapping that holds sp: from maps, else from /proc/PID/maps
- * (perf's MMAP2 records carry no stack mappings). */
-static uint64_t stack_end_of(const struct maps *maps, pid_t pid, uint64_t sp)
+ * (perf's MMAP2 records carry no stack mappings), cached per process so a
+ * sampled thread costs one read of /proc/PID/maps, not one per sample. */
+static uint64_t stack_end_of(struct uproc *p, const struct maps *maps, uint64_t sp)
 {
 	const struct map *m = maps__find(maps, sp);
 	if (m)
 		return (m->prot & PROT_WRITE) && !(m->prot & PROT_EXEC) ? m->end : 0;
+	for (int i = 0; i < UPROC_STACKS; i++)
+		if (sp >= p->stacks[i].start && sp < p->stacks[i].end)
+			return p->stacks[i].end;
 	char path[64], line[512];
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
 	FILE *fp = fopen(path, "re");
 	uint64_t end = 0;
 	if (!fp)
@@ -664,8 +670,12 @@ static uint64_t stack_end_of(const struct maps *maps, pid_t pid, uint64_t sp)
 		if (sscanf(line, "%llx-%llx %7s", &s, &e, perm) != 3)
 			continue;
 		if (sp >= s && sp < e) {
-			if (perm[1] == 'w' && perm[2] != 'x')
+			if (perm[1] == 'w' && perm[2] != 'x') {
 				end = e;
+				p->stacks[p->next_stack].start = s;
+				p->stacks[p->next_stack].end = e;
+				p->next_stack = (p->next_stack + 1) % UPROC_STACKS;
+			}
 			break;
 		}
 	}
@@ -714,7 +724,7 @@ int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
 	} else {
 		c.sp = regs->r[UNWIND_REG_SP];
 	}
-	c.stack_end = stack_end_of(maps, pid, regs->r[UNWIND_REG_SP]);
+	c.stack_end = stack_end_of(p, maps, regs->r[UNWIND_REG_SP]);
 	p->ctx = &c;
 	int n = u->backend == UNWIND_LIBDW ? udw__unwind(&c, ips, max, res)
 					   : uun__unwind(&c, ips, max, res);

@@ -32,6 +32,7 @@ struct ufile {
 		uint32_t flags;
 	} loads[UNW_MAX_LOADS];
 	uint64_t align;		/* page alignment used for bias */
+	uint64_t first_load;	/* first PT_LOAD's p_vaddr & -p_align (libdw's module start) */
 	/* .eh_frame_hdr (binary search table) for libunwind */
 	uint64_t eh_hdr_vaddr;	/* 0: none */
 	uint64_t eh_table_vaddr;
@@ -82,6 +83,10 @@ struct uproc {
 	void *backend;			/* Dwfl * or unw_addr_space_t */
 	bool backend_stale;		/* modules changed since the backend saw them */
 	struct uctx *ctx;		/* current sample */
+	/* stack mappings found in /proc/PID/maps when maps lacked them */
+#define UPROC_STACKS 16
+	struct { uint64_t start, end; } stacks[UPROC_STACKS];
+	int next_stack;
 };
 
 struct unwinder {

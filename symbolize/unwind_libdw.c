@@ -22,9 +22,25 @@ struct udw {
 	uint8_t cfi_has[CFI_CACHE];
 };
 
+/* Modules are reported with dwfl_report_module and get their ELF here: an
+ * in-memory Elf over the unwinder's one mapping of the file, so no process
+ * holds a file descriptor per module and all processes share the pages. */
+static int cb_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
+		       Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	const struct ufile *f = *userdata;
+	*elfp = NULL;
+	if (!f || !f->data)
+		return -1;
+	*elfp = elf_memory((char *)f->data, f->size);
+	if (*elfp && f->open_path && strncmp(f->open_path, "/proc/self/fd/", 14))
+		*file_name = strdup(f->open_path);	/* for .gnu_debuglink lookups */
+	return -1;
+}
+
 static char *debuginfo_path;
 static const Dwfl_Callbacks dwfl_cbs = {
-	.find_elf = dwfl_build_id_find_elf,
+	.find_elf = cb_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
@@ -60,7 +76,8 @@ static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
 	struct uproc *p = arg;
 	const struct unwind_regs *r = p->ctx->regs;
 
-	for (unsigned i = 0; i < UNWIND_REG_IP; i++) {
+	/* rip is also DWARF register 16: the .plt CFA expression reads it */
+	for (unsigned i = 0; i <= UNWIND_REG_IP; i++) {
 		if (!(r->valid & (1u << i)))
 			continue;
 		Dwarf_Word v = r->r[i];
@@ -172,9 +189,12 @@ int udw__sync(struct uproc *p)
 		d->rep[d->nr_rep].file = m->file;
 		d->rep[d->nr_rep].bias = m->bias;
 		d->nr_rep++;
-		/* a module that fails (unreadable) is simply absent: its
-		 * frames end as no-cfi */
-		dwfl_report_elf(d->dwfl, m->file->name, m->file->open_path, -1, m->bias, true);
+		/* a module that fails is simply absent: its frames end as no-cfi */
+		Dwfl_Module *mod = dwfl_report_module(d->dwfl, m->file->name,
+						      m->bias + m->file->first_load, m->high);
+		void **ud;
+		if (mod && dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
+			*ud = m->file;
 	}
 	if (dwfl_report_end(d->dwfl, NULL, NULL))
 		return -EIO;
@@ -220,6 +240,34 @@ static bool has_cfi(struct udw *d, Dwfl *dwfl, uint64_t pc)
 	d->cfi_pc[h] = pc;
 	d->cfi_has[h] = has ? 1 : 2;
 	return has;
+}
+
+/* Does the CFI at lookup pc say the return address is undefined (the ABI's
+ * mark of the outermost frame)? libdw also ends a walk "normally" when it
+ * cannot evaluate a CFA expression; that is no complete stack. */
+static bool cfi_marks_outermost(Dwfl *dwfl, uint64_t pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_CFI *cfis[2];
+	Dwarf_Addr bias[2];
+	bool res = false;
+
+	if (!mod)
+		return false;
+	for (int i = 0; i < 2 && !res; i++) {
+		Dwarf_Frame *fr;
+		/* .debug_frame (maybe a separate debug file) only if needed */
+		cfis[i] = i ? dwfl_module_dwarf_cfi(mod, &bias[i]) : dwfl_module_eh_cfi(mod, &bias[i]);
+		if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], pc - bias[i], &fr))
+			continue;
+		int ra = dwarf_frame_info(fr, NULL, NULL, NULL);
+		Dwarf_Op mem[3], *ops;
+		size_t nops;
+		if (ra >= 0 && dwarf_frame_register(fr, ra, mem, &ops, &nops) == 0)
+			res = nops == 0 && ops == mem;
+		free(fr);
+	}
+	return res;
 }
 
 static int frame_cb(Dwfl_Frame *st, void *arg)
@@ -298,6 +346,9 @@ int udw__unwind(struct uctx *c, uint64_t *ips, int max, struct unwind_result *re
 			res->end = UNWIND_TRUNCATED;
 		} else if (w.prev_nocfi) {
 			res->end = UNWIND_NO_CFI;
+			res->end_dso = uctx__dso_name(c, w.prev_pc);
+		} else if (!cfi_marks_outermost(d->dwfl, w.prev_lpc)) {
+			res->end = UNWIND_ERROR;
 			res->end_dso = uctx__dso_name(c, w.prev_pc);
 		} else {
 			res->end = UNWIND_COMPLETE;

@@ -82,10 +82,34 @@ if [ -w $TR/uprobe_events ] && command -v readelf > /dev/null; then
 	"$PPROBE" list probe > "$T/probes"
 	check "probe class lists it" grep -q "pprobe_e2e:true_entry" "$T/probes"
 	"$PPROBE" list -v pprobe_e2e:true_entry > "$T/pv"
-	check "-v on the probe" grep -q "^pprobe_e2e:true_entry: tracepoint event" "$T/pv"
+	check "-v on the probe: a probe event" grep -q "^pprobe_e2e:true_entry: probe event" "$T/pv"
 	echo "-:pprobe_e2e/true_entry" >> $TR/uprobe_events
 	check "probe removed" sh -c "! grep -q pprobe_e2e $TR/uprobe_events"
 else
 	echo "no writable uprobe_events or readelf: dynamic probe listing not tested"
+fi
+# -x BINARY: its USDT probes, exactly what readelf -n shows
+wl=$WORKLOADS/events_usdt
+if [ -x "$wl" ] && command -v readelf > /dev/null; then
+	: > "$T/want_sdt"
+	while read -r key val rest; do
+		case $key in
+		Provider:) prov=$val;;
+		Name:) name=$val;;
+		Location:) loc=${val%,}; sem=$(echo "$rest" | sed 's/.*Semaphore: //');;
+		Arguments:) printf 'sdt_%s:%s 0x%x 0x%x %s\n' "$prov" "$name" $((loc)) $((sem)) "$val${rest:+ $rest}" >> "$T/want_sdt";;
+		esac
+	done < <(readelf -n "$wl" | sed -n '/stapsdt/,$p')
+	"$PPROBE" list -x "$wl" sdt > "$T/sdt"
+	sed -E 's/^  (sdt_[^ ]+) +\[SDT event: [^ ]+ at (0x[0-9a-f]+)(, semaphore (0x[0-9a-f]+))?(, args: (.*))?\]$/\1 \2 \4 \6/' "$T/sdt" |
+		awk '{ if ($3 !~ /^0x/) { $3 = "0x0 " $3 }; print }' | sed 's/ *$//' > "$T/got_sdt"
+	sed -i 's/ *$//' "$T/want_sdt"
+	check "list -x: the 4 USDT probes of events_usdt as readelf shows them" \
+		sh -c "[ \$(wc -l < $T/want_sdt) -eq 4 ] && diff $T/want_sdt $T/got_sdt"
+	"$PPROBE" list -x /etc/hostname > /dev/null 2> "$T/xerr"
+	check "list -x non-ELF exits 1" [ $? -eq 1 ]
+	check "list -x non-ELF says so" grep -q "not an ELF file" "$T/xerr"
+else
+	echo "no events_usdt workload or readelf: list -x not tested"
 fi
 done_testing

@@ -495,6 +495,26 @@ static void test_open(void)
 	}
 	event_list__exit(&l);
 
+	/* a tracepoint the kernel refuses to sample, even for root */
+	if (tracefs__event_id("irq_vectors", "irq_work_exit") > 0 && geteuid() == 0) {
+		CHECK(parse(&l, "irq_vectors:irq_work_exit") == 0, "%s", err);
+		struct perf_event_attr a = l.v[0].attr;
+		int fd = perf_open(&a, -1, 0);
+		CHECK(fd < 0 && errno == EPERM, "irq_work_exit sampling: %d %s", fd, strerror(errno));
+		char msg[1024];
+		event_spec__explain_open_error(&l.v[0], EPERM, msg, sizeof(msg));
+		CHECK(strstr(msg, "the kernel refuses to sample 'irq_vectors:irq_work_exit'") &&
+		      strstr(msg, "pprobe stat"), "%s", msg);
+		if (fd >= 0)
+			close(fd);
+		a.sample_period = 0;   /* counting is allowed */
+		fd = perf_open(&a, -1, 0);
+		CHECK(fd >= 0, "irq_work_exit counting: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		event_list__exit(&l);
+	}
+
 	/* msr/tsc/ counts but does not sample: the explanation says so */
 	if (sysfs_type("msr") > 0) {
 		CHECK(parse(&l, "msr/tsc/") == 0, "%s", err);
