@@ -9,5 +9,6 @@ int cmd_flamegraph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
 
 #endif

@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "diff",       cmd_diff,       "compare two folded profiles (difffolded), optionally as SVG" },
 	{ "probe",      cmd_probe,      "inspect probe points: -F functions, -L lines, -V variables (perf probe syntax)" },
 	{ "list",       cmd_list,       "list the events -e accepts; -v EVENT shows a tracepoint's fields" },
+	{ "stat",       cmd_stat,       "count events (perf stat): totals, rates, intervals, repeats" },
 };
 
 static void usage(FILE *f)
