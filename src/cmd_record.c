@@ -1,0 +1,373 @@
+/* pprobe record: sample events, aggregate stacks online, write folded stacks. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "commands.h"
+#include "record_events_tmp.h"
+#include "stacks.h"
+#include "pprobe/symbolize.h"
+
+#define MAX_FRAMES 1024
+
+enum callgraph { CG_NONE, CG_FP };
+
+struct record {
+	struct frametab *frames;
+	enum callgraph cg;
+	bool weight_period;
+	uint16_t max_stack;
+	uint64_t truncated;
+	uint32_t frame_buf[MAX_FRAMES + 8];
+};
+
+struct evstate {
+	struct stacktab *stacks;
+	bool period_one;
+	const char *rate;	/* "999 Hz", "every event", "period 1000" */
+	char rate_buf[64];
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: pprobe record [options] [--] [command [args...]]\n"
+"\n"
+"Sample events and write folded stacks (one line per unique stack,\n"
+"'comm;outermost;...;leaf COUNT', as flamegraph.pl reads them).\n"
+"\n"
+"Target (default: the command, counted from its exec):\n"
+"  -a, --all-cpus          all online CPUs (a command then only bounds the duration)\n"
+"  -C, --cpu LIST          these CPUs only, e.g. 0-1,3\n"
+"  -p, --pid PID[,PID...]  existing processes, all their threads\n"
+"  -t, --tid TID[,TID...]  existing threads\n"
+"  -d, --duration SECS     stop after SECS seconds (SIGINT/SIGTERM also stop cleanly)\n"
+"Events:\n"
+"  -e, --event EVENT       repeatable, comma lists; default cpu-clock\n"
+"                          software (cpu-clock, task-clock, page-faults, cs, ...),\n"
+"                          tracepoints subsys:name with globs (sched:*), :u/:k modifiers\n"
+"  -F, --freq HZ           samples per second (default 999 for clock events)\n"
+"  -c, --count PERIOD      one sample every PERIOD events (tracepoints: every event)\n"
+"  -m, --mmap-pages N      ring pages per CPU (power of two; default sized to lose nothing)\n"
+"Stacks:\n"
+"  -g                      kernel callchains and user stacks\n"
+"      --call-graph MODE   fp: frame-pointer user stacks\n"
+"Output:\n"
+"  -o, --output FILE       default pprobe.folded; '-' for stdout; several events\n"
+"                          write FILE's stem + .EVENT.folded each\n"
+"      --weight KIND       samples (default) or period (sum the sample periods)\n"
+"  -q, --quiet             no summary, no live status\n"
+"\n"
+"Examples:\n"
+"  pprobe record -g -- ./app                       # profile a command at 999 Hz\n"
+"  pprobe record -e syscalls:sys_enter_write -g -a sleep 5\n"
+"  pprobe record -g -p 1234 -d 10 -o app.folded && flamegraph.pl app.folded > app.svg\n");
+}
+
+static bool is_clock(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s,
+		     struct thread *t, struct process *p)
+{
+	struct record *r = c->priv;
+	struct evstate *es = ev->priv;
+	uint32_t *fr = r->frame_buf;
+	uint32_t n = 0;
+	pid_t pid = (pid_t)s->pid;
+
+	if (!es)
+		return 0;
+	if (s->callchain && s->callchain_nr) {
+		uint64_t ctx = 0;
+		bool first = true;
+		for (uint64_t i = 0; i < s->callchain_nr && n < MAX_FRAMES; i++) {
+			uint64_t ip = s->callchain[i];
+			if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+				ctx = ip;
+				first = true;
+				continue;
+			}
+			if (ctx == (uint64_t)PERF_CONTEXT_KERNEL)
+				fr[n++] = frametab__kernel(r->frames, ip, !first);
+			else if (ctx == (uint64_t)PERF_CONTEXT_USER)
+				fr[n++] = frametab__user(r->frames, pid, p ? maps__find(p->maps, ip) : NULL, ip, !first);
+			else
+				continue;	/* hypervisor/guest contexts: not ours */
+			first = false;
+		}
+		/* The kernel stops at sample_max_stack entries (markers count). */
+		if (s->callchain_nr >= r->max_stack) {
+			fr[n++] = frametab__special(r->frames, "[truncated]");
+			r->truncated++;
+		}
+	} else {
+		uint16_t mode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+		if (mode == PERF_RECORD_MISC_KERNEL)
+			fr[n++] = frametab__kernel(r->frames, s->ip, false);
+		else
+			fr[n++] = frametab__user(r->frames, pid, p ? maps__find(p->maps, s->ip) : NULL, s->ip, false);
+	}
+	stacktab__add(es->stacks, t ? t->comm : "[unknown]", fr, n, r->weight_period ? s->period : 1);
+	return 0;
+}
+
+static char *output_name(const char *out, const char *event, bool several)
+{
+	if (!several)
+		return xstrdup(out);
+	char ev[256];
+	snprintf(ev, sizeof(ev), "%s", event);
+	for (char *q = ev; *q; q++)
+		if (*q == '/' || *q == ' ' || *q == ',' || *q == '=')
+			*q = '_';
+	size_t len = strlen(out);
+	const char *ext = ".folded";
+	size_t el = strlen(ext);
+	size_t stem = len > el && !strcmp(out + len - el, ext) ? len - el : len;
+	size_t sz = stem + strlen(ev) + el + 3;
+	char *name = xmalloc(sz);
+	snprintf(name, sz, "%.*s.%s%s", (int)stem, out, ev, ext);
+	return name;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "call-graph", required_argument, NULL, 'G' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "weight", required_argument, NULL, 'W' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct collect_opts co = { 0 };
+	struct record rec = { 0 };
+	struct collect c;
+	const char **events = NULL;
+	int nr_events = 0;
+	const char *output = "pprobe.folded";
+	long freq = 0;
+	unsigned long long period = 0;
+	long pages = 0;
+	int ret = 0, opt;
+
+	collect__init(&c);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:d:F:c:m:go:qh", longopts, NULL)) != -1) {
+		char *end;
+		switch (opt) {
+		case 'e':
+			events = xrealloc(events, (size_t)(nr_events + 1) * sizeof(*events));
+			events[nr_events++] = optarg;
+			break;
+		case 'a': co.system_wide = true; break;
+		case 'C': co.cpu_list = optarg; break;
+		case 'p': co.pid_list = optarg; break;
+		case 't': co.tid_list = optarg; break;
+		case 'd':
+			co.duration = strtod(optarg, &end);
+			if (*end || co.duration <= 0) {
+				fprintf(stderr, "pprobe record: bad duration '%s' (seconds, e.g. 2.5)\n", optarg);
+				ret = 2;
+				goto out;
+			}
+			break;
+		case 'F':
+			freq = strtol(optarg, &end, 10);
+			if (*end || freq <= 0) {
+				fprintf(stderr, "pprobe record: bad frequency '%s' (Hz, e.g. 999)\n", optarg);
+				ret = 2;
+				goto out;
+			}
+			break;
+		case 'c':
+			period = strtoull(optarg, &end, 10);
+			if (*end || period == 0) {
+				fprintf(stderr, "pprobe record: bad period '%s' (a positive count)\n", optarg);
+				ret = 2;
+				goto out;
+			}
+			break;
+		case 'm':
+			pages = strtol(optarg, &end, 10);
+			if (*end || pages <= 0 || (pages & (pages - 1))) {
+				fprintf(stderr, "pprobe record: -m wants a power of two of pages, got '%s'\n", optarg);
+				ret = 2;
+				goto out;
+			}
+			break;
+		case 'g': rec.cg = CG_FP; break;
+		case 'G':
+			if (!strcmp(optarg, "fp")) {
+				rec.cg = CG_FP;
+			} else {
+				fprintf(stderr, "pprobe record: unknown --call-graph mode '%s' (fp)\n", optarg);
+				ret = 2;
+				goto out;
+			}
+			break;
+		case 'o': output = optarg; break;
+		case 'W':
+			if (!strcmp(optarg, "period"))
+				rec.weight_period = true;
+			else if (strcmp(optarg, "samples")) {
+				fprintf(stderr, "pprobe record: --weight is 'samples' or 'period', not '%s'\n", optarg);
+				ret = 2;
+				goto out;
+			}
+			break;
+		case 'q': co.quiet = true; break;
+		case 'h': usage(stdout); goto out;
+		default: usage(stderr); ret = 2;
+				goto out;
+		}
+	}
+	if (freq && period) {
+		fprintf(stderr, "pprobe record: -F and -c exclude each other\n");
+		ret = 2;
+				goto out;
+	}
+	if ((co.pid_list != NULL) + (co.tid_list != NULL) > 1) {
+		fprintf(stderr, "pprobe record: give either -p or -t\n");
+		ret = 2;
+				goto out;
+	}
+	if (optind < argc)
+		co.argv = argv + optind;
+	if (!nr_events) {
+		events = xrealloc(events, sizeof(*events));
+		events[nr_events++] = "cpu-clock";
+	}
+
+	rec.frames = frametab__new();
+	rec.max_stack = 127;
+	c.priv = &rec;
+	c.on_sample = on_sample;
+	for (int i = 0; i < nr_events; i++) {
+		struct perf_event_attr a;
+		bool period_one;
+		int err = tmp_event_parse(events[i], &a, &period_one);
+		if (err) {
+			fprintf(stderr, "pprobe record: unknown event '%s'\n", events[i]);
+			ret = 2;
+			goto out;
+		}
+		struct evsel *ev = evlist__add(&c.evlist, events[i], &a);
+		struct evstate *es = xcalloc(1, sizeof(*es));
+		es->stacks = stacktab__new(rec.frames);
+		es->period_one = period_one;
+		ev->priv = es;
+		if (period) {
+			ev->attr.sample_period = period;
+			snprintf(es->rate_buf, sizeof(es->rate_buf), "every %llu events", period);
+		} else if (period_one && !freq) {
+			ev->attr.sample_period = 1;
+			snprintf(es->rate_buf, sizeof(es->rate_buf), "every event");
+		} else {
+			ev->attr.freq = 1;
+			ev->attr.sample_freq = (uint64_t)(freq ? freq : 999);
+			snprintf(es->rate_buf, sizeof(es->rate_buf), "%llu Hz",
+				 (unsigned long long)ev->attr.sample_freq);
+		}
+		(void)is_clock;
+	}
+	bool several = c.evlist.nr_evsels > 1;
+	if (several && !strcmp(output, "-")) {
+		fprintf(stderr, "pprobe record: several events write one file each: give -o FILE, not '-'\n");
+		ret = 2;
+		goto out;
+	}
+
+	if (rec.cg != CG_NONE) {
+		co.extra_sample_type |= PERF_SAMPLE_CALLCHAIN;
+		co.max_stack = rec.max_stack;
+	}
+	co.ring_pages = pages ? (size_t)pages : (rec.cg != CG_NONE ? 1024 : 256);
+	co.status_prefix = "pprobe record";
+
+	ret = collect__prepare(&c, &co);
+	if (ret)
+		goto out;
+	ret = collect__run(&c);
+	if (ret)
+		goto out;
+
+	/* Symbolize the unique addresses once, then write each event's file. */
+	struct symbolizer_opts so;
+	symbolizer_opts__init(&so);
+	struct symbolizer *sym = symbolizer__new(&so);
+	frametab__symbolize(rec.frames, sym);
+	symbolizer__delete(sym);
+
+	for (int i = 0; i < c.evlist.nr_evsels; i++) {
+		struct evsel *ev = c.evlist.evsels[i];
+		struct evstate *es = ev->priv;
+		if (!es)
+			continue;
+		char *path = output_name(output, ev->name, several);
+		struct outfile of;
+		int err = outfile__open(&of, path);
+		if (err) {
+			fprintf(stderr, "pprobe record: cannot write %s: %s\n", path, strerror(-err));
+			free(path);
+			ret = 1;
+			continue;
+		}
+		size_t lines = stacktab__write_folded(es->stacks, of.f);
+		err = outfile__commit(&of);
+		if (err) {
+			fprintf(stderr, "pprobe record: writing %s failed: %s\n", path, strerror(-err));
+			ret = 1;
+		} else if (!co.quiet) {
+			fprintf(stderr, "pprobe record: %s: %llu samples (%s), %zu unique stacks -> %s\n",
+				ev->name, (unsigned long long)ev->samples, es->rate_buf, lines,
+				strcmp(path, "-") ? path : "stdout");
+		}
+		free(path);
+	}
+	if (!co.quiet) {
+		fprintf(stderr, "pprobe record: %.2f s, %llu samples, %llu lost records, %llu lost samples%s\n",
+			c.t_end - c.t_start, (unsigned long long)c.nr_samples, (unsigned long long)c.lost,
+			(unsigned long long)c.lost_samples,
+			c.stop_signal ? " (stopped by signal)" : "");
+		if (rec.truncated)
+			fprintf(stderr, "pprobe record: %llu stacks deeper than %u frames ended in [truncated]\n",
+				(unsigned long long)rec.truncated, rec.max_stack);
+		if (c.bad_records)
+			fprintf(stderr, "pprobe record: %llu malformed records skipped\n",
+				(unsigned long long)c.bad_records);
+	}
+out:
+	for (int i = 0; i < c.evlist.nr_evsels; i++) {
+		struct evstate *es = c.evlist.evsels[i]->priv;
+		if (es) {
+			stacktab__delete(es->stacks);
+			free(es);
+		}
+	}
+	collect__cleanup(&c);
+	if (!ret)
+		ret = collect__exit_status(&c);
+	frametab__delete(rec.frames);
+	free(events);
+	return ret;
+}

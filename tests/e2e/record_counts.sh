@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Exact tracepoint counts: N prctl calls give N samples, all under do_prctls,
+# nothing lost, with stacks; --weight period; several events, one file each.
+. "$(dirname "$0")/lib.sh"
+need_root
+W=$WORKLOADS
+
+"$PPROBE" record -e syscalls:sys_enter_prctl -g -o "$T/p.folded" -- "$W/wl_record" prctl 1000 2>"$T/err"
+check "exit status 0" [ $? -eq 0 ]
+check "1000 samples in total" [ "$(folded_sum "$T/p.folded")" -eq 1000 ]
+check "all 1000 under main;do_prctls" [ "$(folded_sum "$T/p.folded" ';main;do_prctls(;|$| )')" -eq 1000 ]
+check "nothing lost" grep -q ' 0 lost records, 0 lost samples' "$T/err"
+
+# A burst of 10,000 calls with stacks: still nothing lost.
+"$PPROBE" record -e syscalls:sys_enter_prctl -g -o "$T/b.folded" -- "$W/wl_record" prctl 10000 2>"$T/err"
+check "10000-call burst: 10000 samples" [ "$(folded_sum "$T/b.folded")" -eq 10000 ]
+check "10000-call burst: nothing lost" grep -q ' 0 lost records, 0 lost samples' "$T/err"
+
+# -c 3 with --weight period: every 3rd event, each weighing 3.
+"$PPROBE" record -e syscalls:sys_enter_prctl -c 3 --weight period -o "$T/w.folded" -- "$W/wl_record" prctl 900 2>/dev/null
+check "-c 3 --weight period sums to 900" [ "$(folded_sum "$T/w.folded")" -eq 900 ]
+
+# Two events: two files named after the events.
+"$PPROBE" record -e syscalls:sys_enter_prctl,syscalls:sys_enter_write -o "$T/two.folded" -- "$W/wl_record" prctl 77 2>/dev/null
+check "prctl file" [ "$(folded_sum "$T/two.syscalls:sys_enter_prctl.folded")" -eq 77 ]
+check "write file exists" [ -f "$T/two.syscalls:sys_enter_write.folded" ]
+check "no combined file" [ ! -e "$T/two.folded" ]
+
+# -o - writes to stdout.
+n=$("$PPROBE" record -q -e syscalls:sys_enter_prctl -o - -- "$W/wl_record" prctl 5 | awk '{s+=$NF} END {print s}')
+check "-o - to stdout: 5" [ "$n" = 5 ]
+done_testing
