@@ -1,0 +1,121 @@
+/* Event specs: perf's -e syntax -> ready perf_event_attrs.
+ *
+ * One -e argument is a comma list (commas inside pmu/.../ are terms of that
+ * event, {a,b} is a group) of:
+ *   software   cpu-clock task-clock page-faults|faults minor-faults major-faults
+ *              context-switches|cs cpu-migrations|migrations alignment-faults
+ *              emulation-faults dummy bpf-output cgroup-switches
+ *   hardware   cycles|cpu-cycles instructions cache-references cache-misses
+ *              branches|branch-instructions branch-misses bus-cycles
+ *              stalled-cycles-frontend|idle-cycles-frontend
+ *              stalled-cycles-backend|idle-cycles-backend ref-cycles
+ *   cache      CACHE[-OP][-RESULT]: L1-dcache-load-misses, LLC-loads,
+ *              dTLB-store-misses, branch-loads, ... (perf's tables and legal
+ *              combinations; OP defaults to load, RESULT to refs)
+ *   raw        rHEX (PERF_TYPE_RAW), pmu/term=value,term,.../, pmu/alias/
+ *              (sysfs format/ and events/; built-in terms config, config1,
+ *              config2, period, freq, name)
+ *   tracepoint subsys:name with globs (sched:*, syscalls:sys_enter_open*)
+ *   probe      probe:..., uprobe:..., kprobe:... (hook for dynamic probes;
+ *              existing tracefs probe events are usable, creating them is not
+ *              supported yet)
+ * each optionally followed by :MODIFIERS (perf's u k h p P G H I D e; for
+ * pmu events also directly after the closing '/').
+ */
+#ifndef PPROBE_EVENT_SPEC_H
+#define PPROBE_EVENT_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#define PPROBE_DEFAULT_FREQ 999
+
+enum event_kind {
+	EVENT_KIND_SOFTWARE,
+	EVENT_KIND_HARDWARE,
+	EVENT_KIND_CACHE,
+	EVENT_KIND_RAW,         /* rHEX and pmu/.../ */
+	EVENT_KIND_TRACEPOINT,
+	EVENT_KIND_PROBE,       /* dynamic probe (a tracefs event of a probe group) */
+};
+
+struct event_spec {
+	char name[256];             /* display name as the user spelled it (glob
+	                               expanded, modifiers kept): "cycles:u",
+	                               "sched:sched_switch", "msr/tsc/" */
+	enum event_kind kind;
+	/* type, config, config1, config2, size, exclude_*, precise_ip, and the
+	 * default sampling (freq=1 sample_freq=999, or sample_period=1). The
+	 * caller adds sample_type, read_format, disabled, inherit, ... */
+	struct perf_event_attr attr;
+	bool sample_freq_default;   /* true: sample by frequency (-F); false: every event */
+	bool sampling_from_terms;   /* pmu/period=N/ or freq=N/: -F/-c leave it alone */
+	int group_leader;           /* index in the list of its {group}'s leader, -1 if none */
+	char pmu[64];               /* pmu/.../ events: the PMU name, else "" */
+	char tp_sys[64];            /* tracepoint/probe: subsystem ("sched") */
+	char tp_name[192];          /* tracepoint/probe: event name ("sched_switch") */
+	char modifiers[16];         /* as given: "u", "k", "pp", "" */
+};
+
+struct event_list {
+	struct event_spec *v;
+	size_t nr, cap;
+};
+
+void event_list__init(struct event_list *l);
+void event_list__exit(struct event_list *l);
+
+/* Parse one -e argument and append its specs. 0, or -errno with a message
+ * for the user in err (what is wrong, close names, what to do):
+ *   -ENOENT      unknown event / PMU / tracepoint (close names suggested)
+ *   -EINVAL      syntax error, bad modifier, bad term value, illegal cache combo
+ *   -ERANGE      a term value too big for its format bits
+ *   -EOPNOTSUPP  a dynamic probe that does not exist yet (not supported yet)
+ *   tracefs errors (not mounted and cannot mount, EACCES) for tracepoints.
+ * On error the list is unchanged. */
+int event_list__add(struct event_list *l, const char *arg, char *err, size_t errlen);
+
+/* A zeroed new slot at the end (for probe parsers); NULL + ENOMEM. */
+struct event_spec *event_list__append(struct event_list *l);
+
+/* Apply -F/-c: period > 0 sets sample_period on every event; else freq > 0
+ * sets sample_freq on frequency-default events (tracepoints and probes keep
+ * period 1). Events with sampling_from_terms are left alone. */
+void event_list__set_sampling(struct event_list *l, uint64_t freq, uint64_t period);
+
+/* NAME made safe for a file name (out.NAME.folded): ':' -> '-', '/' -> '_'
+ * (a trailing '/' is dropped), anything not [A-Za-z0-9._=+-] -> '_'.
+ * "sched:sched_switch" -> "sched-sched_switch", "msr/tsc/" -> "msr_tsc".
+ * Returns the length, or -ENAMETOOLONG (buf still NUL-terminated). */
+int event_spec__file_name(const char *name, char *buf, size_t len);
+
+const char *event_kind__name(enum event_kind kind);
+
+/* The message a user sees when perf_event_open() of S failed with ERR
+ * (errno, positive or negative): what failed, why, what to do. Returns the
+ * length written (snprintf-style). */
+int event_spec__explain_open_error(const struct event_spec *s, int err, char *buf, size_t len);
+
+/* Known symbolic names, for `list` and suggestions. */
+struct event_symbol {
+	const char *name;
+	const char *alias;      /* or NULL */
+	enum event_kind kind;   /* SOFTWARE or HARDWARE */
+	uint32_t type;
+	uint64_t config;
+	const char *desc;
+};
+const struct event_symbol *event_symbols(size_t *nr);
+
+/* The canonical names of all legal hardware cache events
+ * ("L1-dcache-loads", ...), with their configs; returns the count. Static
+ * storage, built on first use. */
+size_t event_cache_names(const char *const **names, const uint64_t **configs);
+
+/* Parse a single cache event name; 0 and *config, or -ENOENT (not a cache
+ * name) or -EINVAL (a cache name, but an illegal op/result combination). */
+int event_cache__parse(const char *name, uint64_t *config);
+
+#endif

@@ -1,0 +1,202 @@
+/* perf_event_open() errors -> what the user reads. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "event_spec.h"
+#include "pmu.h"
+
+static long read_long_file(const char *path, long dflt)
+{
+	FILE *f = fopen(path, "re");
+	long v;
+	if (!f)
+		return dflt;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = dflt;
+	fclose(f);
+	return v;
+}
+
+/* Effective capability bit CAP from /proc/self/status; -1 unknown. */
+static int have_cap(int cap)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	int r = -1;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+		if (sscanf(line, "CapEff: %llx", &v) == 1) {
+			r = (v >> cap) & 1;
+			break;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+#define CAP_SYS_ADMIN_BIT 21
+#define CAP_PERFMON_BIT 38
+
+static const char *paranoid_meaning(long p)
+{
+	if (p <= -1)
+		return "no restrictions";
+	if (p == 0)
+		return "no raw tracepoint data for unprivileged users; CPU-wide events allowed";
+	if (p == 1)
+		return "unprivileged users: no CPU-wide (-a) events";
+	if (p == 2)
+		return "unprivileged users: own processes, user space only";
+	return "unprivileged users may not use perf_event_open at all";
+}
+
+static int explain_permission(const struct event_spec *s, int err, char *buf, size_t len)
+{
+	long p = read_long_file("/proc/sys/kernel/perf_event_paranoid", 2);
+	int perfmon = have_cap(CAP_PERFMON_BIT), sysadmin = have_cap(CAP_SYS_ADMIN_BIT);
+	int privileged = perfmon == 1 || sysadmin == 1;
+	size_t o = 0;
+
+	o += snprintf(buf + o, len > o ? len - o : 0,
+		      "no permission to open '%s' (%s): kernel.perf_event_paranoid is %ld (%s); ",
+		      s->name, strerror(err), p, paranoid_meaning(p));
+	if (privileged) {
+		o += snprintf(buf + o, len > o ? len - o : 0,
+			      "this process has %s, so something else refused it: a security module "
+			      "(SELinux/AppArmor/lockdown: see dmesg), or a seccomp filter of a container",
+			      perfmon == 1 ? "CAP_PERFMON" : "CAP_SYS_ADMIN");
+		return (int)o;
+	}
+	o += snprintf(buf + o, len > o ? len - o : 0,
+		      "this process has neither CAP_PERFMON nor CAP_SYS_ADMIN%s. Run as root, or "
+		      "'sudo sysctl kernel.perf_event_paranoid=%d'",
+		      (s->kind == EVENT_KIND_TRACEPOINT || s->kind == EVENT_KIND_PROBE)
+			      ? " (tracepoints and probes need them, or paranoid <= -1, and read access to tracefs)"
+			      : (!s->attr.exclude_kernel ? " (kernel samples need paranoid <= 1; ':u' asks for user space only)" : ""),
+		      (s->kind == EVENT_KIND_TRACEPOINT || s->kind == EVENT_KIND_PROBE) ? -1 : 1);
+	o += snprintf(buf + o, len > o ? len - o : 0,
+		      ", or give the binary the capability: 'sudo setcap cap_perfmon+ep pprobe'");
+	return (int)o;
+}
+
+int event_spec__explain_open_error(const struct event_spec *s, int err, char *buf, size_t len)
+{
+	if (err < 0)
+		err = -err;
+	int hw = s->kind == EVENT_KIND_HARDWARE || s->kind == EVENT_KIND_CACHE ||
+		 (s->kind == EVENT_KIND_RAW && s->attr.type == PERF_TYPE_RAW);
+	int sampling = s->attr.freq ? s->attr.sample_freq != 0 : s->attr.sample_period != 0;
+
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		return explain_permission(s, err, buf, len);
+	case EMFILE:
+	case ENFILE: {
+		struct rlimit rl = { 0, 0 };
+		getrlimit(RLIMIT_NOFILE, &rl);
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		if (err == ENFILE)
+			return snprintf(buf, len,
+					"cannot open '%s': the system-wide limit of open files is reached "
+					"(fs.file-max %ld); close programs or raise it with 'sysctl fs.file-max=N'",
+					s->name, read_long_file("/proc/sys/fs/file-max", -1));
+		return snprintf(buf, len,
+				"cannot open '%s': too many open files (RLIMIT_NOFILE soft limit %llu, hard limit "
+				"%llu; every event needs one descriptor per CPU (%ld online) and per thread); raise "
+				"the limit with 'ulimit -n %llu' (up to the hard limit; as root beyond it), or "
+				"record fewer events",
+				s->name, (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max, cpus,
+				(unsigned long long)(rl.rlim_max == RLIM_INFINITY ? 1048576 : rl.rlim_max));
+	}
+	case ESRCH:
+		return snprintf(buf, len,
+				"cannot open '%s': no such process (the target pid/tid does not exist or has "
+				"already exited)", s->name);
+	case ENOENT:
+	case ENODEV:
+	case EOPNOTSUPP:
+	case EINVAL:
+		break;
+	case EBUSY:
+		return snprintf(buf, len,
+				"cannot open '%s': the PMU is busy (another tool holds it exclusively, e.g. an "
+				"NMI watchdog or another profiler); try again, or 'sysctl kernel.nmi_watchdog=0'",
+				s->name);
+	case ENOSPC:
+		return snprintf(buf, len, "cannot open '%s': no free hardware counter or breakpoint slot",
+				s->name);
+	case EOVERFLOW:
+		return snprintf(buf, len,
+				"cannot open '%s': the requested call-chain depth exceeds "
+				"kernel.perf_event_max_stack (%ld)",
+				s->name, read_long_file("/proc/sys/kernel/perf_event_max_stack", -1));
+	case E2BIG:
+		return snprintf(buf, len,
+				"cannot open '%s': this kernel does not know the perf_event_attr size %u "
+				"(kernel older than pprobe's headers)", s->name, s->attr.size);
+	default:
+		return snprintf(buf, len, "cannot open '%s': %s", s->name, strerror(err));
+	}
+
+	/* ENOENT / ENODEV / EOPNOTSUPP / EINVAL: per kind */
+	if (hw && !pmu__have_core_pmu())
+		return snprintf(buf, len,
+				"cannot open '%s': this machine has no hardware PMU (no CPU performance "
+				"counters in %s/bus/event_source/devices; usual in VMs without PMU "
+				"passthrough), so %s events cannot be counted; use -e cpu-clock (a timer "
+				"sampling what runs on the CPU) instead",
+				s->name, pmu__sysfs_root(),
+				s->kind == EVENT_KIND_CACHE ? "hardware cache" : "hardware");
+	if (hw && (err == ENOENT || err == EOPNOTSUPP))
+		return snprintf(buf, len,
+				"cannot open '%s': the CPU's PMU does not support this event (%s); "
+				"'pprobe list' shows what is available",
+				s->name, strerror(err));
+	if ((s->kind == EVENT_KIND_TRACEPOINT || s->kind == EVENT_KIND_PROBE) && err == ENOENT)
+		return snprintf(buf, len,
+				"cannot open '%s': the kernel does not know tracepoint id %llu any more (the "
+				"event was removed, e.g. a probe deleted or a module unloaded)",
+				s->name, (unsigned long long)s->attr.config);
+	if (err == EINVAL && s->attr.freq) {
+		long max = read_long_file("/proc/sys/kernel/perf_event_max_sample_rate", -1);
+		if (max > 0 && s->attr.sample_freq > (uint64_t)max)
+			return snprintf(buf, len,
+					"cannot open '%s': sampling frequency %llu Hz is above "
+					"kernel.perf_event_max_sample_rate (%ld); use -F %ld or less, or raise "
+					"the limit with 'sysctl kernel.perf_event_max_sample_rate=%llu'",
+					s->name, (unsigned long long)s->attr.sample_freq, max, max,
+					(unsigned long long)s->attr.sample_freq);
+	}
+	if (s->attr.precise_ip && (err == EINVAL || err == EOPNOTSUPP))
+		return snprintf(buf, len,
+				"cannot open '%s': precise sampling (:%s, precise_ip=%u) is not supported for "
+				"this event; drop the 'p' modifier",
+				s->name, s->modifiers, s->attr.precise_ip);
+	if (s->kind == EVENT_KIND_RAW && s->pmu[0] && sampling && (err == EINVAL || err == EOPNOTSUPP))
+		return snprintf(buf, len,
+				"cannot open '%s': PMU '%s' refused the event (%s); many PMUs (msr, uncore, "
+				"power) can count but not sample: use 'pprobe stat', or check the terms "
+				"against %s/bus/event_source/devices/%s/format",
+				s->name, s->pmu, strerror(err), pmu__sysfs_root(), s->pmu);
+	if (s->kind == EVENT_KIND_RAW && s->pmu[0])
+		return snprintf(buf, len,
+				"cannot open '%s': PMU '%s' refused the event (%s); check the terms against "
+				"%s/bus/event_source/devices/%s/format",
+				s->name, s->pmu, strerror(err), pmu__sysfs_root(), s->pmu);
+	if (err == ENODEV)
+		return snprintf(buf, len, "cannot open '%s': the PMU does not exist on that CPU (offline CPU, "
+				"or a hybrid CPU PMU that covers only some CPUs)", s->name);
+	if (s->attr.exclude_user && s->attr.exclude_kernel && s->attr.exclude_hv)
+		return snprintf(buf, len, "cannot open '%s': the modifiers exclude everything (%s)",
+				s->name, strerror(err));
+	return snprintf(buf, len, "cannot open '%s' (%s event, type %u config 0x%llx): %s", s->name,
+			event_kind__name(s->kind), s->attr.type, (unsigned long long)s->attr.config,
+			strerror(err));
+}
