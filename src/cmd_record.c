@@ -10,7 +10,7 @@
 
 #include "collect.h"
 #include "commands.h"
-#include "record_events_tmp.h"
+#include "event_spec.h"
 #include "stacks.h"
 #include "pprobe/symbolize.h"
 
@@ -29,9 +29,7 @@ struct record {
 
 struct evstate {
 	struct stacktab *stacks;
-	bool period_one;
-	const char *rate;	/* "999 Hz", "every event", "period 1000" */
-	char rate_buf[64];
+	char rate_buf[64];	/* "999 Hz", "every event", "every 1000 events" */
 };
 
 static void usage(FILE *f)
@@ -68,12 +66,6 @@ static void usage(FILE *f)
 "  pprobe record -g -- ./app                       # profile a command at 999 Hz\n"
 "  pprobe record -e syscalls:sys_enter_write -g -a sleep 5\n"
 "  pprobe record -g -p 1234 -d 10 -o app.folded && flamegraph.pl app.folded > app.svg\n");
-}
-
-static bool is_clock(const struct perf_event_attr *a)
-{
-	return a->type == PERF_TYPE_SOFTWARE &&
-	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
 static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s,
@@ -121,15 +113,13 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 	return 0;
 }
 
+/* -o FILE for one event; FILE's stem + ".EVENT.folded" for each of several. */
 static char *output_name(const char *out, const char *event, bool several)
 {
 	if (!several)
 		return xstrdup(out);
 	char ev[256];
-	snprintf(ev, sizeof(ev), "%s", event);
-	for (char *q = ev; *q; q++)
-		if (*q == '/' || *q == ' ' || *q == ',' || *q == '=')
-			*q = '_';
+	event_spec__file_name(event, ev, sizeof(ev));
 	size_t len = strlen(out);
 	const char *ext = ".folded";
 	size_t el = strlen(ext);
@@ -163,6 +153,7 @@ int cmd_record(int argc, char **argv)
 	struct record rec = { 0 };
 	struct collect c;
 	const char **events = NULL;
+	struct event_list evl;
 	int nr_events = 0;
 	const char *output = "pprobe.folded";
 	long freq = 0;
@@ -171,6 +162,7 @@ int cmd_record(int argc, char **argv)
 	int ret = 0, opt;
 
 	collect__init(&c);
+	event_list__init(&evl);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:d:F:c:m:go:qh", longopts, NULL)) != -1) {
 		char *end;
@@ -263,32 +255,29 @@ int cmd_record(int argc, char **argv)
 	c.priv = &rec;
 	c.on_sample = on_sample;
 	for (int i = 0; i < nr_events; i++) {
-		struct perf_event_attr a;
-		bool period_one;
-		int err = tmp_event_parse(events[i], &a, &period_one);
-		if (err) {
-			fprintf(stderr, "pprobe record: unknown event '%s'\n", events[i]);
+		char err[1024];
+		if (event_list__add(&evl, events[i], err, sizeof(err))) {
+			fprintf(stderr, "pprobe record: %s\n", err);
 			ret = 2;
 			goto out;
 		}
-		struct evsel *ev = evlist__add(&c.evlist, events[i], &a);
+	}
+	event_list__set_sampling(&evl, (uint64_t)freq, period);
+	for (size_t i = 0; i < evl.nr; i++) {
+		const struct event_spec *spec = &evl.v[i];
+		struct evsel *ev = evlist__add(&c.evlist, spec->name, &spec->attr);
 		struct evstate *es = xcalloc(1, sizeof(*es));
+		ev->spec = spec;
 		es->stacks = stacktab__new(rec.frames);
-		es->period_one = period_one;
 		ev->priv = es;
-		if (period) {
-			ev->attr.sample_period = period;
-			snprintf(es->rate_buf, sizeof(es->rate_buf), "every %llu events", period);
-		} else if (period_one && !freq) {
-			ev->attr.sample_period = 1;
-			snprintf(es->rate_buf, sizeof(es->rate_buf), "every event");
-		} else {
-			ev->attr.freq = 1;
-			ev->attr.sample_freq = (uint64_t)(freq ? freq : 999);
+		if (ev->attr.freq)
 			snprintf(es->rate_buf, sizeof(es->rate_buf), "%llu Hz",
 				 (unsigned long long)ev->attr.sample_freq);
-		}
-		(void)is_clock;
+		else if (ev->attr.sample_period == 1)
+			snprintf(es->rate_buf, sizeof(es->rate_buf), "every event");
+		else
+			snprintf(es->rate_buf, sizeof(es->rate_buf), "every %llu events",
+				 (unsigned long long)ev->attr.sample_period);
 	}
 	bool several = c.evlist.nr_evsels > 1;
 	if (several && !strcmp(output, "-")) {
@@ -368,6 +357,7 @@ out:
 	if (!ret)
 		ret = collect__exit_status(&c);
 	frametab__delete(rec.frames);
+	event_list__exit(&evl);
 	free(events);
 	return ret;
 }

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "event_errors.h"
+#include "event_spec.h"
 
 /* Records newer than (read time - slack) may still be followed by older
  * records from another CPU that were being written while we read: hold them
@@ -218,10 +218,19 @@ static int open_events(struct collect *c)
 	if (!err)
 		return 0;
 	char msg[1024];
-	event_errors__explain(c->evlist.failed_evsel->name, &c->evlist.failed_evsel->attr,
-			      c->evlist.failed_errno, c->evlist.failed_tid, c->evlist.failed_cpu,
-			      msg, sizeof(msg));
-	fprintf(stderr, "pprobe: %s\n", msg);
+	const struct evsel *ev = c->evlist.failed_evsel;
+	struct event_spec sideband = { .kind = EVENT_KIND_SOFTWARE };
+	if (!ev->spec) {
+		/* The sideband dummy fails for the reasons any software event would
+		 * (permissions, limits): explain it as one. */
+		snprintf(sideband.name, sizeof(sideband.name), "dummy (sideband tracking)");
+		sideband.attr = ev->attr;
+	}
+	event_spec__explain_open_error(ev->spec ? ev->spec : &sideband, c->evlist.failed_errno, msg, sizeof(msg));
+	if (c->evlist.failed_tid > 0 && c->evlist.failed_errno == ESRCH)
+		fprintf(stderr, "pprobe: no such process: %d\n", c->evlist.failed_tid);
+	else
+		fprintf(stderr, "pprobe: %s\n", msg);
 	return 1;
 }
 

@@ -12,7 +12,10 @@
 #include "ring.h"
 #include "util.h"
 
+struct event_spec;
+
 struct evsel {
+	const struct event_spec *spec;	/* what the user asked for; NULL for the sideband dummy */
 	char *name;			/* as the user named it: "cpu-clock", "sched:sched_switch" */
 	struct perf_event_attr attr;
 	bool tracking;			/* the sideband-only dummy event */

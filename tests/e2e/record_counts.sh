@@ -22,8 +22,8 @@ check "-c 3 --weight period sums to 900" [ "$(folded_sum "$T/w.folded")" -eq 900
 
 # Two events: two files named after the events.
 "$PPROBE" record -e syscalls:sys_enter_prctl,syscalls:sys_enter_write -o "$T/two.folded" -- "$W/wl_record" prctl 77 2>/dev/null
-check "prctl file" [ "$(folded_sum "$T/two.syscalls:sys_enter_prctl.folded")" -eq 77 ]
-check "write file exists" [ -f "$T/two.syscalls:sys_enter_write.folded" ]
+check "prctl file" [ "$(folded_sum "$T/two.syscalls-sys_enter_prctl.folded")" -eq 77 ]
+check "write file exists" [ -f "$T/two.syscalls-sys_enter_write.folded" ]
 check "no combined file" [ ! -e "$T/two.folded" ]
 
 # -o - writes to stdout.

@@ -7,6 +7,8 @@
  *   dlopen LIB SECS     dlopen LIB and spin in its dl_spin() for SECS
  *   syscalls N          N write(2)s of 1 byte to /dev/null from do_writes()
  *   pause               sleep until killed (for -p tests)
+ *   fixed N             N rounds of hot_three+hot_one+8 writes, then print
+ *                       "elapsed SECS cpu SECS" (its own wall and CPU time)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,7 +92,7 @@ static void *thread_main(void *arg)
 static void usage(void)
 {
 	fprintf(stderr, "usage: wl_record hot SECS | prctl N | threads T SECS | fork-exec PROG ARG... |"
-			" dlopen LIB SECS | syscalls N | pause\n");
+			" dlopen LIB SECS | syscalls N | pause | fixed N\n");
 	exit(2);
 }
 
@@ -134,6 +137,18 @@ int main(int argc, char **argv)
 			return 1;
 		fn(atof(argv[3]));
 		dlclose(h);
+	} else if (!strcmp(mode, "fixed") && argc == 3) {
+		long n = atol(argv[2]);
+		double t0 = now();
+		for (long i = 0; i < n; i++) {
+			hot_three();
+			hot_one();
+			do_writes(8);
+		}
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		printf("elapsed %.6f cpu %.6f\n", now() - t0,
+		       ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 	} else if (!strcmp(mode, "pause")) {
 		for (;;)
 			pause();
