@@ -1,0 +1,236 @@
+/* Finding separate debug information for an object:
+ *   1. /usr/lib/debug/.build-id/xx/yyyy.debug (build-id)
+ *   2. .gnu_debuglink: same directory, .debug/, /usr/lib/debug/DIR (CRC or build-id checked)
+ *   3. debuginfod, only when DEBUGINFOD_URLS is set
+ * and decompressing MiniDebugInfo (.gnu_debugdata: an xz-compressed ELF with a .symtab). */
+#include <elfutils/debuginfod.h>
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <lzma.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sym_internal.h"
+
+/* Overridable for tests: PPROBE_DEBUG_DIR replaces /usr/lib/debug. */
+static const char *debug_root(void)
+{
+	const char *d = getenv("PPROBE_DEBUG_DIR");
+
+	return d && *d ? d : "/usr/lib/debug";
+}
+
+static bool has_dwarf(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
+			return true;
+	}
+	return false;
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static bool build_id_is(const char *path, const uint8_t *id, size_t size)
+{
+	uint8_t have[MAP_BUILD_ID_MAX];
+	int n = elf_file__build_id(path, have, sizeof(have));
+
+	return n > 0 && (size_t)n == size && !memcmp(have, id, size);
+}
+
+static bool crc_is(const char *path, uint32_t want)
+{
+	static char buf[65536];
+	uint32_t crc = 0;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		crc = lzma_crc32((const uint8_t *)buf, (size_t)n, crc);
+	close(fd);
+	return n == 0 && crc == want;
+}
+
+static char *try_debuglink(const char *dir, const char *sub, const char *name, const char *self,
+			   const uint8_t *id, size_t idsize, uint32_t crc)
+{
+	char p[PATH_MAX];
+
+	if ((size_t)snprintf(p, sizeof(p), "%s%s/%s", dir, sub, name) >= sizeof(p))
+		return NULL;
+	if (access(p, R_OK) || same_file(p, self))
+		return NULL;
+	/* a build-id, when both have one, is the stronger check */
+	if (idsize) {
+		uint8_t have[MAP_BUILD_ID_MAX];
+		int n = elf_file__build_id(p, have, sizeof(have));
+
+		if (n > 0)
+			return (size_t)n == idsize && !memcmp(have, id, idsize) ? strdup(p) : NULL;
+	}
+	return crc_is(p, crc) ? strdup(p) : NULL;
+}
+
+static char *find_debuginfod(const uint8_t *id, size_t idsize)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	debuginfod_client *c;
+	char *path = NULL;
+	int fd;
+
+	if (!urls || !*urls || !idsize)
+		return NULL;
+	c = debuginfod_begin();
+	if (!c)
+		return NULL;
+	fd = debuginfod_find_debuginfo(c, id, (int)idsize, &path);
+	debuginfod_end(c);
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	return path;
+}
+
+char *debuginfo__find(const char *path, const char *map_path, void *elfp,
+		      const uint8_t *build_id, size_t build_id_size, const char **how)
+{
+	Elf *elf = elfp;
+	char p[PATH_MAX], dir[PATH_MAX], mapdir[PATH_MAX];
+	const char *root = debug_root(), *link;
+	GElf_Word crc = 0;
+	char *found;
+	size_t i;
+	int n;
+
+	*how = NULL;
+	if (has_dwarf(elf)) {
+		*how = "self";
+		return NULL;
+	}
+	if (build_id_size) {
+		n = snprintf(p, sizeof(p), "%s/.build-id/%02x/", root, build_id[0]);
+		for (i = 1; i < build_id_size && n < (int)sizeof(p) - 3; i++)
+			n += snprintf(p + n, sizeof(p) - n, "%02x", build_id[i]);
+		snprintf(p + n, sizeof(p) - n, ".debug");
+		if (!access(p, R_OK) && build_id_is(p, build_id, build_id_size) && !same_file(p, path)) {
+			*how = "build-id";
+			return strdup(p);
+		}
+	}
+	link = dwelf_elf_gnu_debuglink(elf, &crc);
+	if (link && !strchr(link, '/')) {
+		char *slash;
+
+		snprintf(dir, sizeof(dir), "%s", path);
+		slash = strrchr(dir, '/');
+		if (slash)
+			*slash = 0;
+		snprintf(mapdir, sizeof(mapdir), "%s", map_path);
+		slash = strrchr(mapdir, '/');
+		if (slash)
+			*slash = 0;
+		/* map_files/ links have no useful directory: use the mapped path's */
+		const char *d = strstr(path, "/map_files/") ? mapdir : dir;
+		char rootdir[PATH_MAX + 64];
+
+		snprintf(rootdir, sizeof(rootdir), "%s%s", root, mapdir);
+		if ((found = try_debuglink(d, "", link, path, build_id, build_id_size, crc)) ||
+		    (found = try_debuglink(d, "/.debug", link, path, build_id, build_id_size, crc)) ||
+		    (found = try_debuglink(rootdir, "", link, path, build_id, build_id_size, crc))) {
+			*how = "debuglink";
+			return found;
+		}
+	}
+	found = find_debuginfod(build_id, build_id_size);
+	if (found)
+		*how = "debuginfod";
+	return found;
+}
+
+void *debuginfo__minidebuginfo(void *elfp, size_t *size)
+{
+	Elf *elf = elfp;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+	Elf_Data *d = NULL;
+	lzma_stream strm = LZMA_STREAM_INIT;
+	uint8_t *out = NULL, *grown;
+	size_t cap;
+	lzma_ret ret;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".gnu_debugdata")) {
+			d = elf_rawdata(scn, NULL);
+			break;
+		}
+	}
+	if (!d || !d->d_size)
+		return NULL;
+	if (lzma_stream_decoder(&strm, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+		return NULL;
+	cap = d->d_size * 4 + 4096;
+	out = malloc(cap);
+	if (!out)
+		goto err;
+	strm.next_in = d->d_buf;
+	strm.avail_in = d->d_size;
+	strm.next_out = out;
+	strm.avail_out = cap;
+	for (;;) {
+		ret = lzma_code(&strm, strm.avail_in ? LZMA_RUN : LZMA_FINISH);
+		if (ret == LZMA_STREAM_END)
+			break;
+		if (ret != LZMA_OK)
+			goto err;
+		if (!strm.avail_out) {
+			grown = realloc(out, cap * 2);
+			if (!grown)
+				goto err;
+			out = grown;
+			strm.next_out = out + cap;
+			strm.avail_out = cap;
+			cap *= 2;
+		}
+	}
+	*size = cap - strm.avail_out;
+	lzma_end(&strm);
+	return out;
+err:
+	lzma_end(&strm);
+	free(out);
+	return NULL;
+}

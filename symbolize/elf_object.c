@@ -1,0 +1,391 @@
+/* One ELF object: load segments (for runtime -> ELF address translation),
+ * build-id, and a symbol table merged from .symtab, .dynsym, a separate
+ * debug file and MiniDebugInfo. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sym_internal.h"
+
+static void elf_init(void)
+{
+	static bool done;
+
+	if (!done) {
+		elf_version(EV_CURRENT);
+		done = true;
+	}
+}
+
+static int elf_build_id(Elf *elf, uint8_t *out, size_t max)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		size_t off = 0, noff, doff;
+		GElf_Nhdr nh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + noff, "GNU", 4)) {
+				size_t n = nh.n_descsz < max ? nh.n_descsz : max;
+
+				memcpy(out, (char *)d->d_buf + doff, n);
+				return (int)n;
+			}
+		}
+	}
+	/* no section headers (e.g. some stripped objects): PT_NOTE */
+	size_t phnum;
+	if (elf_getphdrnum(elf, &phnum))
+		return 0;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		Elf_Data *d;
+		size_t off = 0, noff, doff;
+		GElf_Nhdr nh;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+			continue;
+		d = elf_getdata_rawchunk(elf, ph.p_offset, ph.p_filesz, ELF_T_NHDR);
+		if (!d)
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0)
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + noff, "GNU", 4)) {
+				size_t n = nh.n_descsz < max ? nh.n_descsz : max;
+
+				memcpy(out, (char *)d->d_buf + doff, n);
+				return (int)n;
+			}
+	}
+	return 0;
+}
+
+int elf_file__build_id(const char *path, uint8_t *out, size_t max)
+{
+	int fd, n = 0;
+	Elf *elf;
+
+	elf_init();
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf) {
+		n = elf_build_id(elf, out, max);
+		elf_end(elf);
+	}
+	close(fd);
+	return n;
+}
+
+/* Adds function symbols of one symbol table section. */
+static int add_symbols(struct symtab *t, Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, uint32_t bonus)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t n, i;
+
+	if (!d || !sh->sh_entsize)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Shdr ssh;
+		Elf_Scn *sscn;
+		const char *name;
+		uint64_t limit = 0;
+		int type, bind;
+		uint32_t prio;
+
+		if (!gelf_getsym(d, (int)i, &sym))
+			continue;
+		type = GELF_ST_TYPE(sym.st_info);
+		bind = GELF_ST_BIND(sym.st_info);
+		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE || !sym.st_value)
+			continue;
+		sscn = elf_getscn(elf, sym.st_shndx);
+		if (!sscn || !gelf_getshdr(sscn, &ssh))
+			continue;
+		if (type == STT_FUNC || type == STT_GNU_IFUNC) {
+			prio = 2;
+		} else if (type == STT_NOTYPE && (ssh.sh_flags & SHF_EXECINSTR)) {
+			prio = 0;	/* assembler labels: only when nothing better */
+		} else {
+			continue;
+		}
+		/* an object without the section's contents (a .debug file's
+		 * NOBITS .text) still tells the section's address range */
+		if (ssh.sh_flags & SHF_ALLOC)
+			limit = ssh.sh_addr + ssh.sh_size;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || !*name || name[0] == '$')
+			continue;
+		prio = prio * 8 + (bind == STB_GLOBAL ? 4 : bind == STB_WEAK ? 2 : 0) + bonus;
+		if (symtab__add(t, sym.st_value, sym.st_size, limit, name, strlen(name), NULL, prio))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* .symtab and .dynsym of elf. Returns how many symbol sections were read, or -errno. */
+static int elf_symbols(struct symtab *t, Elf *elf, uint32_t bonus)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int found = 0, err;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		/* .symtab entries win over .dynsym ones at the same address */
+		err = add_symbols(t, elf, scn, &sh, bonus + (sh.sh_type == SHT_SYMTAB));
+		if (err)
+			return err;
+		found++;
+	}
+	return found;
+}
+
+static bool elf_has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
+			return true;
+	return false;
+}
+
+static int read_segments(struct elf_object *o, Elf *elf)
+{
+	GElf_Ehdr eh;
+	size_t phnum, i;
+
+	if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &phnum))
+		return -EINVAL;
+	o->is_exec = eh.e_type == ET_EXEC;
+	o->segs = calloc(phnum ? phnum : 1, sizeof(*o->segs));
+	if (!o->segs)
+		return -ENOMEM;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		o->segs[o->nsegs++] = (struct load_seg){ ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_memsz };
+	}
+	return 0;
+}
+
+/* Symbols from a separate file (debug file or MiniDebugInfo image). */
+static int symbols_from_file(struct elf_object *o, const char *path, uint32_t bonus)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	Elf *elf;
+
+	if (fd < 0)
+		return 0;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf) {
+		err = elf_symbols(&o->syms, elf, bonus);
+		elf_end(elf);
+	}
+	close(fd);
+	return err < 0 ? err : 0;
+}
+
+static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
+{
+	int err;
+	bool has_symtab;
+
+	if (elf_kind(elf) != ELF_K_ELF)
+		return -ENOEXEC;
+	err = read_segments(o, elf);
+	if (err)
+		return err;
+	o->build_id_size = (uint8_t)elf_build_id(elf, o->build_id, sizeof(o->build_id));
+	has_symtab = elf_has_symtab(elf);
+	err = elf_symbols(&o->syms, elf, 0);
+	if (err < 0)
+		return err;
+	if (search_debug) {
+		o->debug_path = debuginfo__find(o->path, o->map_path, elf, o->build_id, o->build_id_size, &o->debug_how);
+		/* a debug file's .symtab is the full one: it outranks .dynsym */
+		if (o->debug_path && !has_symtab) {
+			err = symbols_from_file(o, o->debug_path, 1);
+			if (err)
+				return err;
+		}
+	}
+	if (!has_symtab && !o->debug_path) {
+		size_t size;
+		void *image = debuginfo__minidebuginfo(elf, &size);
+
+		if (image) {
+			Elf *mini = elf_memory(image, size);
+
+			if (mini) {
+				err = elf_symbols(&o->syms, mini, 1);
+				o->minidebuginfo = err > 0;
+				elf_end(mini);
+			}
+			free(image);
+			if (err < 0)
+				return err;
+		}
+	}
+	return symtab__finish(&o->syms);
+}
+
+static struct elf_object *object_new(const char *path, const char *map_path)
+{
+	struct elf_object *o = calloc(1, sizeof(*o));
+	const char *base;
+
+	if (!o)
+		return NULL;
+	o->elf_fd = -1;
+	o->path = strdup(path);
+	o->map_path = strdup(map_path);
+	if (!o->path || !o->map_path) {
+		elf_object__delete(o);
+		return NULL;
+	}
+	base = strrchr(o->map_path, '/');
+	o->dso = base && base[1] ? base + 1 : o->map_path;
+	return o;
+}
+
+struct elf_object *elf_object__open(const char *path, const char *map_path, const struct map *m)
+{
+	struct elf_object *o;
+	struct stat st;
+	Elf *elf = NULL;
+	int err;
+
+	elf_init();
+	o = object_new(path, map_path);
+	if (!o)
+		return NULL;
+	if (m) {
+		o->maj = m->maj;
+		o->min = m->min;
+		o->ino = m->ino;
+	}
+	/* keep the descriptor: the mapped file may vanish (map_files of an
+	 * exited process, a deleted file), DWARF is read later from it */
+	o->elf_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (o->elf_fd < 0 || fstat(o->elf_fd, &st) || !S_ISREG(st.st_mode))
+		return o;
+	if (m && m->ino && (uint64_t)st.st_ino != m->ino)
+		o->build_id_mismatch = true;
+	elf = elf_begin(o->elf_fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return o;
+	err = load_elf(o, elf, true);
+	elf_end(elf);
+	if (err == -ENOMEM) {
+		elf_object__delete(o);
+		errno = ENOMEM;
+		return NULL;
+	}
+	o->loaded = err == 0;
+	if (m && m->build_id_size &&
+	    (m->build_id_size != o->build_id_size || memcmp(m->build_id, o->build_id, o->build_id_size)))
+		o->build_id_mismatch = true;
+	return o;
+}
+
+struct elf_object *elf_object__open_mem(const void *image, size_t size, const char *name)
+{
+	struct elf_object *o;
+	Elf *elf;
+	int err;
+
+	elf_init();
+	o = object_new(name, name);
+	if (!o)
+		return NULL;
+	o->mem_image = malloc(size);
+	if (!o->mem_image)
+		goto err;
+	memcpy(o->mem_image, image, size);
+	o->mem_size = size;
+	elf = elf_memory(o->mem_image, size);
+	if (!elf)
+		return o;
+	err = load_elf(o, elf, false);
+	elf_end(elf);
+	if (err == -ENOMEM)
+		goto err;
+	o->loaded = err == 0;
+	return o;
+err:
+	elf_object__delete(o);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void elf_object__delete(struct elf_object *o)
+{
+	if (!o)
+		return;
+	dwarf__free(o);
+	symtab__free(&o->syms);
+	if (o->elf_fd >= 0)
+		close(o->elf_fd);
+	free(o->segs);
+	free(o->debug_path);
+	free(o->mem_image);
+	free(o->path);
+	free(o->map_path);
+	free(o);
+}
+
+/* The mapping maps file offset pgoff at start; the PT_LOAD that holds that
+ * file offset says which virtual address it is linked at. This is right for
+ * PIE, shared libraries and segments with any offset/alignment, without
+ * assuming where the load base is. */
+bool elf_object__to_vaddr(const struct elf_object *o, const struct map *m, uint64_t addr, uint64_t *vaddr)
+{
+	uint64_t off = addr - m->start + m->pgoff;
+	size_t i;
+
+	for (i = 0; i < o->nsegs; i++) {
+		const struct load_seg *s = &o->segs[i];
+
+		if (off >= s->offset && off < s->offset + s->filesz) {
+			*vaddr = off - s->offset + s->vaddr;
+			return true;
+		}
+	}
+	/* past a segment's file contents (bss-like, or a map beyond EOF) */
+	for (i = 0; i < o->nsegs; i++) {
+		const struct load_seg *s = &o->segs[i];
+
+		if (off >= s->offset && off < s->offset + s->memsz) {
+			*vaddr = off - s->offset + s->vaddr;
+			return true;
+		}
+	}
+	if (o->is_exec) {	/* fixed addresses */
+		*vaddr = addr;
+		return true;
+	}
+	return false;
+}

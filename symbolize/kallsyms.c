@@ -1,0 +1,133 @@
+/* /proc/kallsyms: text symbols of the kernel and its modules, sorted, each
+ * extending to the next symbol. Module symbols carry "[module]" as dso. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sym_internal.h"
+
+struct kallsyms {
+	struct symtab syms;
+	struct strpool modules;
+	const char **modnames;	/* interned module names, to share one string per module */
+	size_t nmod;
+};
+
+static const char *module_name(struct kallsyms *k, const char *mod, size_t len)
+{
+	char buf[256];
+	const char **v;
+
+	if (len + 3 > sizeof(buf))
+		len = sizeof(buf) - 3;
+	snprintf(buf, sizeof(buf), "[%.*s]", (int)len, mod);
+	for (size_t i = 0; i < k->nmod; i++)
+		if (!strcmp(k->modnames[i], buf))
+			return k->modnames[i];
+	v = realloc(k->modnames, (k->nmod + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	k->modnames = v;
+	v[k->nmod] = strpool__add(&k->modules, buf, strlen(buf));
+	return v[k->nmod] ? v[k->nmod++] : NULL;
+}
+
+struct kallsyms *kallsyms__load(const char *path)
+{
+	struct kallsyms *k = calloc(1, sizeof(*k));
+	char *line = NULL, *last_mod = NULL;
+	const char *last_dso = NULL;
+	size_t cap = 0, nonzero = 0;
+	FILE *f = NULL;
+	int err = 0;
+
+	if (!k)
+		return NULL;
+	f = fopen(path ? path : "/proc/kallsyms", "re");
+	if (!f) {
+		err = -errno;
+		goto err;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long addr;
+		char type, *name, *mod, *end;
+		int pos = 0;
+
+		if (sscanf(line, "%llx %c %n", &addr, &type, &pos) < 2 || !pos)
+			continue;
+		if (addr)
+			nonzero++;
+		/* text symbols only: data must never name a code address */
+		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+			continue;
+		name = line + pos;
+		end = name + strcspn(name, " \t\n");
+		mod = NULL;
+		if (*end == '\t' || *end == ' ') {
+			mod = strchr(end, '[');
+		}
+		*end = 0;
+		const char *dso = "[kernel.kallsyms]";
+		if (mod) {
+			size_t ml = strcspn(mod + 1, "]");
+
+			if (last_mod && !strncmp(last_mod, mod + 1, ml) && last_mod[ml] == 0) {
+				dso = last_dso;
+			} else {
+				dso = module_name(k, mod + 1, ml);
+				if (!dso) {
+					err = -ENOMEM;
+					goto err;
+				}
+				free(last_mod);
+				last_mod = strndup(mod + 1, ml);
+				last_dso = dso;
+			}
+		}
+		err = symtab__add(&k->syms, addr, 0, 0, name, strlen(name), dso, 0);
+		if (err)
+			goto err;
+	}
+	if (!nonzero) {	/* kptr_restrict hides addresses */
+		err = -EPERM;
+		goto err;
+	}
+	err = symtab__finish(&k->syms);
+	if (err)
+		goto err;
+	fclose(f);
+	free(line);
+	free(last_mod);
+	return k;
+err:
+	if (f)
+		fclose(f);
+	free(line);
+	free(last_mod);
+	kallsyms__delete(k);
+	errno = -err;
+	return NULL;
+}
+
+const struct symtab_entry *kallsyms__find(const struct kallsyms *k, uint64_t addr)
+{
+	const struct symtab_entry *e = symtab__find(&k->syms, addr);
+
+	/* past the last symbol we do not know where the text ends: allow the
+	 * rest of its page (the last one is usually a trampoline page) */
+	if (e && e == &k->syms.v[k->syms.n - 1] && e->end == UINT64_MAX &&
+	    addr >= ((e->start | 4095) + 1))
+		return NULL;
+	return e;
+}
+
+void kallsyms__delete(struct kallsyms *k)
+{
+	if (!k)
+		return;
+	symtab__free(&k->syms);
+	strpool__free(&k->modules);
+	free(k->modnames);
+	free(k);
+}

@@ -1,0 +1,115 @@
+/* Internal to the symbolize library's symbol lookup (not a public header).
+ * symtab: sorted address ranges -> names, shared by ELF objects, kallsyms and
+ * JIT perf maps. elf_object: one mapped file with its symbols, load segments,
+ * build-id, separate debug info and (lazily) its DWARF. */
+#ifndef PPROBE_SYM_INTERNAL_H
+#define PPROBE_SYM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pprobe/maps.h"
+#include "pprobe/symbolize.h"
+
+/* ---- string pool: strings live as long as the pool ---- */
+struct strpool {
+	struct strchunk *head;
+};
+const char *strpool__add(struct strpool *p, const char *s, size_t len);
+void strpool__free(struct strpool *p);
+
+/* ---- symtab ---- */
+struct symtab_entry {
+	uint64_t start, end;	/* [start, end) */
+	const char *name;	/* raw (mangled) name */
+	const char *pretty;	/* demangled, filled lazily; NULL until asked */
+	const char *dso;	/* kallsyms: module ("[ext4]"); else NULL */
+	uint32_t prio;		/* which duplicate at one address wins */
+	bool sized;		/* end came from st_size */
+};
+
+struct symtab {
+	struct symtab_entry *v;
+	size_t n, cap;
+	size_t *cover;		/* cover[i]: index in 0..i with the largest end */
+	struct strpool strings;
+};
+
+/* size 0: the symbol extends to the next symbol, at most to limit. */
+int symtab__add(struct symtab *t, uint64_t start, uint64_t size, uint64_t limit,
+		const char *name, size_t namelen, const char *dso, uint32_t prio);
+int symtab__finish(struct symtab *t);	/* sort, dedupe, fix ends. O(n log n) */
+const struct symtab_entry *symtab__find(const struct symtab *t, uint64_t addr); /* O(log n) */
+void symtab__free(struct symtab *t);
+
+/* ---- demangling (demangle.c): malloc'ed string or NULL if not mangled ---- */
+char *pprobe_demangle(const char *name);
+
+/* ---- ELF objects ---- */
+struct load_seg {
+	uint64_t offset, vaddr, filesz, memsz;
+};
+
+struct elf_object {
+	char *path;		/* the file as opened (/proc/PID/root/..., map_files/...) */
+	char *map_path;		/* the path in the mapping (cache key) */
+	const char *dso;	/* basename of map_path */
+	uint32_t maj, min;
+	uint64_t ino;
+	uint8_t build_id[MAP_BUILD_ID_MAX];
+	uint8_t build_id_size;
+	bool build_id_mismatch;	/* map said one build-id, the file has another */
+	bool loaded;		/* the file was read (otherwise every lookup is unknown) */
+	bool is_exec;		/* ET_EXEC */
+	struct load_seg *segs;
+	size_t nsegs;
+	struct symtab syms;
+	char *debug_path;	/* separate debug file in use, or NULL */
+	const char *debug_how;	/* "build-id", "debuglink", "debuginfod", "self", NULL */
+	bool minidebuginfo;	/* symbols from .gnu_debugdata were added */
+	/* DWARF, set up on first use (dwarf_frames.c) */
+	struct dwarf_state *dw;
+	bool dw_tried;
+	int elf_fd;
+	void *mem_image;	/* vdso copy, or NULL */
+	size_t mem_size;
+};
+
+/* Opens path (falling back to alt_path when not NULL and path fails) and
+ * reads program headers, build-id and symbols (symtab, dynsym, separate debug
+ * file, MiniDebugInfo). Never fails for a missing file: the object then has
+ * loaded=false, so lookups say unknown. NULL only on ENOMEM. */
+struct elf_object *elf_object__open(const char *path, const char *map_path,
+				    const struct map *m);
+/* Same for an in-memory image (the vdso). */
+struct elf_object *elf_object__open_mem(const void *image, size_t size, const char *name);
+void elf_object__delete(struct elf_object *o);
+/* runtime address in mapping m -> ELF virtual address. false if not in a segment. */
+bool elf_object__to_vaddr(const struct elf_object *o, const struct map *m, uint64_t addr, uint64_t *vaddr);
+/* Reads the NT_GNU_BUILD_ID of an ELF file; returns its size or 0. */
+int elf_file__build_id(const char *path, uint8_t *out, size_t max);
+
+/* Debug file search (debuginfo.c): malloc'ed path of a separate debug file
+ * matching the object, or NULL. how is set to a static string. */
+char *debuginfo__find(const char *path, const char *map_path, void *elf, const uint8_t *build_id,
+		      size_t build_id_size, const char **how);
+/* MiniDebugInfo: decompressed .gnu_debugdata ELF image (malloc'ed) or NULL */
+void *debuginfo__minidebuginfo(void *elf, size_t *size);
+
+/* ---- DWARF (dwarf_frames.c) ---- */
+/* Fills out[0..n) with inline frames innermost first and the physical
+ * function last, for ELF address vaddr. Returns n, 0 if no DWARF covers the
+ * address, or -errno. Strings live in the object's pool. */
+int dwarf__frames(struct elf_object *o, uint64_t vaddr, bool inlines, bool srcline,
+		  bool demangle, struct sym_frame *out, int max);
+void dwarf__free(struct elf_object *o);
+
+/* ---- kallsyms (kallsyms.c) ---- */
+struct kallsyms;
+struct kallsyms *kallsyms__load(const char *path);	/* NULL + errno */
+const struct symtab_entry *kallsyms__find(const struct kallsyms *k, uint64_t addr);
+void kallsyms__delete(struct kallsyms *k);
+
+#endif

@@ -1,0 +1,377 @@
+/* symbolize.h: user and kernel addresses -> frames.
+ * Objects are cached by (path, device, inode, build-id); the file behind a
+ * mapping is found through /proc/PID/root (mount namespaces), then
+ * /proc/PID/map_files (deleted or replaced files), then the path itself, and
+ * checked against the mapping's inode and build-id. */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sym_internal.h"
+
+#define NBUCKETS 1024
+
+struct obj_entry {
+	struct obj_entry *next;
+	uint64_t hash;
+	uint32_t maj, min;
+	uint64_t ino;
+	uint8_t build_id[MAP_BUILD_ID_MAX];
+	uint8_t build_id_size;
+	char *path;		/* map path */
+	pid_t ns_pid;		/* for inode-less maps: whose root it was read from (0: ours) */
+	struct elf_object *obj;
+};
+
+struct jit_map {
+	pid_t pid;
+	bool loaded;
+	const char *dso;
+	struct symtab syms;
+};
+
+struct symbolizer {
+	struct symbolizer_opts opts;
+	struct obj_entry *buckets[NBUCKETS];
+	struct elf_object *vdso;
+	bool vdso_tried;
+	struct kallsyms *kallsyms;
+	bool kallsyms_tried;
+	struct jit_map *jits;
+	size_t njits;
+	struct strpool strings;
+};
+
+void symbolizer_opts__init(struct symbolizer_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->inlines = true;
+	opts->demangle = true;
+}
+
+struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	if (opts)
+		s->opts = *opts;
+	else
+		symbolizer_opts__init(&s->opts);
+	return s;
+}
+
+void symbolizer__delete(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t b = 0; b < NBUCKETS; b++) {
+		struct obj_entry *e = s->buckets[b];
+
+		while (e) {
+			struct obj_entry *n = e->next;
+
+			elf_object__delete(e->obj);
+			free(e->path);
+			free(e);
+			e = n;
+		}
+	}
+	elf_object__delete(s->vdso);
+	kallsyms__delete(s->kallsyms);
+	for (size_t i = 0; i < s->njits; i++)
+		symtab__free(&s->jits[i].syms);
+	free(s->jits);
+	strpool__free(&s->strings);
+	free(s);
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static const char *pool(struct symbolizer *s, const char *str)
+{
+	return strpool__add(&s->strings, str, strlen(str));
+}
+
+/* The mapped path without the kernel's " (deleted)" suffix. */
+static void clean_path(const char *path, char *out, size_t size)
+{
+	static const char del[] = " (deleted)";
+	size_t n = strlen(path);
+
+	if (n > sizeof(del) - 1 && !strcmp(path + n - (sizeof(del) - 1), del))
+		n -= sizeof(del) - 1;
+	snprintf(out, size, "%.*s", (int)n, path);
+}
+
+/* Does the file at p look like the one mapped? -1 missing, 0 differs, 1 same. */
+static int candidate_matches(const char *p, const struct map *m)
+{
+	struct stat st;
+
+	if (stat(p, &st) || !S_ISREG(st.st_mode))
+		return -1;
+	if (m->ino && (uint64_t)st.st_ino != m->ino)
+		return 0;
+	if (m->build_id_size) {
+		uint8_t id[MAP_BUILD_ID_MAX];
+		int n = elf_file__build_id(p, id, sizeof(id));
+
+		if (n != m->build_id_size || memcmp(id, m->build_id, (size_t)n))
+			return 0;
+	}
+	return 1;
+}
+
+static struct elf_object *open_mapped(pid_t pid, const struct map *m, const char *path)
+{
+	char cand[3][PATH_MAX + 64];
+	int nc = 0, first_existing = -1;
+
+	if (pid > 0) {
+		snprintf(cand[nc++], sizeof(cand[0]), "/proc/%d/root%s", (int)pid, path);
+		snprintf(cand[nc++], sizeof(cand[0]), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
+			 m->start, m->end);
+	}
+	snprintf(cand[nc++], sizeof(cand[0]), "%s", path);
+	for (int i = 0; i < nc; i++) {
+		int r = candidate_matches(cand[i], m);
+
+		if (r == 1)
+			return elf_object__open(cand[i], path, m);
+		if (r == 0 && first_existing < 0)
+			first_existing = i;
+	}
+	/* nothing matches: open what exists so that the object says mismatch */
+	return elf_object__open(cand[first_existing >= 0 ? first_existing : nc - 1], path, m);
+}
+
+static struct elf_object *object_for(struct symbolizer *s, pid_t pid, const struct map *m)
+{
+	char path[PATH_MAX];
+	struct obj_entry *e;
+	uint64_t h;
+	pid_t ns_pid = m->ino || m->build_id_size ? 0 : pid;
+
+	clean_path(m->path, path, sizeof(path));
+	h = fnv(0xcbf29ce484222325ULL, path, strlen(path));
+	h = fnv(h, &m->maj, sizeof(m->maj));
+	h = fnv(h, &m->min, sizeof(m->min));
+	h = fnv(h, &m->ino, sizeof(m->ino));
+	h = fnv(h, m->build_id, m->build_id_size);
+	h = fnv(h, &ns_pid, sizeof(ns_pid));
+	for (e = s->buckets[h % NBUCKETS]; e; e = e->next)
+		if (e->hash == h && e->maj == m->maj && e->min == m->min && e->ino == m->ino &&
+		    e->ns_pid == ns_pid && e->build_id_size == m->build_id_size &&
+		    !memcmp(e->build_id, m->build_id, m->build_id_size) && !strcmp(e->path, path))
+			return e->obj;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->path = strdup(path);
+	e->obj = e->path ? open_mapped(pid, m, path) : NULL;
+	if (!e->obj) {
+		free(e->path);
+		free(e);
+		return NULL;
+	}
+	e->hash = h;
+	e->maj = m->maj;
+	e->min = m->min;
+	e->ino = m->ino;
+	e->ns_pid = ns_pid;
+	memcpy(e->build_id, m->build_id, sizeof(e->build_id));
+	e->build_id_size = m->build_id_size;
+	e->next = s->buckets[h % NBUCKETS];
+	s->buckets[h % NBUCKETS] = e;
+	return e->obj;
+}
+
+/* The vdso is the kernel's: every process of our ABI has the same image, so
+ * read our own. */
+static struct elf_object *vdso_object(struct symbolizer *s, const struct map *m)
+{
+	if (!s->vdso_tried) {
+		struct maps *self = maps__new();
+		unsigned long base = getauxval(AT_SYSINFO_EHDR);
+
+		s->vdso_tried = true;
+		if (self && base && maps__load_proc(self, getpid()) == 0) {
+			const struct map *v = maps__find(self, base);
+
+			if (v && !strcmp(v->path, "[vdso]"))
+				s->vdso = elf_object__open_mem((const void *)base, v->end - v->start, "[vdso]");
+		}
+		maps__delete(self);
+	}
+	/* a process of another ABI (x32, ia32) has another vdso */
+	if (s->vdso && s->vdso->mem_size != m->end - m->start)
+		return NULL;
+	return s->vdso;
+}
+
+/* /tmp/perf-PID.map: "START SIZE name" per line, hex, written by JITs. */
+static struct jit_map *jit_for(struct symbolizer *s, pid_t pid)
+{
+	struct jit_map *j, *v;
+	char fn[64], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	for (size_t i = 0; i < s->njits; i++)
+		if (s->jits[i].pid == pid)
+			return s->jits[i].loaded ? &s->jits[i] : NULL;
+	v = realloc(s->jits, (s->njits + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	s->jits = v;
+	j = &s->jits[s->njits++];
+	memset(j, 0, sizeof(*j));
+	j->pid = pid;
+	snprintf(fn, sizeof(fn), "/tmp/perf-%d.map", (int)pid);
+	f = fopen(fn, "re");
+	if (!f)
+		return NULL;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long start, size;
+		int pos = 0;
+		size_t len;
+
+		if (sscanf(line, "%llx %llx %n", &start, &size, &pos) < 2 || !pos)
+			continue;
+		len = strcspn(line + pos, "\n");
+		if (symtab__add(&j->syms, start, size, 0, line + pos, len, NULL, 0))
+			break;
+	}
+	free(line);
+	fclose(f);
+	j->dso = pool(s, fn + 5);	/* "perf-PID.map" */
+	j->loaded = j->dso && symtab__finish(&j->syms) == 0;
+	return j->loaded ? j : NULL;
+}
+
+static const char *pretty_name(struct symbolizer *s, struct symtab_entry *e)
+{
+	if (!s->opts.demangle)
+		return e->name;
+	if (!e->pretty) {
+		char *d = pprobe_demangle(e->name);
+
+		e->pretty = d ? pool(s, d) : e->name;
+		free(d);
+		if (!e->pretty)
+			e->pretty = e->name;
+	}
+	return e->pretty;
+}
+
+int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
+		     uint64_t addr, bool is_return, struct sym_frame *out, int max)
+{
+	struct elf_object *o = NULL;
+	uint64_t a = is_return ? addr - 1 : addr, vaddr;
+	const struct symtab_entry *e;
+	int n = 0;
+
+	if (!s || !m || !m->path || !out || max < 1)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!strcmp(m->path, "[vdso]")) {
+		o = vdso_object(s, m);
+		out->dso = "[vdso]";
+	} else if (map__is_file(m)) {
+		o = object_for(s, pid, m);
+		if (!o)
+			return -ENOMEM;
+		out->dso = o->dso;
+	} else {
+		struct jit_map *j = pid > 0 ? jit_for(s, pid) : NULL;
+
+		out->dso = pool(s, m->path);	/* "//anon", "[heap]", "[anon:name]" */
+		if (j && (e = symtab__find(&j->syms, a))) {
+			out->dso = j->dso;
+			out->name = pretty_name(s, (struct symtab_entry *)e);
+			out->offset = a - e->start;
+			out->jit = true;
+		}
+		return 1;
+	}
+	if (!o || !o->loaded)
+		return 1;
+	if (o->build_id_mismatch) {	/* never name code from the wrong file */
+		out->build_id_mismatch = true;
+		return 1;
+	}
+	if (!elf_object__to_vaddr(o, m, a, &vaddr))
+		return 1;
+	e = symtab__find(&o->syms, vaddr);
+	n = dwarf__frames(o, vaddr, s->opts.inlines, s->opts.srcline, s->opts.demangle, out, max);
+	if (n < 0)
+		n = 0;
+	if (n && out[n - 1].inlined) {
+		/* the chain did not reach the physical function (max too small):
+		 * the symbol table gives it */
+		if (n == max)
+			n--;
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].dso = o->dso;
+		if (e) {
+			out[n].name = pretty_name(s, (struct symtab_entry *)e);
+			out[n].offset = vaddr - e->start;
+		}
+		n++;
+	} else if (n && e) {
+		/* physical function: offset from its symbol, which is exact */
+		out[n - 1].offset = vaddr - e->start;
+	}
+	if (!n) {
+		memset(out, 0, sizeof(*out));
+		out->dso = o->dso;
+		if (e) {
+			out->name = pretty_name(s, (struct symtab_entry *)e);
+			out->offset = vaddr - e->start;
+		}
+		n = 1;
+	}
+	return n;
+}
+
+int symbolizer__kernel(struct symbolizer *s, uint64_t addr, bool is_return,
+		       struct sym_frame *out, int max)
+{
+	const struct symtab_entry *e;
+	uint64_t a = is_return ? addr - 1 : addr;
+
+	if (!s || !out || max < 1)
+		return -EINVAL;
+	if (!s->kallsyms_tried) {
+		s->kallsyms_tried = true;
+		s->kallsyms = kallsyms__load(getenv("PPROBE_KALLSYMS"));
+	}
+	memset(out, 0, sizeof(*out));
+	out->kernel = true;
+	out->dso = "[kernel.kallsyms]";
+	if (!s->kallsyms)
+		return 1;
+	e = kallsyms__find(s->kallsyms, a);
+	if (e) {
+		out->name = e->name;
+		out->dso = e->dso;
+		out->offset = a - e->start;
+	}
+	return 1;
+}

@@ -1,0 +1,136 @@
+#!/usr/bin/perl
+# Helpers for tests/e2e/symbolize*.sh (perl is always on Debian: perl-base).
+#
+#  symbolize_lib.pl addrs PID MAPPATH ELF SYMFILE STEP
+#     runtime addresses in PID of the functions (nm -S, sized T/t/W/w symbols
+#     of SYMFILE) of ELF mapped from MAPPATH: every STEP-th byte of each
+#     function (always its first and last byte). Translation through readelf's
+#     PT_LOADs and /proc/PID/maps, independent of the code under test.
+#  symbolize_lib.pl compare MINE EU SYMFILE [BIAS_FILE]
+#     MINE and EU are "-a -f -i" outputs (with file:line lines). Frames agree
+#     when names are equal; a name from the symbol table may be any alias at
+#     the same address. Prints "agree N of M" and the first disagreements.
+use strict;
+use warnings;
+no warnings 'portable';
+
+my $cmd = shift;
+my (@segs, @maps);
+sub layout {
+	my ($pid, $mappath, $elf) = @_;
+	open(my $re, '-|', 'readelf', '-lW', $elf) or die;
+	while (<$re>) {
+		next unless /^\s*LOAD\s+(0x\S+)\s+(0x\S+)\s+\S+\s+(0x\S+)\s+(0x\S+)\s+(.*?)\s+0x/;
+		push @segs, [hex($1), hex($2), hex($3), $5];
+	}
+	open(my $m, '<', "/proc/$pid/maps") or die "maps: $!";
+	while (<$m>) {
+		my ($s, $e, $p, $off, $path) = /^(\w+)-(\w+) (\S+) (\w+) \S+ \S+\s+(.*)$/ or next;
+		next unless $path eq $mappath && $p =~ /x/;
+		push @maps, [hex($s), hex($e), hex($off)];
+	}
+	die "no executable mapping of $mappath in $pid\n" unless @maps;
+}
+# runtime address -> ELF vaddr
+sub vaddr {
+	my ($rt) = @_;
+	for my $mm (@maps) {
+		next unless $rt >= $mm->[0] && $rt < $mm->[1];
+		my $fo = $rt - $mm->[0] + $mm->[2];
+		for my $s (@segs) {
+			return $fo - $s->[0] + $s->[1] if $fo >= $s->[0] && $fo < $s->[0] + $s->[2];
+		}
+	}
+	return undef;
+}
+
+if ($cmd eq 'addrs') {
+	my ($pid, $mappath, $elf, $symfile, $step) = @ARGV;
+	layout($pid, $mappath, $elf);
+	open(my $nm, '-|', 'nm', '-S', '--defined-only', $symfile) or die;
+	while (<$nm>) {
+		my ($v, $sz, $t, $name) = /^(\w+) (\w+) ([TtWw]) (\S+)/ or next;
+		($v, $sz) = (hex($v), hex($sz));
+		next unless $sz;
+		my $last;
+		for (my $a = $v; $a < $v + $sz; $a += $step) {
+			my $rt = rt($a);
+			printf("%x\n", $rt) if defined $rt;
+			$last = $a;
+		}
+		if ($last != $v + $sz - 1) {
+			my $rt = rt($v + $sz - 1);
+			printf("%x\n", $rt) if defined $rt;
+		}
+	}
+	sub rt {
+		my ($a) = @_;
+		for my $s (@segs) {
+			next unless $a >= $s->[1] && $a < $s->[1] + $s->[2];
+			my $fo = $a - $s->[1] + $s->[0];
+			for my $mm (@maps) {
+				return $mm->[0] + $fo - $mm->[2] if $fo >= $mm->[2] && $fo < $mm->[2] + $mm->[1] - $mm->[0];
+			}
+		}
+		return undef;
+	}
+} elsif ($cmd eq 'compare') {
+	my ($mine, $eu, $symfile, $pid, $mappath, $elf, $dwarffile) = @ARGV;
+	layout($pid, $mappath, $elf) if $dwarffile;
+	my %alias;	# name -> group key (address)
+	if ($symfile) {
+		open(my $nm, '-|', 'nm', '--defined-only', $symfile) or die;
+		while (<$nm>) {
+			my ($v, $t, $name) = /^(\w+) (\w) (\S+)/ or next;
+			$name =~ s/\@.*//;
+			$alias{$name} = $v;
+		}
+	}
+	my %a = blocks($mine);
+	my %b = blocks($eu);
+	my ($n, $ok, $bin, $bad) = (0, 0, 0, 0);
+	sub same {
+		my ($x, $y) = @_;
+		return 0 unless @$x == @$y;
+		for (my $i = 0; $i < @$x; $i++) {
+			next if $x->[$i] eq $y->[$i];
+			next if defined $alias{$x->[$i]} && defined $alias{$y->[$i]} && $alias{$x->[$i]} eq $alias{$y->[$i]};
+			return 0;
+		}
+		return 1;
+	}
+	for my $addr (sort keys %a) {
+		$n++;
+		my @x = @{$a{$addr}};
+		my @y = @{$b{$addr} // []};
+		if (same(\@x, \@y)) { $ok++; next; }
+		# eu-addr2line has known quirks with inline chains in dwz'd debug
+		# info: ask binutils' addr2line, a second independent reader.
+		my @z;
+		if ($dwarffile && defined(my $v = vaddr(hex($addr)))) {
+			my $k = 0;
+			open(my $h, '-|', 'addr2line', '-f', '-i', '-e', $dwarffile, sprintf('%x', $v)) or die;
+			while (<$h>) { chomp; push @z, $_ unless $k++ % 2; }
+			if (same(\@x, \@z)) {
+				$bin++;
+				printf("  %s: pprobe [%s] = addr2line; eu-addr2line [%s]\n", $addr, join(' <- ', @x), join(' <- ', @y)) if $bin <= 5;
+				next;
+			}
+		}
+		printf("  MISMATCH %s: pprobe [%s] eu-addr2line [%s] addr2line [%s]\n", $addr, join(' <- ', @x), join(' <- ', @y), join(' <- ', @z)) if $bad++ < 15;
+	}
+	print "addresses $n eu-addr2line $ok addr2line-only $bin mismatch $bad\n";
+	sub blocks {
+		my ($f) = @_;
+		my (%r, $cur, $k);
+		open(my $h, '<', $f) or die "$f: $!";
+		while (<$h>) {
+			chomp;
+			if (/^0x0*([0-9a-f]+)$/) { $cur = $1; $r{$cur} = []; $k = 0; next; }
+			next if $k++ % 2;	# name, file:line, name, file:line...
+			s/ inlined at .* in .*$//;
+			push @{$r{$cur}}, $_ if defined $cur;
+		}
+		return %r;
+	}
+}

@@ -1,0 +1,281 @@
+/* symbolize.h on real data: every N-th /proc/kallsyms text symbol, this
+ * program's own functions (return addresses at pc-1), libc, the vdso,
+ * a JIT perf map, build-id mismatch, and the demanglers. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "pprobe/maps.h"
+#include "pprobe/symbolize.h"
+#include "../../symbolize/sym_internal.h"
+
+static int fails;
+#define CHECK(c, ...) do { if (!(c)) { fails++; fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #c); \
+	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+
+struct ksym {
+	uint64_t addr;
+	char name[128], dso[64];
+};
+
+static int ksym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Is name one of the kallsyms names at addr? (aliases share addresses) */
+static bool ksym_is(const struct ksym *v, size_t n, size_t i, const char *name)
+{
+	size_t j = i;
+
+	while (j > 0 && v[j - 1].addr == v[i].addr)
+		j--;
+	for (; j < n && v[j].addr == v[i].addr; j++)
+		if (!strcmp(v[j].name, name))
+			return true;
+	return false;
+}
+
+static void test_kallsyms(struct symbolizer *s)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	struct ksym *v = NULL;
+	size_t n = 0, cap = 0, checked = 0, modules = 0;
+	char line[512];
+
+	if (!f) {
+		printf("skip kallsyms: %s\n", strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+		char t, name[128], mod[64] = "";
+
+		if (sscanf(line, "%llx %c %127s %63s", &a, &t, name, mod) < 3 || !strchr("tTwW", t))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 4096;
+			v = realloc(v, cap * sizeof(*v));
+		}
+		v[n].addr = a;
+		snprintf(v[n].name, sizeof(v[n].name), "%s", name);
+		if (mod[0] == '[')
+			snprintf(v[n].dso, sizeof(v[n].dso), "%s", mod);
+		else
+			snprintf(v[n].dso, sizeof(v[n].dso), "[kernel.kallsyms]");
+		n++;
+	}
+	fclose(f);
+	if (!n || !v[0].addr) {
+		printf("skip kallsyms: addresses hidden (kptr_restrict; run as root)\n");
+		free(v);
+		return;
+	}
+	qsort(v, n, sizeof(*v), ksym_cmp);
+	for (size_t i = 0; i + 1 < n; i++) {
+		size_t next = i + 1;
+		struct sym_frame fr;
+
+		if (v[i].addr == v[next].addr)
+			continue;
+		bool mod = strcmp(v[i].dso, "[kernel.kallsyms]") != 0;
+		if (i % 37 && !mod)
+			continue;
+		modules += mod;
+		uint64_t mid = v[i].addr + (v[next].addr - v[i].addr) / 2;
+		CHECK(symbolizer__kernel(s, v[i].addr, false, &fr, 1) == 1 && fr.name && fr.kernel &&
+		      ksym_is(v, n, i, fr.name) && !strcmp(fr.dso, v[i].dso) && fr.offset == 0,
+		      "%#" PRIx64 " %s %s: got %s %s+%#" PRIx64, v[i].addr, v[i].name, v[i].dso,
+		      fr.name, fr.dso, fr.offset);
+		CHECK(symbolizer__kernel(s, mid, false, &fr, 1) == 1 && fr.name && ksym_is(v, n, i, fr.name) &&
+		      fr.offset == mid - v[i].addr, "mid of %s: got %s", v[i].name, fr.name);
+		/* a return address equal to the next symbol's start belongs to this one */
+		CHECK(symbolizer__kernel(s, v[next].addr, true, &fr, 1) == 1 && fr.name &&
+		      ksym_is(v, n, i, fr.name) && fr.offset == v[next].addr - 1 - v[i].addr,
+		      "return to %#" PRIx64 ": got %s", v[next].addr, fr.name);
+		checked++;
+	}
+	printf("kallsyms: %zu symbols checked (%zu in modules) of %zu\n", checked, modules, n);
+	CHECK(checked > 1000, "only %zu kallsyms checked", checked);
+	free(v);
+}
+
+__attribute__((noinline)) int pprobe_test_target(int x)
+{
+	return x * 7 + 1;
+}
+
+__attribute__((noinline)) int pprobe_test_after(int x)
+{
+	return pprobe_test_target(x) + 2;
+}
+
+static void test_self(struct symbolizer *s, struct maps *maps)
+{
+	struct sym_frame fr[8];
+	uint64_t a = (uint64_t)(uintptr_t)&pprobe_test_target;
+	uint64_t b = (uint64_t)(uintptr_t)&pprobe_test_after;
+	const struct map *m = maps__find(maps, a);
+	int n;
+
+	CHECK(m, "own text mapped");
+	if (!m)
+		return;
+	n = symbolizer__user(s, getpid(), m, a, false, fr, 8);
+	CHECK(n >= 1 && fr[n - 1].name && !strcmp(fr[n - 1].name, "pprobe_test_target") && fr[n - 1].offset == 0 &&
+	      !fr[n - 1].inlined, "target: %s+%#" PRIx64, fr[n - 1].name, fr[n - 1].offset);
+	CHECK(!strcmp(fr[0].dso, "test_symbolize"), "dso %s", fr[0].dso);
+	n = symbolizer__user(s, getpid(), m, a + 1, true, fr, 8);
+	CHECK(n >= 1 && fr[n - 1].name && !strcmp(fr[n - 1].name, "pprobe_test_target") && fr[n - 1].offset == 0,
+	      "return to target+1 is target+0: %s", fr[n - 1].name);
+	/* a return address at a function's first byte belongs to what precedes it */
+	if (b > a) {
+		n = symbolizer__user(s, getpid(), maps__find(maps, b - 1), b, true, fr, 8);
+		CHECK(n >= 1 && (!fr[n - 1].name || strcmp(fr[n - 1].name, "pprobe_test_after")),
+		      "return to start of after: %s", fr[n - 1].name);
+	}
+	/* build-id: the right one symbolizes, a wrong one says mismatch */
+	struct map copy = *m;
+	copy.build_id_size = (uint8_t)elf_file__build_id("/proc/self/exe", copy.build_id, sizeof(copy.build_id));
+	CHECK(copy.build_id_size == 20, "own build-id size %d", copy.build_id_size);
+	n = symbolizer__user(s, getpid(), &copy, a, false, fr, 8);
+	CHECK(n >= 1 && !fr[0].build_id_mismatch && fr[n - 1].name && !strcmp(fr[n - 1].name, "pprobe_test_target"),
+	      "right build-id: %s", fr[n - 1].name);
+	copy.build_id[0] ^= 0xff;
+	copy.ino = 0;	/* a different cache key: only the build-id can tell */
+	n = symbolizer__user(s, getpid(), &copy, a, false, fr, 8);
+	CHECK(n == 1 && fr[0].build_id_mismatch && !fr[0].name, "wrong build-id: n %d mismatch %d name %s", n,
+	      fr[0].build_id_mismatch, fr[0].name);
+	/* the inode of another file: the mapped file is not on disk any more */
+	copy = *m;
+	copy.ino ^= 0x5a5a5a;
+	n = symbolizer__user(s, 0, &copy, a, false, fr, 8);
+	CHECK(n == 1 && fr[0].build_id_mismatch && !fr[0].name, "wrong inode: mismatch %d name %s",
+	      fr[0].build_id_mismatch, fr[0].name);
+}
+
+static void test_libc(struct symbolizer *s, struct maps *maps)
+{
+	struct sym_frame fr[8];
+	const struct map *m = NULL;
+
+	for (size_t i = 0; i < maps__count(maps); i++)
+		if (strstr(maps__at(maps, i)->path, "/libc.so.6") && (maps__at(maps, i)->prot & PROT_EXEC))
+			m = maps__at(maps, i);
+	CHECK(m, "libc mapped");
+	if (!m)
+		return;
+	/* every 4 KiB of libc's text has a name (libc6-dbg or .dynsym) */
+	size_t named = 0, total = 0;
+	for (uint64_t p = m->start + 0x800; p < m->end; p += 4096) {
+		int n = symbolizer__user(s, getpid(), m, p, false, fr, 8);
+
+		total++;
+		named += n >= 1 && fr[n - 1].name;
+		CHECK(n >= 1 && !strcmp(fr[0].dso, "libc.so.6"), "libc dso %s", fr[0].dso);
+	}
+	printf("libc: %zu of %zu pages named\n", named, total);
+	CHECK(named * 100 >= total * 98, "libc named %zu of %zu", named, total);
+}
+
+static void test_vdso(struct symbolizer *s, struct maps *maps)
+{
+	const struct map *m = maps__find(maps, getauxval(AT_SYSINFO_EHDR));
+	struct sym_frame fr[4];
+	bool seen = false;
+
+	if (!m) {
+		printf("skip vdso: none\n");
+		return;
+	}
+	for (uint64_t p = m->start; p < m->end; p += 4) {
+		int n = symbolizer__user(s, getpid(), m, p, false, fr, 4);
+
+		if (n >= 1 && fr[n - 1].name && strstr(fr[n - 1].name, "clock_gettime"))
+			seen = true;
+	}
+	CHECK(seen, "vdso clock_gettime found");
+}
+
+static void test_jit(struct symbolizer *s)
+{
+	char fn[64];
+	struct map m = { .start = 0x10000, .end = 0x20000, .prot = PROT_READ | PROT_EXEC, .path = "//anon" };
+	struct sym_frame fr[2];
+	FILE *f;
+
+	snprintf(fn, sizeof(fn), "/tmp/perf-%d.map", (int)getpid());
+	f = fopen(fn, "w");
+	if (!f) {
+		CHECK(0, "write %s", fn);
+		return;
+	}
+	fprintf(f, "10000 40 jitted_one\n10040 20 Interpreter::run(int)\n");
+	fclose(f);
+	int n = symbolizer__user(s, getpid(), &m, 0x10040, true, fr, 2);
+	CHECK(n == 1 && fr[0].jit && fr[0].name && !strcmp(fr[0].name, "jitted_one") && fr[0].offset == 0x3f &&
+	      !strcmp(fr[0].dso, fn + 5), "jit return: %s %s+%#" PRIx64, fr[0].name, fr[0].dso, fr[0].offset);
+	n = symbolizer__user(s, getpid(), &m, 0x10045, false, fr, 2);
+	CHECK(n == 1 && fr[0].jit && fr[0].name && !strcmp(fr[0].name, "Interpreter::run(int)"), "jit 2: %s", fr[0].name);
+	n = symbolizer__user(s, getpid(), &m, 0x10060, false, fr, 2);
+	CHECK(n == 1 && !fr[0].jit && !fr[0].name && !strcmp(fr[0].dso, "//anon"), "past jit: %s", fr[0].name);
+	unlink(fn);
+}
+
+static void test_demangle(void)
+{
+	static const char *cases[][2] = {
+		{ "_ZN9pprobe_wl4spinEld", "pprobe_wl::spin(long, double)" },
+		{ "_ZN9pprobe_wl3AccIlE3addEli", "pprobe_wl::Acc<long>::add(long, int)" },
+		{ "_ZNSt6vectorIiSaIiEE9push_backERKi", "std::vector<int, std::allocator<int> >::push_back(int const&)" },
+		/* Rust legacy: the hash is dropped */
+		{ "_ZN4core3fmt5write17h0123456789abcdefE", "core::fmt::write" },
+		/* Rust v0 */
+		{ "_RNvCs15kBYyAo9fc_7mycrate7example", "mycrate::example" },
+		{ "main", NULL },
+		{ "_Zfoo_not_valid", NULL },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *d = pprobe_demangle(cases[i][0]);
+
+		CHECK((!d && !cases[i][1]) || (d && cases[i][1] && !strcmp(d, cases[i][1])),
+		      "%s -> %s (want %s)", cases[i][0], d ? d : "NULL", cases[i][1] ? cases[i][1] : "NULL");
+		free(d);
+	}
+}
+
+int main(void)
+{
+	struct symbolizer_opts o;
+	struct symbolizer *s;
+	struct maps *maps = maps__new();
+
+	symbolizer_opts__init(&o);
+	CHECK(o.inlines && o.demangle && !o.srcline, "defaults");
+	s = symbolizer__new(&o);
+	if (!s || !maps || maps__load_proc(maps, getpid()))
+		return 1;
+	test_demangle();
+	test_kallsyms(s);
+	test_self(s, maps);
+	test_libc(s, maps);
+	test_vdso(s, maps);
+	test_jit(s);
+	CHECK(symbolizer__user(s, getpid(), NULL, 0, false, NULL, 0) == -EINVAL, "EINVAL");
+	symbolizer__delete(s);
+	symbolizer__delete(NULL);
+	maps__delete(maps);
+	if (fails) {
+		fprintf(stderr, "%d failure(s)\n", fails);
+		return 1;
+	}
+	printf("test_symbolize: all passed\n");
+	return 0;
+}
