@@ -175,10 +175,13 @@ static void frame__set_names(struct frametab *ft, struct frame *f, struct sym_fr
 			suffix = "_[i]";
 		else if (sf[i].jit)
 			suffix = "_[j]";
+		const char *dso = sf[i].dso ? sf[i].dso : "unknown";
 		if (sf[i].name)
 			snprintf(buf, sizeof(buf), "%s%s", sf[i].name, suffix);
+		else if (dso[0] == '[')	/* already bracketed: [vdso], [kernel.kallsyms] */
+			snprintf(buf, sizeof(buf), "%s%s", dso, suffix);
 		else
-			snprintf(buf, sizeof(buf), "[%s]%s", sf[i].dso ? sf[i].dso : "unknown", suffix);
+			snprintf(buf, sizeof(buf), "[%s]%s", dso, suffix);
 		sanitize(buf);
 		f->names[f->nr_names++] = strtab__intern(&ft->names, buf);
 	}

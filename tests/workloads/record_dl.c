@@ -4,8 +4,15 @@
 
 static volatile unsigned long dl_sink;
 
+/* Keeps dl_inner from being a leaf: gcc 12 drops leaf frame pointers. */
+__attribute__((noinline)) void dl_barrier(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
 __attribute__((noinline)) static void dl_inner(void)
 {
+	dl_barrier();	/* first: a non-tail call, so a frame */
 	for (unsigned long i = 0; i < 300000UL; i++)
 		dl_sink += i ^ 5;
 }

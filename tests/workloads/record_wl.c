@@ -25,6 +25,14 @@
 
 static volatile unsigned long sink;
 
+/* gcc 12 ignores -mno-omit-leaf-frame-pointer at -O2, and a leaf without a
+ * frame hides its caller from a frame-pointer walk. The spinning functions
+ * call this, so they are not leaves and keep their frame. */
+__attribute__((noinline)) void wl_barrier(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -34,18 +42,21 @@ static double now(void)
 
 __attribute__((noinline)) static void spin_units(unsigned long units)
 {
+	wl_barrier();	/* first: a non-tail call, so a frame */
 	for (unsigned long i = 0; i < units * 200000UL; i++)
 		sink += i;
 }
 
 __attribute__((noinline)) void hot_three(void)
 {
+	wl_barrier();	/* first: a non-tail call, so a frame */
 	for (unsigned long i = 0; i < 3 * 200000UL; i++)
 		sink += i * 3;
 }
 
 __attribute__((noinline)) void hot_one(void)
 {
+	wl_barrier();	/* first: a non-tail call, so a frame */
 	for (unsigned long i = 0; i < 200000UL; i++)
 		sink += i * 3;
 }
