@@ -74,6 +74,17 @@ if ($cmd eq 'addrs') {
 		}
 		return undef;
 	}
+} elsif ($cmd eq 'funcs') {
+	# funcs PID MAPPATH ELF SYMFILE: "runtime-address name" of each sized function
+	my ($pid, $mappath, $elf, $symfile) = @ARGV;
+	layout($pid, $mappath, $elf);
+	open(my $nm, '-|', 'nm', '-S', '--defined-only', $symfile) or die;
+	while (<$nm>) {
+		my ($v, $sz, $t, $name) = /^(\w+) (\w+) ([TtWw]) (\S+)/ or next;
+		next unless hex($sz);
+		my $rt = rt(hex($v));
+		printf("%x %s\n", $rt, $name) if defined $rt;
+	}
 } elsif ($cmd eq 'compare') {
 	my ($mine, $eu, $symfile, $pid, $mappath, $elf, $dwarffile) = @ARGV;
 	layout($pid, $mappath, $elf) if $dwarffile;

@@ -74,7 +74,7 @@ int main(int argc, char **argv)
 	int c, rc = 0;
 
 	symbolizer_opts__init(&o);
-	while ((c = getopt(argc, argv, "p:s:krlINv")) != -1) {
+	while ((c = getopt(argc, argv, "p:s:krlINCv")) != -1) {
 		switch (c) {
 		case 'p': pid = atoi(optarg); break;
 		case 's': pid = atoi(optarg); scan = true; break;
@@ -83,6 +83,7 @@ int main(int argc, char **argv)
 		case 'l': srcline = o.srcline = true; break;
 		case 'I': o.inlines = false; break;
 		case 'N': o.demangle = false; break;
+		case 'C': o.demangle = true; break;	/* eu-addr2line spelling */
 		case 'v': verbose = true; break;
 		default:
 			fprintf(stderr, "usage: %s [-rlINv] -p PID ADDR... | -k ADDR... | -s PID SUBSTR STEP\n", argv[0]);

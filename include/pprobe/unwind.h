@@ -1,0 +1,107 @@
+/* User-stack unwinding from a sampled register set and a copy of the stack.
+ * Part of the symbolize library: it knows nothing of perf_event.
+ *
+ * One unwinder serves many processes. Per process it keeps (and reuses for
+ * every sample) a libdw Dwfl with its modules attached to a thread-state
+ * callback set, or a libunwind address space; both are rebuilt only when the
+ * process's maps change (maps__generation), and then only if the set of
+ * executable file mappings changed. ELF files are opened once per unwinder
+ * and shared by all processes that map them.
+ *
+ * Beyond the copy: when the copied bytes end before the outermost frame, the
+ * unwinder reads the live stack of the (still running) process with
+ * process_vm_readv, only inside the mapping that holds the sampled sp and
+ * only above the copy, and only after checking that the live bytes at the end
+ * of the copy still equal the copied ones (the frames above the sampled sp
+ * have not been popped since the sample was taken).
+ *
+ * Frames found without CFI (frame-pointer fallback) are counted in
+ * res->fp_frames; their return addresses must lie in executable mappings or
+ * the walk stops there with UNWIND_NO_CFI. */
+#ifndef PPROBE_UNWIND_H
+#define PPROBE_UNWIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pprobe/maps.h"
+
+enum unwind_backend { UNWIND_LIBDW, UNWIND_LIBUNWIND };
+
+/* x86-64 DWARF register numbering:
+ * 0 rax, 1 rdx, 2 rcx, 3 rbx, 4 rsi, 5 rdi, 6 rbp, 7 rsp, 8-15 r8-r15, 16 rip */
+#define UNWIND_NR_REGS 17
+#define UNWIND_REG_BP 6
+#define UNWIND_REG_SP 7
+#define UNWIND_REG_IP 16
+struct unwind_regs {
+	uint64_t r[UNWIND_NR_REGS];
+	uint32_t valid;		/* bit i: r[i] valid */
+};
+
+/* Bytes copied from [sp, sp + size) at sample time (not owned). */
+struct unwind_stack {
+	uint64_t sp;
+	const void *data;
+	size_t size;
+};
+
+enum unwind_end {
+	UNWIND_COMPLETE,	/* reached the outermost frame (CFI marks the return address undefined) */
+	UNWIND_TRUNCATED,	/* ran out of stack bytes (copy ended, live stack unusable) */
+	UNWIND_NO_CFI,		/* no CFI for a pc and no valid frame-pointer fallback (end_dso says where) */
+	UNWIND_UNMAPPED,	/* a pc outside every mapping */
+	UNWIND_MAX_DEPTH,	/* ips[] full */
+	UNWIND_ERROR,		/* anything else (bad CFI, unreadable file...) */
+};
+
+struct unwind_result {
+	int nr;			/* entries written to ips[] */
+	enum unwind_end end;
+	const char *end_dso;	/* basename of the object where the walk stopped
+				 * (valid until unwinder__delete), NULL if none */
+	bool used_live_stack;	/* read beyond the copy with process_vm_readv */
+	int fp_frames;		/* frames found by the frame-pointer fallback */
+};
+
+struct unwinder;
+
+/* Returns an owned unwinder or NULL with errno set. */
+struct unwinder *unwinder__new(enum unwind_backend backend);
+void unwinder__delete(struct unwinder *u);	/* accepts NULL */
+
+/* Unwind one sample of process pid (its tgid; any thread of it) whose
+ * address space is maps. regs must hold at least ip and sp (and all the
+ * callee-saved registers for exact results); stack may be NULL or empty.
+ * ips[0] = sampled ip, then return addresses (not adjusted: symbolize them
+ * at pc - 1), innermost first. Returns nr >= 1 (also written to res->nr), or
+ * -errno (-EINVAL: no ip). res is always filled when non-NULL. */
+int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
+		     const struct unwind_regs *regs,
+		     const struct unwind_stack *stack, uint64_t *ips, int max,
+		     struct unwind_result *res);
+
+/* The process exited or exec'd: drop its cached state. */
+void unwinder__forget(struct unwinder *u, pid_t pid);
+
+/* Allow or forbid reading the live stack beyond the copy (default: allowed). */
+void unwinder__set_live_stack(struct unwinder *u, bool allow);
+
+/* "complete", "truncated", "no-cfi", "unmapped", "max-depth", "error". */
+const char *unwind_end__str(enum unwind_end e);
+
+/* "libdw" / "libunwind" <-> enum; parse returns 0 or -EINVAL. */
+const char *unwind_backend__str(enum unwind_backend b);
+int unwind_backend__parse(const char *s, enum unwind_backend *b);
+
+/* x86-64 registers in the order the kernel's sampled user registers use
+ * (ascending bit of the mask in asm/perf_regs.h: AX BX CX DX SI DI BP SP IP
+ * FLAGS CS SS DS ES FS GS R8..R15) -> DWARF order. vals holds one value per
+ * bit set in mask, in ascending bit order. */
+#define UNWIND_X86_SAMPLE_REGS_MASK 0xff0fffULL	/* all but DS ES FS GS */
+void unwind_regs__from_x86_sample(struct unwind_regs *out, uint64_t mask,
+				  const uint64_t *vals);
+
+#endif

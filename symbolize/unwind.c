@@ -1,0 +1,673 @@
+/* Unwinder front end: process and file caches, memory access for the
+ * backends (stack copy, validated live stack, ELF file contents). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "unwind_internal.h"
+
+#define LIVE_OVERLAP 256	/* bytes at the end of the copy compared with the live stack */
+#define LIVE_CHUNK (16 * 1024)
+
+static const char *const end_names[] = {
+	[UNWIND_COMPLETE] = "complete",
+	[UNWIND_TRUNCATED] = "truncated",
+	[UNWIND_NO_CFI] = "no-cfi",
+	[UNWIND_UNMAPPED] = "unmapped",
+	[UNWIND_MAX_DEPTH] = "max-depth",
+	[UNWIND_ERROR] = "error",
+};
+
+const char *unwind_end__str(enum unwind_end e)
+{
+	if ((unsigned)e < sizeof(end_names) / sizeof(end_names[0]))
+		return end_names[e];
+	return "unknown";
+}
+
+const char *unwind_backend__str(enum unwind_backend b)
+{
+	return b == UNWIND_LIBUNWIND ? "libunwind" : "libdw";
+}
+
+int unwind_backend__parse(const char *s, enum unwind_backend *b)
+{
+	if (!strcmp(s, "libdw"))
+		*b = UNWIND_LIBDW;
+	else if (!strcmp(s, "libunwind"))
+		*b = UNWIND_LIBUNWIND;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+void unwind_regs__from_x86_sample(struct unwind_regs *out, uint64_t mask,
+				  const uint64_t *vals)
+{
+	/* sample register bit -> DWARF number (-1: not a DWARF register) */
+	static const int8_t to_dwarf[24] = {
+		0, 3, 2, 1, 4, 5, 6, 7, 16, -1, -1, -1, -1, -1, -1, -1,
+		8, 9, 10, 11, 12, 13, 14, 15,
+	};
+	int n = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (int bit = 0; bit < 64; bit++) {
+		if (!(mask & (1ULL << bit)))
+			continue;
+		uint64_t v = vals[n++];
+		if (bit < 24 && to_dwarf[bit] >= 0) {
+			out->r[to_dwarf[bit]] = v;
+			out->valid |= 1u << to_dwarf[bit];
+		}
+	}
+}
+
+/* ---- files ---- */
+
+static unsigned hash_str(const char *s, uint64_t x)
+{
+	uint64_t h = 1469598103934665603ULL ^ x;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
+	return (unsigned)(h ^ (h >> 29));
+}
+
+static void ufile__free(struct ufile *f)
+{
+	if (!f)
+		return;
+	if (f->data)
+		munmap((void *)f->data, f->size);
+	free(f->path);
+	free(f->open_path);
+	free(f);
+}
+
+static int open_matching(const char *path, const struct map *m, pid_t pid,
+			 char **opened)
+{
+	char buf[4096];
+	const char *cands[3];
+	int n = 0;
+
+	cands[n++] = path;
+	if (snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, path) < (int)sizeof(buf))
+		cands[n++] = strdup(buf);
+	if (snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		     (int)pid, m->start, m->end) < (int)sizeof(buf))
+		cands[n++] = strdup(buf);
+	int fd = -1, err = -ENOENT;
+	for (int i = 0; i < n && fd < 0; i++) {
+		if (!cands[i])
+			continue;
+		int t = open(cands[i], O_RDONLY | O_CLOEXEC);
+		if (t < 0) {
+			err = -errno;
+			continue;
+		}
+		struct stat st;
+		if (m->ino && (fstat(t, &st) || st.st_ino != m->ino ||
+			       ((m->maj | m->min) && (major(st.st_dev) != m->maj ||
+						      minor(st.st_dev) != m->min)))) {
+			/* another file under that name: try the next candidate */
+			close(t);
+			err = -ESTALE;
+			continue;
+		}
+		fd = t;
+		*opened = strdup(cands[i]);
+	}
+	for (int i = 1; i < n; i++)
+		free((char *)cands[i]);
+	return fd >= 0 ? fd : err;
+}
+
+static int ufile__parse(struct ufile *f)
+{
+	Elf *elf = elf_memory((char *)f->data, f->size);
+	GElf_Ehdr eh;
+	size_t phnum, shstrndx;
+	int err = -ENOEXEC;
+
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh) ||
+	    elf_getphdrnum(elf, &phnum))
+		goto out;
+	f->e_type = eh.e_type;
+	f->entry = eh.e_entry;
+	f->align = 4096;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			goto out;
+		if (ph.p_type == PT_LOAD && f->nr_loads < UNW_MAX_LOADS) {
+			f->loads[f->nr_loads].vaddr = ph.p_vaddr;
+			f->loads[f->nr_loads].memsz = ph.p_memsz;
+			f->loads[f->nr_loads].offset = ph.p_offset;
+			f->loads[f->nr_loads].filesz = ph.p_filesz;
+			f->loads[f->nr_loads].flags = ph.p_flags;
+			f->nr_loads++;
+		} else if (ph.p_type == PT_GNU_EH_FRAME) {
+			f->eh_hdr_vaddr = ph.p_vaddr;
+			/* version, eh_frame_ptr_enc, fde_count_enc, table_enc */
+			if (ph.p_offset + 12 > f->size)
+				continue;
+			const uint8_t *h = f->data + ph.p_offset;
+			size_t ptrsz = (h[1] & 0x0f) == 0x0b || (h[1] & 0x0f) == 0x03 ? 4 :
+				       (h[1] & 0x0f) == 0x0c || (h[1] & 0x0f) == 0x04 ? 8 : 0;
+			if (h[0] != 1 || !ptrsz || h[2] != 0x03 || h[3] != 0x3b ||
+			    ph.p_offset + 4 + ptrsz + 4 > f->size) {
+				f->eh_hdr_vaddr = 0;	/* unusual encoding: no table */
+				continue;
+			}
+			uint32_t cnt;
+			memcpy(&cnt, h + 4 + ptrsz, 4);
+			f->eh_fde_count = cnt;
+			f->eh_table_vaddr = ph.p_vaddr + 4 + ptrsz + 4;
+		}
+	}
+	if (!elf_getshdrstrndx(elf, &shstrndx)) {
+		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+			GElf_Shdr sh;
+			const char *nm;
+			if (!gelf_getshdr(scn, &sh) ||
+			    !(nm = elf_strptr(elf, shstrndx, sh.sh_name)))
+				continue;
+			if (!strcmp(nm, ".eh_frame") && sh.sh_type != SHT_NOBITS)
+				f->has_eh_frame = true;
+			else if (!strcmp(nm, ".debug_frame") && sh.sh_type != SHT_NOBITS)
+				f->has_debug_frame = true;
+		}
+	}
+	err = f->nr_loads ? 0 : -ENOEXEC;
+out:
+	elf_end(elf);
+	return err;
+}
+
+static struct ufile *unwinder__file(struct unwinder *u, pid_t pid, const struct map *m)
+{
+	unsigned h = hash_str(m->path, m->ino) % 256;
+	struct ufile *f;
+
+	for (f = u->files[h]; f; f = f->next)
+		if (f->ino == m->ino && f->maj == m->maj && f->min == m->min &&
+		    !strcmp(f->path, m->path))
+			return f->err ? NULL : f;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->path = strdup(m->path);
+	if (!f->path) {
+		free(f);
+		return NULL;
+	}
+	const char *slash = strrchr(f->path, '/');
+	f->name = slash ? slash + 1 : f->path;
+	f->ino = m->ino;
+	f->maj = m->maj;
+	f->min = m->min;
+	int fd = open_matching(m->path, m, pid, &f->open_path);
+	struct stat st;
+	if (fd < 0) {
+		f->err = fd;
+	} else if (fstat(fd, &st) || st.st_size <= 0) {
+		f->err = -ENOEXEC;
+	} else {
+		void *p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (p == MAP_FAILED) {
+			f->err = -errno;
+		} else {
+			f->data = p;
+			f->size = st.st_size;
+			f->err = ufile__parse(f);
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	/* failures are cached too: one attempt per file */
+	f->next = u->files[h];
+	u->files[h] = f;
+	return f->err ? NULL : f;
+}
+
+/* ---- processes and their modules ---- */
+
+static uint64_t exec_maps_sig(const struct maps *maps)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t n = maps__count(maps);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct map *m = maps__at(maps, i);
+		if (!(m->prot & PROT_EXEC) || !map__is_file(m))
+			continue;
+		uint64_t v[4] = { m->start, m->end, m->pgoff, m->ino };
+		for (int k = 0; k < 4; k++)
+			h = (h ^ v[k]) * 1099511628211ULL;
+		h ^= hash_str(m->path, 0);
+	}
+	return h;
+}
+
+static int mod_cmp(const void *a, const void *b)
+{
+	const struct umod *x = a, *y = b;
+	return x->low < y->low ? -1 : x->low > y->low;
+}
+
+static int uproc__build_mods(struct unwinder *u, struct uproc *p, const struct maps *maps)
+{
+	size_t n = maps__count(maps);
+
+	p->nr_mods = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct map *m = maps__at(maps, i);
+		if (!(m->prot & PROT_EXEC) || !map__is_file(m))
+			continue;
+		struct ufile *f = unwinder__file(u, p->pid, m);
+		if (!f)
+			continue;
+		/* the PT_LOAD that this mapping's file offset falls in */
+		uint64_t bias = 0;
+		bool found = false;
+		for (int k = 0; k < f->nr_loads && !found; k++) {
+			uint64_t off = f->loads[k].offset & ~(f->align - 1);
+			if (off == m->pgoff ||
+			    (m->pgoff >= f->loads[k].offset &&
+			     m->pgoff < f->loads[k].offset + f->loads[k].filesz)) {
+				bias = m->start - (f->loads[k].vaddr + m->pgoff - f->loads[k].offset);
+				found = true;
+			}
+		}
+		if (!found)
+			continue;
+		if (f->e_type == ET_EXEC)
+			bias = 0;
+		/* merge with a module of the same file and bias */
+		struct umod *um = NULL;
+		for (int k = 0; k < p->nr_mods; k++)
+			if (p->mods[k].file == f && p->mods[k].bias == bias)
+				um = &p->mods[k];
+		if (um) {
+			if (m->start < um->text_low)
+				um->text_low = m->start;
+			if (m->end > um->text_high)
+				um->text_high = m->end;
+			continue;
+		}
+		if (p->nr_mods == p->cap_mods) {
+			int cap = p->cap_mods ? 2 * p->cap_mods : 32;
+			struct umod *nm = realloc(p->mods, cap * sizeof(*nm));
+			if (!nm)
+				return -ENOMEM;
+			p->mods = nm;
+			p->cap_mods = cap;
+		}
+		um = &p->mods[p->nr_mods++];
+		um->file = f;
+		um->bias = bias;
+		um->low = UINT64_MAX;
+		um->high = 0;
+		for (int k = 0; k < f->nr_loads; k++) {
+			uint64_t lo = (f->loads[k].vaddr & ~(f->align - 1)) + bias;
+			uint64_t hi = f->loads[k].vaddr + f->loads[k].memsz + bias;
+			if (lo < um->low)
+				um->low = lo;
+			if (hi > um->high)
+				um->high = hi;
+		}
+		um->text_low = m->start;
+		um->text_high = m->end;
+	}
+	qsort(p->mods, p->nr_mods, sizeof(*p->mods), mod_cmp);
+	return 0;
+}
+
+const struct umod *uproc__find_mod(const struct uproc *p, uint64_t addr)
+{
+	int lo = 0, hi = p->nr_mods - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		const struct umod *m = &p->mods[mid];
+		if (addr < m->low)
+			hi = mid - 1;
+		else if (addr >= m->high)
+			lo = mid + 1;
+		else
+			return m;
+	}
+	return NULL;
+}
+
+static void uproc__free(struct unwinder *u, struct uproc *p)
+{
+	if (!p)
+		return;
+	if (p->backend) {
+		if (u->backend == UNWIND_LIBDW)
+			udw__free(p);
+		else
+			uun__free(p);
+	}
+	free(p->mods);
+	free(p);
+}
+
+static struct uproc *unwinder__proc(struct unwinder *u, pid_t pid, const struct maps *maps,
+				    int *err)
+{
+	unsigned h = (unsigned)pid % 256;
+	struct uproc *p;
+
+	for (p = u->procs[h]; p; p = p->next)
+		if (p->pid == pid)
+			break;
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		p->pid = pid;
+		p->next = u->procs[h];
+		u->procs[h] = p;
+	}
+	if (!p->have_sig || p->maps != maps || p->maps_gen != maps__generation(maps)) {
+		uint64_t sig = exec_maps_sig(maps);
+		p->maps = maps;
+		p->maps_gen = maps__generation(maps);
+		if (!p->have_sig || sig != p->sig) {
+			*err = uproc__build_mods(u, p, maps);
+			if (*err)
+				return NULL;
+			p->sig = sig;
+			p->have_sig = true;
+			p->backend_stale = true;
+		}
+	}
+	if (p->backend_stale || !p->backend) {
+		*err = u->backend == UNWIND_LIBDW ? udw__sync(p) : uun__sync(p);
+		if (*err)
+			return NULL;
+		p->backend_stale = false;
+	}
+	return p;
+}
+
+void unwinder__forget(struct unwinder *u, pid_t pid)
+{
+	if (!u)
+		return;
+	for (struct uproc **pp = &u->procs[(unsigned)pid % 256]; *pp; pp = &(*pp)->next) {
+		if ((*pp)->pid == pid) {
+			struct uproc *p = *pp;
+			*pp = p->next;
+			uproc__free(u, p);
+			return;
+		}
+	}
+}
+
+struct unwinder *unwinder__new(enum unwind_backend backend)
+{
+	if (backend != UNWIND_LIBDW && backend != UNWIND_LIBUNWIND) {
+		errno = EINVAL;
+		return NULL;
+	}
+	elf_version(EV_CURRENT);
+	struct unwinder *u = calloc(1, sizeof(*u));
+	if (!u)
+		return NULL;
+	u->backend = backend;
+	u->live_allowed = true;
+	return u;
+}
+
+void unwinder__delete(struct unwinder *u)
+{
+	if (!u)
+		return;
+	for (int i = 0; i < 256; i++) {
+		for (struct uproc *p = u->procs[i], *n; p; p = n) {
+			n = p->next;
+			uproc__free(u, p);
+		}
+		for (struct ufile *f = u->files[i], *n; f; f = n) {
+			n = f->next;
+			ufile__free(f);
+		}
+	}
+	free(u->live_buf);
+	free(u);
+}
+
+void unwinder__set_live_stack(struct unwinder *u, bool allow)
+{
+	u->live_allowed = allow;
+}
+
+/* ---- memory ---- */
+
+static bool live_fetch(struct uctx *c, uint64_t want_end)
+{
+	uint64_t copy_end = c->sp + c->size;
+
+	if (c->live_state < 0)
+		return false;
+	if (c->live_state == 0) {
+		/* The frames above the sampled sp stay put while the callee runs:
+		 * if the live bytes at the end of the copy still equal the copy,
+		 * the thread has not returned past them, and what lies beyond is
+		 * what the sample would have seen. */
+		c->live_state = -1;
+		uint64_t ov = c->size < LIVE_OVERLAP ? c->size : LIVE_OVERLAP;
+		if (!c->live_allowed || ov < 8 || !c->stack_end || copy_end >= c->stack_end)
+			return false;
+		uint8_t tail[LIVE_OVERLAP];
+		struct iovec l = { tail, ov }, r = { (void *)(uintptr_t)(copy_end - ov), ov };
+		if (process_vm_readv(c->proc->pid, &l, 1, &r, 1, 0) != (ssize_t)ov ||
+		    memcmp(tail, c->data + c->size - ov, ov))
+			return false;
+		c->live_state = 1;
+	}
+	if (want_end > c->stack_end)
+		return false;
+	while (copy_end + c->live_len < want_end) {
+		uint64_t need = want_end - copy_end;
+		uint64_t len = c->live_len + LIVE_CHUNK;
+		if (len < need)
+			len = (need + LIVE_CHUNK - 1) / LIVE_CHUNK * LIVE_CHUNK;
+		if (copy_end + len > c->stack_end)
+			len = c->stack_end - copy_end;
+		if (len > c->live_cap) {
+			uint64_t cap = c->live_cap ? c->live_cap : LIVE_CHUNK;
+			while (cap < len)
+				cap *= 2;
+			uint8_t *b = realloc(c->live, cap);
+			if (!b)
+				return false;
+			c->live = b;
+			c->live_cap = cap;
+		}
+		struct iovec l = { c->live + c->live_len, len - c->live_len };
+		struct iovec r = { (void *)(uintptr_t)(copy_end + c->live_len), len - c->live_len };
+		ssize_t got = process_vm_readv(c->proc->pid, &l, 1, &r, 1, 0);
+		if (got <= 0)
+			return false;
+		c->live_len += got;
+		c->used_live = true;
+	}
+	return true;
+}
+
+static bool file_read(const struct uctx *c, uint64_t addr, void *buf, size_t len)
+{
+	const struct umod *m = uproc__find_mod(c->proc, addr);
+	if (!m)
+		return false;
+	const struct ufile *f = m->file;
+	uint64_t va = addr - m->bias;
+	for (int k = 0; k < f->nr_loads; k++) {
+		if (va >= f->loads[k].vaddr && va + len <= f->loads[k].vaddr + f->loads[k].filesz) {
+			uint64_t off = f->loads[k].offset + (va - f->loads[k].vaddr);
+			if (off + len > f->size)
+				return false;
+			memcpy(buf, f->data + off, len);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool uctx__read_word(struct uctx *c, uint64_t addr, uint64_t *val)
+{
+	uint64_t copy_end = c->sp + c->size;
+
+	if (addr >= c->sp && addr + 8 <= copy_end && addr + 8 > addr) {
+		memcpy(val, c->data + (addr - c->sp), 8);
+		return true;
+	}
+	if (addr >= c->sp && addr < copy_end + (uint64_t)64 * 1024 * 1024 && c->stack_end &&
+	    addr + 8 <= c->stack_end) {
+		/* beyond (or straddling the end of) the copy */
+		if (!live_fetch(c, addr + 8))
+			goto fail;
+		uint8_t b[8];
+		for (int i = 0; i < 8; i++) {
+			uint64_t a = addr + i;
+			b[i] = a < copy_end ? c->data[a - c->sp] : c->live[a - copy_end];
+		}
+		memcpy(val, b, 8);
+		return true;
+	}
+	if (file_read(c, addr, val, 8))
+		return true;
+fail:
+	if (!c->mem_fail) {
+		c->mem_fail = true;
+		c->fail_addr = addr;
+	}
+	return false;
+}
+
+bool uctx__is_exec(const struct uctx *c, uint64_t addr)
+{
+	const struct map *m = maps__find(c->maps, addr);
+	return m && (m->prot & PROT_EXEC);
+}
+
+bool uctx__is_entry(const struct uctx *c, uint64_t addr)
+{
+	const struct umod *um = uproc__find_mod(c->proc, addr);
+	if (!um || !um->file->entry)
+		return false;
+	uint64_t va = addr - um->bias;
+	return va >= um->file->entry && va < um->file->entry + 64;
+}
+
+const char *uctx__dso_name(const struct uctx *c, uint64_t addr)
+{
+	const struct umod *um = uproc__find_mod(c->proc, addr);
+	if (um)
+		return um->file->name;
+	const struct map *m = maps__find(c->maps, addr);
+	if (m && m->path) {
+		const char *s = strrchr(m->path, '/');
+		return s ? s + 1 : m->path;
+	}
+	return NULL;
+}
+
+/* End of the mapping that holds sp: from maps, else from /proc/PID/maps
+ * (perf's MMAP2 records carry no stack mappings). */
+static uint64_t stack_end_of(const struct maps *maps, pid_t pid, uint64_t sp)
+{
+	const struct map *m = maps__find(maps, sp);
+	if (m)
+		return (m->prot & PROT_WRITE) && !(m->prot & PROT_EXEC) ? m->end : 0;
+	char path[64], line[512];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	FILE *fp = fopen(path, "re");
+	uint64_t end = 0;
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp)) {
+		unsigned long long s, e;
+		char perm[8];
+		if (sscanf(line, "%llx-%llx %7s", &s, &e, perm) != 3)
+			continue;
+		if (sp >= s && sp < e) {
+			if (perm[1] == 'w' && perm[2] != 'x')
+				end = e;
+			break;
+		}
+	}
+	fclose(fp);
+	return end;
+}
+
+int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
+		     const struct unwind_regs *regs,
+		     const struct unwind_stack *stack, uint64_t *ips, int max,
+		     struct unwind_result *res)
+{
+	struct unwind_result dummy;
+	int err;
+
+	if (!res)
+		res = &dummy;
+	memset(res, 0, sizeof(*res));
+	res->end = UNWIND_ERROR;
+	if (!u || !maps || !regs || !ips || max < 1 ||
+	    !(regs->valid & (1u << UNWIND_REG_IP)))
+		return -EINVAL;
+	ips[0] = regs->r[UNWIND_REG_IP];
+	res->nr = 1;
+	if (!maps__find(maps, ips[0])) {
+		res->end = UNWIND_UNMAPPED;
+		return 1;
+	}
+	if (!(regs->valid & (1u << UNWIND_REG_SP))) {
+		res->end = UNWIND_TRUNCATED;
+		return 1;
+	}
+	struct uproc *p = unwinder__proc(u, pid, maps, &err);
+	if (!p)
+		return err;
+
+	struct uctx c = {
+		.u = u, .proc = p, .maps = maps, .regs = regs,
+		.live = u->live_buf, .live_cap = u->live_cap,
+		.live_allowed = u->live_allowed,
+	};
+	if (stack && stack->data && stack->size) {
+		c.sp = stack->sp;
+		c.data = stack->data;
+		c.size = stack->size;
+	} else {
+		c.sp = regs->r[UNWIND_REG_SP];
+	}
+	c.stack_end = stack_end_of(maps, pid, regs->r[UNWIND_REG_SP]);
+	p->ctx = &c;
+	int n = u->backend == UNWIND_LIBDW ? udw__unwind(&c, ips, max, res)
+					   : uun__unwind(&c, ips, max, res);
+	p->ctx = NULL;
+	u->live_buf = c.live;
+	u->live_cap = c.live_cap;
+	res->used_live_stack = c.used_live;
+	if (n > 0)
+		res->nr = n;
+	return n;
+}

@@ -1,0 +1,117 @@
+/* Private to symbolize/unwind*.c: state shared by the libdw and libunwind
+ * backends. */
+#ifndef PPROBE_UNWIND_INTERNAL_H
+#define PPROBE_UNWIND_INTERNAL_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pprobe/unwind.h"
+
+#define UNW_MAX_LOADS 16
+
+/* One ELF file, opened once per unwinder, shared by every process. */
+struct ufile {
+	struct ufile *next;
+	char *path;		/* as in the maps */
+	char *open_path;	/* what was opened (maybe /proc/PID/root/...) */
+	const char *name;	/* basename of path */
+	uint64_t ino;
+	uint32_t maj, min;
+	int err;		/* 0, or -errno of the failed open (cached) */
+	const uint8_t *data;	/* whole file, mmap'd */
+	size_t size;
+	uint16_t e_type;
+	uint64_t entry;		/* e_entry */
+	int nr_loads;
+	struct {
+		uint64_t vaddr, memsz, offset, filesz;
+		uint32_t flags;
+	} loads[UNW_MAX_LOADS];
+	uint64_t align;		/* page alignment used for bias */
+	/* .eh_frame_hdr (binary search table) for libunwind */
+	uint64_t eh_hdr_vaddr;	/* 0: none */
+	uint64_t eh_table_vaddr;
+	uint64_t eh_fde_count;
+	bool has_eh_frame, has_debug_frame;
+};
+
+/* An ELF file placed in a process: addresses [low, high) = file vaddr + bias. */
+struct umod {
+	struct ufile *file;
+	uint64_t bias;
+	uint64_t low, high;
+	uint64_t text_low, text_high;	/* union of the executable mappings */
+};
+
+struct uproc;
+
+/* Per-sample context, reachable from the backends' memory callbacks. */
+struct uctx {
+	struct unwinder *u;
+	struct uproc *proc;
+	const struct maps *maps;
+	const struct unwind_regs *regs;
+	uint64_t sp;			/* stack copy */
+	const uint8_t *data;
+	uint64_t size;
+	uint64_t stack_end;		/* end of the mapping holding sp; 0 if unknown */
+	/* live stack beyond the copy: bytes [sp + size, live_end) in live */
+	uint8_t *live;
+	uint64_t live_len, live_cap;
+	int live_state;			/* 0 untried, 1 usable, -1 refused */
+	bool used_live;
+	bool mem_fail;			/* a stack read failed (truncation) */
+	uint64_t fail_addr;
+	bool live_allowed;
+	bool cfi_miss;			/* libunwind: a find_proc_info found nothing */
+};
+
+struct uproc {
+	struct uproc *next;
+	pid_t pid;
+	const struct maps *maps;	/* last seen */
+	uint64_t maps_gen;
+	uint64_t sig;			/* hash of the executable file mappings */
+	bool have_sig;
+	struct umod *mods;
+	int nr_mods, cap_mods;
+	void *backend;			/* Dwfl * or unw_addr_space_t */
+	bool backend_stale;		/* modules changed since the backend saw them */
+	struct uctx *ctx;		/* current sample */
+};
+
+struct unwinder {
+	enum unwind_backend backend;
+	bool live_allowed;
+	struct uproc *procs[256];
+	struct ufile *files[256];
+	uint8_t *live_buf;		/* reused between samples */
+	uint64_t live_cap;
+};
+
+/* unwind.c */
+const struct umod *uproc__find_mod(const struct uproc *p, uint64_t addr);
+/* Reads 8 bytes at addr of the sampled process: stack copy, then the live
+ * stack beyond it (validated), then read-only file contents. */
+bool uctx__read_word(struct uctx *c, uint64_t addr, uint64_t *val);
+bool uctx__is_exec(const struct uctx *c, uint64_t addr);
+/* addr (a lookup pc: return address - 1) lies in the ELF entry point code
+ * (_start of the executable or of ld.so, which has no CFI): the kernel
+ * started the thread there, so it is the outermost frame. */
+bool uctx__is_entry(const struct uctx *c, uint64_t addr);
+const char *uctx__dso_name(const struct uctx *c, uint64_t addr);
+
+/* unwind_libdw.c */
+int udw__sync(struct uproc *p);		/* (re)report modules; 0 or -errno */
+void udw__free(struct uproc *p);
+int udw__unwind(struct uctx *c, uint64_t *ips, int max, struct unwind_result *res);
+
+/* unwind_libunwind.c */
+int uun__sync(struct uproc *p);
+void uun__free(struct uproc *p);
+int uun__unwind(struct uctx *c, uint64_t *ips, int max, struct unwind_result *res);
+
+#endif

@@ -1,0 +1,315 @@
+/* libdw backend: one Dwfl per process, modules reported from the maps when
+ * the executable mappings change, thread state attached once; every sample
+ * only swaps the per-sample context the callbacks read from. */
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unwind_internal.h"
+
+#define CFI_CACHE 4096
+
+struct udw {
+	Dwfl *dwfl;
+	Elf *ebl_elf;		/* tiny in-memory x86-64 ELF header for the backend */
+	Elf64_Ehdr ehdr;
+	struct { const struct ufile *file; uint64_t bias; } *rep;	/* reported modules */
+	int nr_rep, cap_rep;
+	/* pc -> has CFI (0 unknown, 1 yes, 2 no), direct mapped */
+	uint64_t cfi_pc[CFI_CACHE];
+	uint8_t cfi_has[CFI_CACHE];
+};
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks dwfl_cbs = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static pid_t cb_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct uproc *p = arg;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = p;
+	return p->pid;
+}
+
+static bool cb_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	*thread_argp = arg;
+	return true;
+}
+
+static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct uproc *p = arg;
+	uint64_t v;
+	if (!p->ctx || !uctx__read_word(p->ctx, addr, &v))
+		return false;
+	*result = v;
+	return true;
+}
+
+static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct uproc *p = arg;
+	const struct unwind_regs *r = p->ctx->regs;
+
+	for (unsigned i = 0; i < UNWIND_REG_IP; i++) {
+		if (!(r->valid & (1u << i)))
+			continue;
+		Dwarf_Word v = r->r[i];
+		if (!dwfl_thread_state_registers(thread, (int)i, 1, &v))
+			return false;
+	}
+	dwfl_thread_state_register_pc(thread, r->r[UNWIND_REG_IP]);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks thread_cbs = {
+	.next_thread = cb_next_thread,
+	.get_thread = cb_get_thread,
+	.memory_read = cb_memory_read,
+	.set_initial_registers = cb_set_initial_registers,
+};
+
+void udw__free(struct uproc *p)
+{
+	struct udw *d = p->backend;
+	if (!d)
+		return;
+	dwfl_end(d->dwfl);
+	elf_end(d->ebl_elf);
+	free(d->rep);
+	free(d);
+	p->backend = NULL;
+}
+
+static bool reported(const struct udw *d, const struct ufile *f, uint64_t bias)
+{
+	for (int i = 0; i < d->nr_rep; i++)
+		if (d->rep[i].file == f && d->rep[i].bias == bias)
+			return true;
+	return false;
+}
+
+static bool still_mapped(const struct uproc *p, const struct ufile *f, uint64_t bias)
+{
+	for (int i = 0; i < p->nr_mods; i++)
+		if (p->mods[i].file == f && p->mods[i].bias == bias)
+			return true;
+	return false;
+}
+
+static int udw__create(struct udw *d, struct uproc *p)
+{
+	d->dwfl = dwfl_begin(&dwfl_cbs);
+	if (!d->dwfl)
+		return -ENOMEM;
+	if (!dwfl_attach_state(d->dwfl, d->ebl_elf, p->pid, &thread_cbs, p)) {
+		dwfl_end(d->dwfl);
+		d->dwfl = NULL;
+		return -EIO;
+	}
+	d->nr_rep = 0;
+	return 0;
+}
+
+/* Modules are added with dwfl_report_begin_add: libdw cannot re-report an
+ * existing module (dwfl_report_elf then fails with "overlaps an existing
+ * module" and drops it), so a process whose maps lost a module (dlclose,
+ * munmap) gets a fresh Dwfl instead; new mappings only add modules. */
+int udw__sync(struct uproc *p)
+{
+	struct udw *d = p->backend;
+	int err;
+
+	if (!d) {
+		d = calloc(1, sizeof(*d));
+		if (!d)
+			return -ENOMEM;
+		memcpy(d->ehdr.e_ident, ELFMAG, SELFMAG);
+		d->ehdr.e_ident[EI_CLASS] = ELFCLASS64;
+		d->ehdr.e_ident[EI_DATA] = ELFDATA2LSB;
+		d->ehdr.e_ident[EI_VERSION] = EV_CURRENT;
+		d->ehdr.e_type = ET_EXEC;
+		d->ehdr.e_machine = EM_X86_64;
+		d->ehdr.e_version = EV_CURRENT;
+		d->ehdr.e_ehsize = sizeof(Elf64_Ehdr);
+		d->ebl_elf = elf_memory((char *)&d->ehdr, sizeof(d->ehdr));
+		if (!d->ebl_elf) {
+			free(d);
+			return -ENOMEM;
+		}
+		p->backend = d;
+	}
+	for (int i = 0; d->dwfl && i < d->nr_rep; i++) {
+		if (!still_mapped(p, d->rep[i].file, d->rep[i].bias)) {
+			dwfl_end(d->dwfl);
+			d->dwfl = NULL;
+		}
+	}
+	if (!d->dwfl && (err = udw__create(d, p)))
+		return err;
+	dwfl_report_begin_add(d->dwfl);
+	for (int i = 0; i < p->nr_mods; i++) {
+		const struct umod *m = &p->mods[i];
+		if (reported(d, m->file, m->bias))
+			continue;
+		if (d->nr_rep == d->cap_rep) {
+			int cap = d->cap_rep ? 2 * d->cap_rep : 32;
+			void *n = realloc(d->rep, cap * sizeof(*d->rep));
+			if (!n)
+				return -ENOMEM;
+			d->rep = n;
+			d->cap_rep = cap;
+		}
+		d->rep[d->nr_rep].file = m->file;
+		d->rep[d->nr_rep].bias = m->bias;
+		d->nr_rep++;
+		/* a module that fails (unreadable) is simply absent: its
+		 * frames end as no-cfi */
+		dwfl_report_elf(d->dwfl, m->file->name, m->file->open_path, -1, m->bias, true);
+	}
+	if (dwfl_report_end(d->dwfl, NULL, NULL))
+		return -EIO;
+	memset(d->cfi_has, 0, sizeof(d->cfi_has));
+	return 0;
+}
+
+struct walk {
+	struct uctx *c;
+	struct udw *d;
+	uint64_t *ips;
+	int max, n, fp;
+	bool prev_nocfi;	/* the previous frame's pc had no CFI */
+	bool prev_memfail;
+	uint64_t prev_pc, prev_lpc;
+	bool forced;
+	enum unwind_end end;
+	const char *end_dso;
+};
+
+static bool has_cfi(struct udw *d, Dwfl *dwfl, uint64_t pc)
+{
+	unsigned h = (unsigned)((pc ^ (pc >> 12)) % CFI_CACHE);
+	if (d->cfi_has[h] && d->cfi_pc[h] == pc)
+		return d->cfi_has[h] == 1;
+
+	bool has = false;
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	if (mod) {
+		Dwarf_Addr bias;
+		Dwarf_Frame *fr;
+		Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
+		if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &fr) == 0) {
+			free(fr);
+			has = true;
+		}
+		if (!has && (cfi = dwfl_module_dwarf_cfi(mod, &bias)) &&
+		    dwarf_cfi_addrframe(cfi, pc - bias, &fr) == 0) {
+			free(fr);
+			has = true;
+		}
+	}
+	d->cfi_pc[h] = pc;
+	d->cfi_has[h] = has ? 1 : 2;
+	return has;
+}
+
+static int frame_cb(Dwfl_Frame *st, void *arg)
+{
+	struct walk *w = arg;
+	Dwarf_Addr pc;
+	bool act;
+
+	/* This frame was produced (by the previous callback's dwfl_frame_pc,
+	 * which unwinds one frame ahead to learn isactivation, or right after
+	 * the first callback) before we get here: a stack read that failed
+	 * meanwhile means CFI could not read past the available stack and
+	 * libdw fell back to its frame-pointer guess, which we do not trust. */
+	if (w->n > 0 && w->prev_nocfi && uctx__is_entry(w->c, w->prev_lpc)) {
+		/* the previous frame is _start (no CFI): whatever libdw's
+		 * frame-pointer guess found above it is not a frame */
+		w->forced = true;
+		w->end = UNWIND_COMPLETE;
+		return DWARF_CB_ABORT;
+	}
+	if (w->n > 0 && w->c->mem_fail && !w->prev_memfail && !w->prev_nocfi) {
+		w->forced = true;
+		w->end = UNWIND_TRUNCATED;
+		return DWARF_CB_ABORT;
+	}
+	w->prev_memfail = w->c->mem_fail;
+	if (!dwfl_frame_pc(st, &pc, &act))
+		return DWARF_CB_ABORT;
+	if (w->n > 0) {
+		if (!maps__find(w->c->maps, pc) || !uctx__is_exec(w->c, pc)) {
+			w->forced = true;
+			if (w->prev_nocfi) {
+				w->end = UNWIND_NO_CFI;
+				w->end_dso = uctx__dso_name(w->c, w->prev_pc);
+			} else {
+				w->end = UNWIND_UNMAPPED;
+			}
+			return DWARF_CB_ABORT;
+		}
+		if (w->prev_nocfi)
+			w->fp++;
+		if (w->n >= w->max) {
+			w->forced = true;
+			w->end = UNWIND_MAX_DEPTH;
+			return DWARF_CB_ABORT;
+		}
+		w->ips[w->n++] = pc;
+	} else {
+		w->n = 1;	/* ips[0] already holds the sampled ip */
+	}
+	w->prev_pc = pc;
+	w->prev_lpc = act ? pc : pc - 1;
+	w->prev_nocfi = !has_cfi(w->d, dwfl_thread_dwfl(dwfl_frame_thread(st)), w->prev_lpc);
+	return DWARF_CB_OK;
+}
+
+int udw__unwind(struct uctx *c, uint64_t *ips, int max, struct unwind_result *res)
+{
+	struct udw *d = c->proc->backend;
+	struct walk w = { .c = c, .d = d, .ips = ips, .max = max };
+
+	int rc = dwfl_getthread_frames(d->dwfl, c->proc->pid, frame_cb, &w);
+	res->fp_frames = w.fp;
+	if (w.n < 1)
+		w.n = 1;
+	if (w.prev_nocfi && uctx__is_entry(c, w.prev_lpc) && !w.forced) {
+		/* stopped in _start of the executable or ld.so: outermost */
+		res->end = UNWIND_COMPLETE;
+	} else if (w.forced) {
+		res->end = w.end;
+		res->end_dso = w.end_dso;
+	} else if (rc == 0) {
+		if (c->mem_fail && !w.prev_memfail && !w.prev_nocfi) {
+			/* the last step failed to read the stack and libdw's
+			 * frame-pointer guess found a zero return address */
+			res->end = UNWIND_TRUNCATED;
+		} else if (w.prev_nocfi) {
+			res->end = UNWIND_NO_CFI;
+			res->end_dso = uctx__dso_name(c, w.prev_pc);
+		} else {
+			res->end = UNWIND_COMPLETE;
+		}
+	} else if (w.prev_nocfi) {
+		res->end = UNWIND_NO_CFI;
+		res->end_dso = uctx__dso_name(c, w.prev_pc);
+	} else if (c->mem_fail) {
+		res->end = UNWIND_TRUNCATED;
+	} else {
+		res->end = UNWIND_ERROR;
+		res->end_dso = uctx__dso_name(c, w.prev_pc);
+	}
+	return w.n;
+}

@@ -1,0 +1,142 @@
+#!/bin/bash
+# Symbolization against independent readers of the same files, on live
+# processes: eu-addr2line -f -i (elfutils) and, where it disagrees, binutils'
+# addr2line. Workload (PIE and non-PIE) byte by byte, libc (libc6-dbg) every
+# 61st byte of every function, stripped binaries (.dynsym only, debuglink,
+# build-id directory, MiniDebugInfo), C++ demangling, a deleted binary and a
+# binary that exists only in another mount namespace.
+. "$SRCDIR/tests/e2e/lib.sh"
+need_root
+command -v eu-addr2line >/dev/null || skip "eu-addr2line missing: apt-get install elfutils"
+command -v addr2line >/dev/null || skip "addr2line missing: apt-get install binutils"
+DRV=$WORKLOADS/symbolize_driver
+LIB="perl $SRCDIR/tests/e2e/symbolize_lib.pl"
+PIDS=()
+trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
+
+# start_wl OUTVAR CMD...: start a workload, wait for its "ready PID" line
+start_wl() {
+	local var=$1 f=$T/ready.$RANDOM; shift
+	"$@" > "$f" 2>&1 &
+	local p=$!
+	PIDS+=("$p")
+	for _ in $(seq 200); do grep -q '^ready' "$f" 2>/dev/null && break; sleep 0.02; done
+	# the workload may run under a wrapper (unshare): take the pid it printed
+	printf -v "$var" '%s' "$(awk '/^ready/ { print $2 }' "$f")"
+}
+
+# compare_eu NAME PID MAPPATH ELF SYMFILE DWARFFILE STEP MIN_EU_PERMILLE [eu-addr2line options]
+compare_eu() {
+	local name=$1 pid=$2 mp=$3 elf=$4 sym=$5 dw=$6 step=$7 min=$8; shift 8
+	$LIB addrs "$pid" "$mp" "$elf" "$sym" "$step" > "$T/$name.addrs" || { fail "$name: addresses"; return; }
+	"$DRV" -l "$@" -p "$pid" - < "$T/$name.addrs" > "$T/$name.mine" || { fail "$name: driver"; return; }
+	sed 's/^/0x/' "$T/$name.addrs" | eu-addr2line -a -f -i "$@" --pid="$pid" > "$T/$name.eu"
+	$LIB compare "$T/$name.mine" "$T/$name.eu" "$sym" "$pid" "$mp" "$elf" "$dw" | tee "$T/$name.cmp" | tail -20
+	read -r n eu bin bad < <(awk '/^addresses/ { print $2, $4, $6, $8 }' "$T/$name.cmp")
+	check "$name: $n addresses, none disagrees with both eu-addr2line and addr2line (got $bad)" \
+		test "${n:-0}" -gt 0 -a "${bad:-1}" -eq 0
+	check "$name: eu-addr2line agrees on >= $min permille ($eu of $n)" \
+		test $((eu * 1000)) -ge $((n * min))
+}
+
+# expect_funcs NAME PID MAPPATH ELF SYMFILE [DRIVER-ENV]: every sized function's
+# first byte is named after the function (physical frame, no inlines)
+expect_funcs() {
+	local name=$1 pid=$2 mp=$3 elf=$4 sym=$5
+	$LIB funcs "$pid" "$mp" "$elf" "$sym" > "$T/$name.funcs"
+	awk '{ print $1 }' "$T/$name.funcs" | "$DRV" -I -p "$pid" - > "$T/$name.out"
+	paste -d' ' "$T/$name.funcs" <(grep -v '^0x' "$T/$name.out") > "$T/$name.pairs"
+	local n bad
+	n=$(wc -l < "$T/$name.pairs")
+	bad=$(awk '$2 != $3' "$T/$name.pairs" | wc -l)
+	awk '$2 != $3' "$T/$name.pairs" | head -5
+	check "$name: all $n functions named by their first byte (wrong: $bad)" test "$n" -gt 3 -a "$bad" -eq 0
+}
+
+# name_at PID ADDR [driver options]: physical function name at a runtime address
+name_at() { local pid=$1 a=$2; shift 2; "$DRV" -I "$@" -p "$pid" "$a" | sed -n 2p; }
+# rt_of NAME PID MAPPATH ELF SYMFILE FUNC: runtime address of FUNC's first byte
+rt_of() { $LIB funcs "$2" "$3" "$4" "$5" | awk -v f="$6" '$2 == f { print $1; exit }'; }
+
+W=$WORKLOADS
+LIBC=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
+
+# --- PIE, non-PIE, byte by byte ---
+start_wl P1 "$W/sym_pie"
+compare_eu pie "$P1" "$W/sym_pie" "$W/sym_pie" "$W/sym_pie" "$W/sym_pie" 1 1000
+check "pie: inline chain sym_inner <- sym_middle <- sym_outer present" \
+	grep -qzP 'sym_inner\n[^\n]*\nsym_middle\n[^\n]*\nsym_outer\n' "$T/pie.mine"
+start_wl P2 "$W/sym_nopie"
+compare_eu nopie "$P2" "$W/sym_nopie" "$W/sym_nopie" "$W/sym_nopie" "$W/sym_nopie" 1 1000
+
+# --- libc with libc6-dbg: build-id debug file ---
+LIBC_MAP=$(awk -v l="$LIBC" '$6 == l { print $6; exit }' /proc/"$P1"/maps)
+[ -n "$LIBC_MAP" ] || LIBC_MAP=$(awk '/libc.so.6/ { print $6; exit }' /proc/"$P1"/maps)
+ID=$(readelf -n "$LIBC" | awk '/Build ID/ { print $3 }')
+LIBC_DBG=/usr/lib/debug/.build-id/${ID:0:2}/${ID:2}.debug
+if [ -r "$LIBC_DBG" ]; then
+	compare_eu libc "$P1" "$LIBC_MAP" "$LIBC" "$LIBC_DBG" "$LIBC_DBG" 61 999
+else
+	fail "libc debug file $LIBC_DBG missing: apt-get install libc6-dbg"
+fi
+
+# --- stripped: .dynsym only (sym_pie is linked -rdynamic) ---
+start_wl P3 "$W/sym_stripped"
+S=$(rt_of x "$P3" "$W/sym_stripped" "$W/sym_stripped" "$W/sym_pie" sym_static)
+O=$(rt_of x "$P3" "$W/sym_stripped" "$W/sym_stripped" "$W/sym_pie" sym_outer)
+check "stripped: sym_outer from .dynsym" test "$(name_at "$P3" "$O")" = sym_outer
+check "stripped: static function is honestly unknown" test "$(name_at "$P3" "$S")" = "??"
+check "stripped: unknown frame keeps its dso" \
+	grep -q $'^??\tsym_stripped+0x0' <("$DRV" -I -v -p "$P3" "$S")
+
+# --- separate debug info: .gnu_debuglink, build-id directory, MiniDebugInfo ---
+start_wl P4 "$W/sym_debuglink"
+compare_eu debuglink "$P4" "$W/sym_debuglink" "$W/sym_debuglink" "$W/sym_pie" "$W/.debug/sym_debuglink.debug" 1 1000
+start_wl P5 "$W/sym_buildid"
+S=$(rt_of x "$P5" "$W/sym_buildid" "$W/sym_buildid" "$W/sym_nopie" sym_static)
+check "build-id dir: static function without the directory is unknown" test "$(name_at "$P5" "$S")" = "??"
+export PPROBE_DEBUG_DIR=$W/sym-debug-root
+check "build-id dir: static function from the debug file" test "$(name_at "$P5" "$S")" = sym_static
+$LIB addrs "$P5" "$W/sym_buildid" "$W/sym_buildid" "$W/sym_nopie" 1 > "$T/bid.addrs"
+"$DRV" -l -p "$P5" - < "$T/bid.addrs" > "$T/bid.mine"
+sed 's/^/0x/' "$T/bid.addrs" | eu-addr2line -a -f -i -e "$W/sym_nopie" > "$T/bid.eu"	# non-PIE: runtime = vaddr
+check "build-id dir: inline frames equal eu-addr2line's on the unstripped twin" \
+	grep -q 'mismatch 0$' <($LIB compare "$T/bid.mine" "$T/bid.eu" "$W/sym_nopie" | tee /dev/stderr)
+unset PPROBE_DEBUG_DIR
+start_wl P6 "$W/sym_minidebug"
+expect_funcs minidebug "$P6" "$W/sym_minidebug" "$W/sym_minidebug" "$W/sym_pie"
+
+# --- C++ ---
+start_wl P7 "$W/sym_cxx"
+SPIN=$(rt_of x "$P7" "$W/sym_cxx" "$W/sym_cxx" "$W/sym_cxx" _ZN9pprobe_wl4spinEld)
+ADD=$(rt_of x "$P7" "$W/sym_cxx" "$W/sym_cxx" "$W/sym_cxx" _ZN9pprobe_wl3AccIlE3addEli)
+check "c++: demangled spin" test "$(name_at "$P7" "$SPIN")" = "pprobe_wl::spin(long, double)"
+check "c++: demangled template method" test "$(name_at "$P7" "$ADD")" = "pprobe_wl::Acc<long>::add(long, int)"
+check "c++: -N keeps the mangled name" test "$(name_at "$P7" "$SPIN" -N)" = _ZN9pprobe_wl4spinEld
+compare_eu cxx "$P7" "$W/sym_cxx" "$W/sym_cxx" "$W/sym_cxx" "$W/sym_cxx" 1 1000 -C
+
+# --- a deleted binary: through /proc/PID/map_files ---
+cp "$W/sym_pie" "$T/deleted_pie"
+start_wl P8 "$T/deleted_pie"
+$LIB funcs "$P8" "$T/deleted_pie" "$T/deleted_pie" "$W/sym_pie" > "$T/del.funcs"
+rm -f "$T/deleted_pie"
+check "deleted: map says (deleted)" grep -q 'deleted_pie (deleted)' /proc/"$P8"/maps
+awk '{ print $1 }' "$T/del.funcs" | "$DRV" -I -p "$P8" - | grep -v '^0x' > "$T/del.names"
+check "deleted: every function named ($(wc -l < "$T/del.funcs"))" \
+	cmp <(awk '{ print $2 }' "$T/del.funcs") "$T/del.names"
+
+# --- another mount namespace: the binary exists only there ---
+if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+	mkdir -p "$T/ns"
+	start_wl P9 unshare -m --propagation private sh -c \
+		"mount -t tmpfs none '$T/ns' && cp '$W/sym_pie' '$T/ns/' && exec '$T/ns/sym_pie'"
+	check "mntns: binary not visible here" test ! -e "$T/ns/sym_pie"
+	F=$(awk '$3 == "sym_static" { print $1 }' <(nm "$W/sym_pie"))
+	B=$(awk -v p="$T/ns/sym_pie" '$6 == p && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' /proc/"$P9"/maps)
+	A=$(printf '%x' $((0x$B + 0x$F)))
+	check "mntns: static function named through /proc/PID/root" test "$(name_at "$P9" "$A")" = sym_static
+else
+	echo "note: unshare -m unavailable; mount-namespace check not run"
+fi
+
+done_testing

@@ -1,0 +1,657 @@
+/* The unwinder against ground truth, on the real kernel, without the record
+ * command: this driver opens perf_event_open itself (cpu-clock, user
+ * registers + user stack) on a workload child from tests/workloads/unwind.cmake
+ * (-O2 -fomit-frame-pointer), reads the rings, and unwinds every sample with
+ * both backends while the child still runs. It asserts, per scenario and
+ * backend, that >= 99% of the stacks are complete and hold exactly the
+ * expected frames (checked by the workload's ELF symbol table), and that the
+ * two backends agree. Unwind cost per sample is printed (never asserted).
+ *
+ *   test_unwind                      all scenarios (the ctest)
+ *   test_unwind --sweep              stack copy size x depth table, no asserts
+ *   test_unwind MODE DEPTH COPY LIVE one scenario (LIVE 0/1), no asserts
+ * PPROBE_WORKLOADS overrides the workload directory. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pprobe/maps.h"
+#include "pprobe/unwind.h"
+
+#define MAX_CPUS 64
+#define RING_PAGES 512
+#define MAX_IPS 2048
+
+static char wl_dir[4096];
+static int nr_failures;
+
+#define FAIL(...) do { fprintf(stderr, "FAIL: " __VA_ARGS__); fputc('\n', stderr); nr_failures++; } while (0)
+
+/* ---- tiny symbol table lookup ---- */
+struct sym { uint64_t addr, size; char *name; };
+struct symtab { char *path; struct sym *syms; size_t n; };
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int symtab__load(struct symtab *st, const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	size_t cap = 0;
+	for (Elf_Scn *scn = NULL; elf && (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t cnt = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; d && i < cnt; i++) {
+			GElf_Sym s;
+			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value)
+				continue;
+			if (st->n == cap) {
+				cap = cap ? 2 * cap : 256;
+				st->syms = realloc(st->syms, cap * sizeof(*st->syms));
+			}
+			st->syms[st->n].addr = s.st_value;
+			st->syms[st->n].size = s.st_size;
+			st->syms[st->n].name = strdup(elf_strptr(elf, sh.sh_link, s.st_name));
+			st->n++;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	qsort(st->syms, st->n, sizeof(*st->syms), sym_cmp);
+	st->path = strdup(path);
+	return st->n ? 0 : -ENOENT;
+}
+
+static void symtab__free(struct symtab *st)
+{
+	for (size_t i = 0; i < st->n; i++)
+		free(st->syms[i].name);
+	free(st->syms);
+	free(st->path);
+	memset(st, 0, sizeof(*st));
+}
+
+static const char *symtab__find(const struct symtab *st, uint64_t vaddr)
+{
+	size_t lo = 0, hi = st->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (st->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct sym *s = &st->syms[lo - 1];
+	return vaddr < s->addr + (s->size ? s->size : 1) ? s->name : NULL;
+}
+
+/* ---- scenario ---- */
+struct scenario {
+	const char *name;
+	const char *exe;	/* file in wl_dir that runs */
+	const char *syms;	/* file whose .symtab describes it (same layout) */
+	const char *mode;	/* first argument, NULL for unwind_cxx */
+	int depth;
+	uint32_t copy;		/* sample_stack_user */
+	bool live;
+	uint64_t period_ns;
+	double seconds;
+	bool expect_truncated;	/* copy too small and live off: honest truncation */
+	bool check;		/* assert */
+};
+
+struct stats {
+	long samples, leaf, complete, ok, agree, used_live, fp_frames;
+	long end[UNWIND_ERROR + 1];
+	double us;
+	double us_max;
+	double *t;		/* per-sample µs */
+	long nt, capt;
+	double med, p99, warm_mean;	/* warm: without the first 10 samples (file loading) */
+	long frames;
+	char why[256];
+};
+
+struct ring {
+	int fd;
+	uint8_t *base;
+	size_t data_size;
+};
+
+static long perf_open(struct perf_event_attr *a, pid_t pid, int cpu)
+{
+	return syscall(SYS_perf_event_open, a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+struct ctx {
+	const struct scenario *sc;
+	pid_t pid;
+	struct maps *maps;
+	struct unwinder *uw[2];
+	struct stats st[2];
+	struct symtab exe, plugin;
+	uint64_t exe_bias, plugin_bias;
+	bool have_plugin;
+	uint64_t ips[2][MAX_IPS];
+	uint8_t *scratch;
+};
+
+/* name of the function at a runtime address, from the workload's own symtabs */
+static const char *addr_name(struct ctx *x, uint64_t a)
+{
+	const struct map *m = maps__find(x->maps, a);
+	if (!m || !m->path)
+		return NULL;
+	if (strstr(m->path, "libunwind_plugin.so")) {
+		if (!x->have_plugin) {
+			char p[4200];
+			snprintf(p, sizeof(p), "%s/libunwind_plugin.so", wl_dir);
+			if (symtab__load(&x->plugin, p))
+				return NULL;
+			x->have_plugin = true;
+		}
+		return symtab__find(&x->plugin, a - x->plugin_bias);
+	}
+	const char *b = strrchr(m->path, '/');
+	if (b && !strcmp(b + 1, x->sc->exe))
+		return symtab__find(&x->exe, a - x->exe_bias);
+	return NULL;
+}
+
+static void compute_biases(struct ctx *x)
+{
+	/* PIE and .so from GNU ld: first PT_LOAD at vaddr 0, mapped at offset 0 */
+	for (size_t i = 0; i < maps__count(x->maps); i++) {
+		const struct map *m = maps__at(x->maps, i);
+		if (!m->path || m->pgoff)
+			continue;
+		const char *b = strrchr(m->path, '/');
+		b = b ? b + 1 : m->path;
+		if (!strcmp(b, x->sc->exe))
+			x->exe_bias = m->start;
+		else if (!strcmp(b, "libunwind_plugin.so"))
+			x->plugin_bias = m->start;
+	}
+}
+
+static bool is_leaf_fn(const struct scenario *sc, const char *fn)
+{
+	if (!fn)
+		return false;
+	if (!sc->mode)	/* C++: the comparator or the sort it is inlined into */
+		return strstr(fn, "sort") || strstr(fn, "Ul") || strstr(fn, "_Iter_comp");
+	if (!strcmp(sc->mode, "signal"))
+		return !strcmp(fn, "spin_in_handler");
+	if (!strcmp(sc->mode, "inline"))
+		return !strcmp(fn, "leaf_inline");
+	return !strcmp(fn, "cmp_spin");
+}
+
+/* does the stack hold exactly the expected frames? *why says what not */
+static bool check_stack(struct ctx *x, const uint64_t *ips, int n, char *why, size_t len)
+{
+	const struct scenario *sc = x->sc;
+	int rec = 0, mains = 0, thread_mains = 0, plug = 0, leaves = 0, handler = 0;
+	const char *outer = NULL;
+	const char *rec_name = sc->mode ? "recurse" : "_ZN6WalkerIiE7descendEi";
+
+	for (int i = 0; i < n; i++) {
+		const char *fn = addr_name(x, i ? ips[i] - 1 : ips[i]);
+		if (i == n - 1)
+			outer = fn;
+		if (!fn)
+			continue;
+		if (!strcmp(fn, rec_name))
+			rec++;
+		else if (!strcmp(fn, "main"))
+			mains++;
+		else if (!strcmp(fn, "thread_main"))
+			thread_mains++;
+		else if (!strcmp(fn, "plugin_recurse"))
+			plug++;
+		else if (!strcmp(fn, "leaf_sort") || !strcmp(fn, "leaf_signal") ||
+			 !strcmp(fn, "leaf_inline") || !strcmp(fn, "_Z9sort_spinv"))
+			leaves++;
+		else if (!strcmp(fn, "on_usr1"))
+			handler++;
+	}
+	bool threads = sc->mode && !strcmp(sc->mode, "threads");
+	if (rec != sc->depth)
+		snprintf(why, len, "%d recursion frames, want %d", rec, sc->depth);
+	else if (threads ? thread_mains != 1 : mains != 1)
+		snprintf(why, len, "%s missing", threads ? "thread_main" : "main");
+	else if (!threads && (!outer || strcmp(outer, "_start")))
+		snprintf(why, len, "outermost frame %s, want _start", outer ? outer : "?");
+	else if (sc->mode && !strcmp(sc->mode, "dlopen") && plug != 5)
+		snprintf(why, len, "%d plugin frames, want 5", plug);
+	else if (sc->mode && !strcmp(sc->mode, "signal") && handler != 1)
+		snprintf(why, len, "on_usr1 missing");
+	else if (leaves < 1)
+		snprintf(why, len, "leaf function missing");
+	else
+		return true;
+	return false;
+}
+
+static void dump(struct ctx *x, int b, const uint64_t *ips, int n, const struct unwind_result *r)
+{
+	fprintf(stderr, "%s: %s end=%s dso=%s nr=%d fp=%d live=%d\n", x->sc->name,
+		b ? "libunwind" : "libdw", unwind_end__str(r->end), r->end_dso ? r->end_dso : "-",
+		n, r->fp_frames, r->used_live_stack);
+	for (int i = 0; i < n; i++) {
+		const struct map *m = maps__find(x->maps, ips[i]);
+		const char *fn = addr_name(x, i ? ips[i] - 1 : ips[i]);
+		fprintf(stderr, "  #%-3d %#" PRIx64 " %s %s+%#" PRIx64 "\n", i, ips[i], fn ? fn : "?",
+			m && m->path ? m->path : "?", m ? ips[i] - m->start + m->pgoff : 0);
+		if (i == 6 && n > 12) {
+			fprintf(stderr, "  ...\n");
+			i = n - 6;
+		}
+	}
+}
+
+static void handle_sample(struct ctx *x, const uint8_t *p, size_t len)
+{
+	/* IP | TID | REGS_USER | STACK_USER */
+	uint64_t ip;
+	uint32_t pid, tid;
+	const uint8_t *q = p, *end = p + len;
+	memcpy(&ip, q, 8); q += 8;
+	memcpy(&pid, q, 4); memcpy(&tid, q + 4, 4); q += 8;
+	uint64_t abi;
+	memcpy(&abi, q, 8); q += 8;
+	if (abi == PERF_SAMPLE_REGS_ABI_NONE)
+		return;	/* kernel thread or no user context */
+	uint64_t vals[24];
+	int nregs = __builtin_popcountll(UNWIND_X86_SAMPLE_REGS_MASK);
+	memcpy(vals, q, nregs * 8); q += nregs * 8;
+	uint64_t size;
+	memcpy(&size, q, 8); q += 8;
+	const uint8_t *data = q;
+	q += size;
+	uint64_t dyn = 0;
+	if (size) {
+		memcpy(&dyn, q, 8);
+		q += 8;
+	}
+	if (q > end || (pid_t)pid != x->pid)
+		return;
+
+	struct unwind_regs regs;
+	unwind_regs__from_x86_sample(&regs, UNWIND_X86_SAMPLE_REGS_MASK, vals);
+	struct unwind_stack stack = { regs.r[UNWIND_REG_SP], data, dyn };
+	struct unwind_result res[2];
+	int n[2];
+	for (int b = 0; b < 2; b++) {
+		struct stats *st = &x->st[b];
+		double t0 = now_us();
+		n[b] = unwinder__unwind(x->uw[b], x->pid, x->maps, &regs, &stack, x->ips[b],
+					MAX_IPS, &res[b]);
+		double dt = now_us() - t0;
+		st->samples++;
+		st->us += dt;
+		if (st->nt == st->capt) {
+			st->capt = st->capt ? 2 * st->capt : 1024;
+			st->t = realloc(st->t, st->capt * sizeof(*st->t));
+		}
+		st->t[st->nt++] = dt;
+		if (dt > st->us_max)
+			st->us_max = dt;
+		if (n[b] < 0) {
+			st->end[UNWIND_ERROR]++;
+			continue;
+		}
+		st->frames += n[b];
+		st->end[res[b].end]++;
+		st->fp_frames += res[b].fp_frames;
+		st->used_live += res[b].used_live_stack;
+		if (res[b].end == UNWIND_COMPLETE)
+			st->complete++;
+		else if (getenv("UNWIND_DEBUG"))
+			dump(x, b, x->ips[b], n[b], &res[b]);
+		if (!is_leaf_fn(x->sc, addr_name(x, ip)))
+			continue;
+		st->leaf++;
+		char why[200];
+		bool good = res[b].end == UNWIND_COMPLETE &&
+			    check_stack(x, x->ips[b], n[b], why, sizeof(why));
+		if (x->sc->expect_truncated)
+			good = res[b].end == UNWIND_TRUNCATED;
+		if (good)
+			st->ok++;
+		else if (!st->why[0])
+			snprintf(st->why, sizeof(st->why), "%s%s%s (%d frames)",
+				 unwind_end__str(res[b].end),
+				 res[b].end == UNWIND_COMPLETE ? ": " : "",
+				 res[b].end == UNWIND_COMPLETE ? why : "", n[b]);
+	}
+	if (n[0] > 0 && n[0] == n[1] && !memcmp(x->ips[0], x->ips[1], n[0] * 8) &&
+	    res[0].end == res[1].end)
+		x->st[0].agree++;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void finish_times(struct stats *s)
+{
+	double sum = 0;
+	long n = 0;
+	for (long i = 10; i < s->nt; i++, n++)
+		sum += s->t[i];
+	s->warm_mean = n ? sum / n : 0;
+	if (s->nt) {
+		qsort(s->t, s->nt, sizeof(*s->t), dbl_cmp);
+		s->med = s->t[s->nt / 2];
+		s->p99 = s->t[s->nt * 99 / 100];
+	}
+	free(s->t);
+	s->t = NULL;
+}
+
+static void drain(struct ctx *x, struct ring *r)
+{
+	struct perf_event_mmap_page *pg = (void *)r->base;
+	uint8_t *data = r->base + pg->data_offset;
+	uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = pg->data_tail;
+
+	while (tail < head) {
+		struct perf_event_header h;
+		size_t off = tail % r->data_size;
+		uint8_t *rec;
+		if (off + sizeof(h) <= r->data_size) {
+			memcpy(&h, data + off, sizeof(h));
+		} else {
+			uint8_t tmp[sizeof(h)];
+			for (size_t i = 0; i < sizeof(h); i++)
+				tmp[i] = data[(off + i) % r->data_size];
+			memcpy(&h, tmp, sizeof(h));
+		}
+		if (off + h.size <= r->data_size) {
+			rec = data + off;
+		} else {
+			for (size_t i = 0; i < h.size; i++)
+				x->scratch[i] = data[(off + i) % r->data_size];
+			rec = x->scratch;
+		}
+		if (h.type == PERF_RECORD_SAMPLE)
+			handle_sample(x, rec + sizeof(h), h.size - sizeof(h));
+		tail += h.size;
+	}
+	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+/* Returns 0, or 77 when perf_event_open is not available. */
+static int run_scenario(const struct scenario *sc, struct stats out[2], long *agree)
+{
+	struct ctx x = { .sc = sc };
+	char exe[4200], syms[4200], depth[16];
+	int go[2], ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	struct ring rings[MAX_CPUS];
+	int nr_rings = 0, ret = 1;
+
+	snprintf(exe, sizeof(exe), "%s/%s", wl_dir, sc->exe);
+	snprintf(syms, sizeof(syms), "%s/%s", wl_dir, sc->syms);
+	snprintf(depth, sizeof(depth), "%d", sc->depth);
+	if (symtab__load(&x.exe, syms)) {
+		FAIL("%s: no symbols in %s (build the workloads)", sc->name, syms);
+		return 1;
+	}
+	x.scratch = malloc(1 << 17);
+	x.maps = maps__new();
+	for (int b = 0; b < 2; b++) {
+		x.uw[b] = unwinder__new(b ? UNWIND_LIBUNWIND : UNWIND_LIBDW);
+		unwinder__set_live_stack(x.uw[b], sc->live);
+	}
+	if (pipe(go))
+		goto out;
+	x.pid = fork();
+	if (x.pid == 0) {
+		char c;
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(126);
+		if (sc->mode)
+			execl(exe, exe, sc->mode, depth, "30", (char *)NULL);
+		else
+			execl(exe, exe, depth, "30", (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = sc->period_ns;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER |
+			PERF_SAMPLE_STACK_USER;
+	a.sample_regs_user = UNWIND_X86_SAMPLE_REGS_MASK;
+	a.sample_stack_user = sc->copy;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.disabled = 1;
+	a.enable_on_exec = 1;
+	a.inherit = 1;
+	a.wakeup_events = 16;
+	for (int cpu = 0; cpu < ncpu && cpu < MAX_CPUS; cpu++) {
+		long fd = perf_open(&a, x.pid, cpu);
+		if (fd < 0) {
+			int e = errno;
+			kill(x.pid, SIGKILL);
+			waitpid(x.pid, NULL, 0);
+			printf("SKIP: perf_event_open(cpu-clock, user regs+stack): %s\n", strerror(e));
+			ret = 77;
+			goto out;
+		}
+		size_t sz = (size_t)(RING_PAGES + 1) * 4096;
+		void *base = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+		if (base == MAP_FAILED) {
+			FAIL("mmap ring: %s", strerror(errno));
+			kill(x.pid, SIGKILL);
+			waitpid(x.pid, NULL, 0);
+			goto out;
+		}
+		rings[nr_rings++] = (struct ring){ (int)fd, base, (size_t)RING_PAGES * 4096 };
+	}
+	if (write(go[1], "g", 1) != 1)
+		goto out;
+	close(go[1]);
+
+	double t_end = now_us() + sc->seconds * 1e6;
+	bool maps_loaded = false;
+	while (now_us() < t_end) {
+		struct pollfd pfd[MAX_CPUS];
+		for (int i = 0; i < nr_rings; i++)
+			pfd[i] = (struct pollfd){ .fd = rings[i].fd, .events = POLLIN };
+		poll(pfd, nr_rings, 20);
+		/* the child has exec'd once its maps name the workload */
+		if (maps__load_proc(x.maps, x.pid) == 0) {
+			compute_biases(&x);
+			maps_loaded = x.exe_bias != 0;
+		}
+		if (!maps_loaded)
+			continue;
+		for (int i = 0; i < nr_rings; i++)
+			drain(&x, &rings[i]);
+	}
+	kill(x.pid, SIGKILL);
+	waitpid(x.pid, NULL, 0);
+	finish_times(&x.st[0]);
+	finish_times(&x.st[1]);
+	out[0] = x.st[0];
+	out[1] = x.st[1];
+	*agree = x.st[0].agree;
+	ret = 0;
+out:
+	for (int i = 0; i < nr_rings; i++) {
+		munmap(rings[i].base, (size_t)(RING_PAGES + 1) * 4096);
+		close(rings[i].fd);
+	}
+	for (int b = 0; b < 2; b++)
+		unwinder__delete(x.uw[b]);
+	maps__delete(x.maps);
+	symtab__free(&x.exe);
+	if (x.have_plugin)
+		symtab__free(&x.plugin);
+	free(x.scratch);
+	return ret;
+}
+
+static void print_stats(const struct scenario *sc, const struct stats st[2], long agree)
+{
+	for (int b = 0; b < 2; b++) {
+		const struct stats *s = &st[b];
+		printf("%-16s %-9s copy=%-5u live=%d samples=%-5ld complete=%6.2f%% leaf=%-5ld "
+		       "ok=%6.2f%% us/sample: median=%.1f warm-mean=%.1f p99=%.0f first=%.0f frames/sample=%.1f live_used=%ld fp=%ld",
+		       sc->name, b ? "libunwind" : "libdw", sc->copy, sc->live, s->samples,
+		       s->samples ? 100.0 * s->complete / s->samples : 0, s->leaf,
+		       s->leaf ? 100.0 * s->ok / s->leaf : 0, s->med, s->warm_mean, s->p99,
+		       s->us_max, s->samples ? (double)s->frames / s->samples : 0, s->used_live,
+		       s->fp_frames);
+		printf(" ends:");
+		for (int e = 0; e <= UNWIND_ERROR; e++)
+			if (s->end[e] && e != UNWIND_COMPLETE)
+				printf(" %s=%ld", unwind_end__str(e), s->end[e]);
+		if (b == 1)
+			printf(" agree=%.2f%%", st[0].samples ? 100.0 * agree / st[0].samples : 0);
+		if (s->why[0])
+			printf(" first-bad: %s", s->why);
+		printf("\n");
+	}
+	fflush(stdout);
+}
+
+static void check_stats(const struct scenario *sc, const struct stats st[2], long agree)
+{
+	for (int b = 0; b < 2; b++) {
+		const struct stats *s = &st[b];
+		const char *be = b ? "libunwind" : "libdw";
+		if (s->leaf < 100) {
+			FAIL("%s/%s: only %ld samples in the leaf function (want >= 100)", sc->name, be, s->leaf);
+			continue;
+		}
+		if (s->ok * 100 < s->leaf * 99)
+			FAIL("%s/%s: %.2f%% of leaf stacks %s (want >= 99%%); first bad: %s", sc->name, be,
+			     100.0 * s->ok / s->leaf,
+			     sc->expect_truncated ? "end truncated" : "complete and exact", s->why);
+		if (!sc->expect_truncated && s->complete * 100 < s->samples * 99)
+			FAIL("%s/%s: %.2f%% of all stacks complete (want >= 99%%)", sc->name, be,
+			     100.0 * s->complete / s->samples);
+	}
+	if (agree * 100 < st[0].samples * 99)
+		FAIL("%s: libdw and libunwind agree on %.2f%% of stacks (want >= 99%%)", sc->name,
+		     100.0 * agree / st[0].samples);
+}
+
+#define DEFAULT_COPY 8192
+
+int main(int argc, char **argv)
+{
+	const char *env = getenv("PPROBE_WORKLOADS");
+	if (env) {
+		snprintf(wl_dir, sizeof(wl_dir), "%s", env);
+	} else {
+		ssize_t n = readlink("/proc/self/exe", wl_dir, sizeof(wl_dir) - 32);
+		if (n <= 0)
+			return 1;
+		wl_dir[n] = 0;
+		*strrchr(wl_dir, '/') = 0;	/* build/tests */
+		strcat(wl_dir, "/workloads");
+	}
+	elf_version(EV_CURRENT);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	static const struct scenario all[] = {
+		{ "sort-10", "unwind_wl", "unwind_wl", "sort", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true },
+		{ "sort-60", "unwind_wl", "unwind_wl", "sort", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true },
+		{ "sort-200", "unwind_wl", "unwind_wl", "sort", 200, DEFAULT_COPY, true, 1000000, 1.5, false, true },
+		{ "sort-1000", "unwind_wl", "unwind_wl", "sort", 1000, DEFAULT_COPY, true, 2000000, 2.0, false, true },
+		{ "signal-10", "unwind_wl", "unwind_wl", "signal", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true },
+		{ "threads-60", "unwind_wl", "unwind_wl", "threads", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true },
+		{ "dlopen-10", "unwind_wl", "unwind_wl", "dlopen", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true },
+		{ "inline-10", "unwind_wl", "unwind_wl", "inline", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true },
+		{ "stripped-60", "unwind_wl_stripped", "unwind_wl", "sort", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true },
+		{ "cxx-60", "unwind_cxx", "unwind_cxx", NULL, 60, DEFAULT_COPY, true, 1000000, 1.5, false, true },
+		{ "nolive-200", "unwind_wl", "unwind_wl", "sort", 200, DEFAULT_COPY, false, 1000000, 1.0, true, true },
+	};
+	struct stats st[2];
+	long agree;
+
+	if (argc == 5) {
+		struct scenario sc = { "custom", "unwind_wl", "unwind_wl", argv[1], atoi(argv[2]),
+				       (uint32_t)atoi(argv[3]), atoi(argv[4]) != 0, 1000000, 1.5, false, false };
+		int rc = run_scenario(&sc, st, &agree);
+		if (!rc)
+			print_stats(&sc, st, agree);
+		return rc;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--sweep")) {
+		static const int depths[] = { 10, 60, 200, 1000 };
+		static const uint32_t copies[] = { 1024, 2048, 4096, 8192, 16384, 32768, 65528 };
+		for (size_t c = 0; c < sizeof(copies) / sizeof(copies[0]); c++)
+			for (int live = 0; live < 2; live++)
+				for (size_t d = 0; d < 4; d++) {
+					char name[32];
+					snprintf(name, sizeof(name), "sort-%d", depths[d]);
+					struct scenario sc = { name, "unwind_wl", "unwind_wl", "sort",
+							       depths[d], copies[c], live, 2000000, 1.0, false, false };
+					if (run_scenario(&sc, st, &agree) == 0)
+						print_stats(&sc, st, agree);
+				}
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		int rc = run_scenario(&all[i], st, &agree);
+		if (rc == 77)
+			return 77;
+		if (rc)
+			continue;
+		print_stats(&all[i], st, agree);
+		check_stats(&all[i], st, agree);
+	}
+	if (nr_failures) {
+		fprintf(stderr, "%d failure(s)\n", nr_failures);
+		return 1;
+	}
+	printf("PASS\n");
+	return 0;
+}

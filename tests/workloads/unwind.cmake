@@ -1,0 +1,15 @@
+# Unwinding ground truth (tests/unit/test_unwind.c, scripts/bench/unwind.sh):
+# -O2 without frame pointers, so only CFI can walk them.
+pprobe_workload(unwind_wl unwind_wl.c FLAGS ${WL_NOFP} LIBS dl pthread)
+add_library(unwind_plugin MODULE unwind_plugin.c)
+target_compile_options(unwind_plugin PRIVATE -fno-sanitize=all ${WL_NOFP})
+target_link_options(unwind_plugin PRIVATE -fno-sanitize=all)
+set_target_properties(unwind_plugin PROPERTIES PREFIX "lib" OUTPUT_NAME unwind_plugin
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+add_dependencies(unwind_wl unwind_plugin)
+# The same program stripped to .eh_frame only (no .symtab, no .debug_*).
+add_custom_command(OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/unwind_wl_stripped
+  COMMAND ${CMAKE_OBJCOPY} --strip-all $<TARGET_FILE:unwind_wl> ${CMAKE_CURRENT_BINARY_DIR}/unwind_wl_stripped
+  DEPENDS unwind_wl VERBATIM)
+add_custom_target(unwind_wl_stripped ALL DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/unwind_wl_stripped)
+pprobe_workload(unwind_cxx unwind_cxx.cpp FLAGS ${WL_NOFP})

@@ -1,0 +1,181 @@
+/* Unwinding ground truth. Compiled -O2 -fomit-frame-pointer (see
+ * unwind.cmake). Every mode recurses through recurse() exactly DEPTH times
+ * (frames of 256+ bytes), then spins in a known leaf until SECONDS pass:
+ *
+ *   unwind_wl sort DEPTH SECONDS       leaf_sort -> libc qsort -> cmp_spin
+ *   unwind_wl signal DEPTH SECONDS     leaf_signal -> raise -> [signal frame] -> on_usr1 -> spin
+ *   unwind_wl threads DEPTH SECONDS    4 threads, each recurse(DEPTH) -> leaf_sort
+ *   unwind_wl dlopen DEPTH SECONDS     leaf_plugin -> plugin_run (dlopen'd .so, 5 levels) -> leaf_sort
+ *   unwind_wl inline DEPTH SECONDS     leaf_inline with always-inline helpers
+ *
+ * Stacks therefore read, outermost first:
+ *   _start __libc_start_main __libc_start_call_main main run recurse*DEPTH leaf_* ...
+ * or, in threads: clone3 start_thread thread_main recurse*DEPTH leaf_sort ... */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef __clang__
+#define NOINL __attribute__((noinline))
+#else
+#define NOINL __attribute__((noinline, noclone))
+#endif
+#define AINL static inline __attribute__((always_inline))
+
+static volatile sig_atomic_t stop;
+volatile unsigned long sink;
+static void (*leaf)(void);
+static int depth;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+NOINL int cmp_spin(const void *a, const void *b)
+{
+	for (int i = 0; i < 20000; i++)
+		sink += i;
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+NOINL void leaf_sort(void)
+{
+	int v[64];
+	while (!stop) {
+		for (int i = 0; i < 64; i++)
+			v[i] = (i * 7919) % 64;
+		qsort(v, 64, sizeof(v[0]), cmp_spin);
+	}
+}
+
+NOINL void spin_in_handler(void)
+{
+	for (int i = 0; i < 2000000; i++)
+		sink += i;
+}
+
+static void on_usr1(int sig)
+{
+	spin_in_handler();
+	sink += (unsigned)sig;	/* no tail call: on_usr1 stays on the stack */
+}
+
+NOINL void leaf_signal(void)
+{
+	while (!stop)
+		raise(SIGUSR1);
+}
+
+AINL unsigned ainl_inner(unsigned x)
+{
+	for (int i = 0; i < 64; i++)
+		x = x * 2654435761u + (unsigned)i;
+	return x;
+}
+
+AINL unsigned ainl_outer(unsigned x)
+{
+	return ainl_inner(x) ^ ainl_inner(x + 1);
+}
+
+NOINL void leaf_inline(void)
+{
+	unsigned x = 1;
+	while (!stop)
+		for (int i = 0; i < 1000; i++)
+			sink += x = ainl_outer(x + (unsigned)i);
+}
+
+static char plugin_path[PATH_MAX];
+NOINL void leaf_plugin(void)
+{
+	void *h = dlopen(plugin_path, RTLD_NOW);
+	if (!h) {
+		fprintf(stderr, "unwind_wl: dlopen %s: %s\n", plugin_path, dlerror());
+		exit(1);
+	}
+	int (*run)(int, void (*)(void)) = (int (*)(int, void (*)(void)))dlsym(h, "plugin_run");
+	if (!run) {
+		fprintf(stderr, "unwind_wl: no plugin_run in %s\n", plugin_path);
+		exit(1);
+	}
+	run(5, leaf_sort);
+}
+
+NOINL int recurse(int n, volatile char *prev)
+{
+	volatile char frame[256];
+	frame[0] = (char)n;
+	frame[255] = prev ? prev[1] : 0;
+	if (n <= 1) {
+		leaf();
+		return frame[0];
+	}
+	int r = recurse(n - 1, frame);
+	return r + frame[255];
+}
+
+static void *thread_main(void *arg)
+{
+	(void)arg;
+	recurse(depth, NULL);
+	return NULL;
+}
+
+NOINL int run(const char *mode)
+{
+	if (!strcmp(mode, "sort")) {
+		leaf = leaf_sort;
+	} else if (!strcmp(mode, "signal")) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_usr1;
+		sigaction(SIGUSR1, &sa, NULL);
+		leaf = leaf_signal;
+	} else if (!strcmp(mode, "inline")) {
+		leaf = leaf_inline;
+	} else if (!strcmp(mode, "dlopen")) {
+		leaf = leaf_plugin;
+	} else if (!strcmp(mode, "threads")) {
+		pthread_t t[4];
+		leaf = leaf_sort;
+		for (int i = 0; i < 4; i++)
+			if (pthread_create(&t[i], NULL, thread_main, NULL))
+				return 1;
+		for (int i = 0; i < 4; i++)
+			pthread_join(t[i], NULL);
+		return 0;
+	} else {
+		return 2;
+	}
+	return recurse(depth, NULL) == -1000;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 4) {
+		fprintf(stderr, "usage: unwind_wl sort|signal|threads|dlopen|inline DEPTH SECONDS\n");
+		return 2;
+	}
+	depth = atoi(argv[2]);
+	/* the plugin sits next to the executable */
+	ssize_t n = readlink("/proc/self/exe", plugin_path, sizeof(plugin_path) - 32);
+	if (n > 0) {
+		plugin_path[n] = 0;
+		char *s = strrchr(plugin_path, '/');
+		strcpy(s ? s + 1 : plugin_path, "libunwind_plugin.so");
+	}
+	signal(SIGALRM, on_alarm);
+	alarm((unsigned)atoi(argv[3]));
+	int rc = run(argv[1]);
+	return rc == 2 ? 2 : 0;
+}
