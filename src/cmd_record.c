@@ -13,10 +13,18 @@
 #include "event_spec.h"
 #include "stacks.h"
 #include "pprobe/symbolize.h"
+#include "pprobe/unwind.h"
 
-#define MAX_FRAMES 1024
+#define MAX_FRAMES 4096
+#define DEFAULT_STACK_SIZE 8192
 
-enum callgraph { CG_NONE, CG_FP };
+enum callgraph { CG_NONE, CG_FP, CG_DWARF };
+
+/* Unwind quality of the samples whose leaf is in one object. */
+struct quality {
+	uint64_t samples, complete;
+	uint64_t ends[UNWIND_ERROR + 1];
+};
 
 struct record {
 	struct frametab *frames;
@@ -24,8 +32,121 @@ struct record {
 	bool weight_period;
 	uint16_t max_stack;
 	uint64_t truncated;
+	/* DWARF unwinding */
+	struct unwinder *unwinder;
+	enum unwind_backend backend;
+	uint32_t stack_size;
+	uint64_t unwound, complete, live_stack, unwind_ns;
+	struct strtab objs;		/* leaf object names */
+	struct quality *quality;	/* indexed by objs id */
+	size_t nr_quality;
+	uint64_t ips[MAX_FRAMES];
 	uint32_t frame_buf[MAX_FRAMES + 8];
 };
+
+static const char *basename_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+/* The user part of a sample, unwound from its registers and stack copy. */
+static uint32_t unwind_user(struct record *r, const struct sample *s, const struct process *p,
+			    uint32_t *fr, uint32_t room)
+{
+	struct unwind_regs regs;
+	struct unwind_result res;
+	uint32_t n = 0;
+	pid_t pid = (pid_t)s->pid;
+
+	unwind_regs__from_x86_sample(&regs, UNWIND_X86_SAMPLE_REGS_MASK, s->regs);
+	struct unwind_stack st = { regs.r[UNWIND_REG_SP], s->stack, (size_t)s->stack_dyn_size };
+	uint64_t t0 = now_ns();
+	int nr = unwinder__unwind(r->unwinder, pid, p->maps, &regs, &st, r->ips,
+				  (int)(room - 1 < MAX_FRAMES ? room - 1 : MAX_FRAMES), &res);
+	r->unwind_ns += now_ns() - t0;
+	r->unwound++;
+	if (nr < 0) {
+		res.end = UNWIND_ERROR;
+		res.nr = 0;
+		res.end_dso = NULL;
+		nr = 0;
+	}
+	for (int i = 0; i < nr; i++)
+		fr[n++] = frametab__user(r->frames, pid, maps__find(p->maps, r->ips[i]), r->ips[i], i > 0);
+	if (res.used_live_stack)
+		r->live_stack++;
+
+	const struct map *leaf = nr > 0 ? maps__find(p->maps, r->ips[0]) : NULL;
+	uint32_t obj = strtab__intern(&r->objs, leaf && leaf->path ? basename_of(leaf->path) : "[unknown]");
+	if (obj >= r->nr_quality) {
+		size_t nq = (obj + 1) * 2;
+		r->quality = xrealloc(r->quality, nq * sizeof(*r->quality));
+		memset(r->quality + r->nr_quality, 0, (nq - r->nr_quality) * sizeof(*r->quality));
+		r->nr_quality = nq;
+	}
+	r->quality[obj].samples++;
+	r->quality[obj].ends[res.end]++;
+	if (res.end == UNWIND_COMPLETE) {
+		r->quality[obj].complete++;
+		r->complete++;
+		return n;
+	}
+	/* An incomplete stack says why at its outer end. */
+	char why[300];
+	switch (res.end) {
+	case UNWIND_NO_CFI:
+		snprintf(why, sizeof(why), "[no-cfi %s]", res.end_dso ? res.end_dso : "?");
+		break;
+	case UNWIND_UNMAPPED:
+		snprintf(why, sizeof(why), "[unmapped]");
+		break;
+	case UNWIND_ERROR:
+		snprintf(why, sizeof(why), "[unwind-error%s%s]", res.end_dso ? " " : "", res.end_dso ? res.end_dso : "");
+		break;
+	default:	/* truncated, max-depth */
+		snprintf(why, sizeof(why), "[truncated]");
+		break;
+	}
+	fr[n++] = frametab__special(r->frames, why);
+	return n;
+}
+
+static int quality_cmp(const void *a, const void *b, void *arg)
+{
+	const struct quality *q = arg;
+	uint64_t x = q[*(const uint32_t *)a].samples, y = q[*(const uint32_t *)b].samples;
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void print_unwind_quality(const struct record *r)
+{
+	if (!r->unwound)
+		return;
+	fprintf(stderr, "pprobe record: %s unwinding: %llu user stacks, %.1f%% complete, %.1f us per stack%s\n",
+		unwind_backend__str(r->backend), (unsigned long long)r->unwound,
+		100.0 * (double)r->complete / (double)r->unwound,
+		(double)r->unwind_ns / 1e3 / (double)r->unwound,
+		r->live_stack ? ", some completed from the live stack" : "");
+	uint32_t *ids = xmalloc(r->objs.nr * sizeof(*ids) + 1);
+	for (uint32_t i = 0; i < r->objs.nr; i++)
+		ids[i] = i;
+	qsort_r(ids, r->objs.nr, sizeof(*ids), quality_cmp, r->quality);
+	for (size_t k = 0; k < r->objs.nr && k < 8; k++) {
+		const struct quality *q = &r->quality[ids[k]];
+		char reasons[256] = "";
+		size_t len = 0;
+		for (int e = UNWIND_TRUNCATED; e <= UNWIND_ERROR; e++)
+			if (q->ends[e])
+				len += (size_t)snprintf(reasons + len, sizeof(reasons) - len, "%s %llu %s",
+							len ? "," : " (", (unsigned long long)q->ends[e],
+							unwind_end__str((enum unwind_end)e));
+		fprintf(stderr, "  %-28s %8llu stacks %6.1f%% complete%s%s\n", strtab__str(&r->objs, ids[k]),
+			(unsigned long long)q->samples, 100.0 * (double)q->complete / (double)q->samples,
+			reasons, len ? ")" : "");
+	}
+	free(ids);
+}
 
 struct evstate {
 	struct stacktab *stacks;
@@ -54,8 +175,11 @@ static void usage(FILE *f)
 "  -c, --count PERIOD      one sample every PERIOD events (tracepoints: every event)\n"
 "  -m, --mmap-pages N      ring pages per CPU (power of two; default sized to lose nothing)\n"
 "Stacks:\n"
-"  -g                      kernel callchains and user stacks\n"
-"      --call-graph MODE   fp: frame-pointer user stacks\n"
+"  -g                      kernel callchains and DWARF-unwound user stacks\n"
+"      --call-graph MODE   dwarf[,SIZE]: user stacks unwound with CFI from a SIZE-byte\n"
+"                          stack copy (default 8192), completed from the live stack\n"
+"                          when the copy ends early; fp: frame-pointer user stacks\n"
+"      --unwinder NAME     libdw (default) or libunwind\n"
 "Output:\n"
 "  -o, --output FILE       default pprobe.folded; '-' for stdout; several events\n"
 "                          write FILE's stem + .EVENT.folded each\n"
@@ -79,7 +203,10 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 
 	if (!es)
 		return 0;
-	if (s->callchain && s->callchain_nr) {
+	if (r->cg != CG_NONE) {
+		/* The kernel's callchain: kernel frames, and with fp the user
+		 * frames too. Each context starts with its exact ip; the rest are
+		 * return addresses. */
 		uint64_t ctx = 0;
 		bool first = true;
 		for (uint64_t i = 0; i < s->callchain_nr && n < MAX_FRAMES; i++) {
@@ -91,17 +218,19 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 			}
 			if (ctx == (uint64_t)PERF_CONTEXT_KERNEL)
 				fr[n++] = frametab__kernel(r->frames, ip, !first);
-			else if (ctx == (uint64_t)PERF_CONTEXT_USER)
+			else if (ctx == (uint64_t)PERF_CONTEXT_USER && r->cg == CG_FP)
 				fr[n++] = frametab__user(r->frames, pid, p ? maps__find(p->maps, ip) : NULL, ip, !first);
 			else
 				continue;	/* hypervisor/guest contexts: not ours */
 			first = false;
 		}
 		/* The kernel stops at sample_max_stack entries (markers count). */
-		if (s->callchain_nr >= r->max_stack) {
+		if (r->cg == CG_FP && s->callchain_nr >= r->max_stack) {
 			fr[n++] = frametab__special(r->frames, "[truncated]");
 			r->truncated++;
 		}
+		if (r->cg == CG_DWARF && s->regs_abi && s->regs && p && n < MAX_FRAMES)
+			n += unwind_user(r, s, p, fr + n, MAX_FRAMES - n);
 	} else {
 		uint16_t mode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 		if (mode == PERF_RECORD_MISC_KERNEL)
@@ -114,6 +243,13 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 }
 
 /* -o FILE for one event; FILE's stem + ".EVENT.folded" for each of several. */
+static void on_process_gone(struct collect *c, pid_t pid)
+{
+	struct record *r = c->priv;
+	if (r->unwinder)
+		unwinder__forget(r->unwinder, pid);
+}
+
 static char *output_name(const char *out, const char *event, bool several)
 {
 	if (!several)
@@ -143,6 +279,7 @@ int cmd_record(int argc, char **argv)
 		{ "count", required_argument, NULL, 'c' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "call-graph", required_argument, NULL, 'G' },
+		{ "unwinder", required_argument, NULL, 'U' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "weight", required_argument, NULL, 'W' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -207,12 +344,31 @@ int cmd_record(int argc, char **argv)
 				goto out;
 			}
 			break;
-		case 'g': rec.cg = CG_FP; break;
+		case 'g': rec.cg = CG_DWARF; break;
 		case 'G':
 			if (!strcmp(optarg, "fp")) {
 				rec.cg = CG_FP;
+			} else if (!strncmp(optarg, "dwarf", 5) && (optarg[5] == 0 || optarg[5] == ',')) {
+				rec.cg = CG_DWARF;
+				if (optarg[5] == ',') {
+					unsigned long sz = strtoul(optarg + 6, &end, 0);
+					if (*end || sz < 8 || sz > 65528) {
+						fprintf(stderr, "pprobe record: dwarf stack size '%s' must be 8..65528 bytes\n",
+							optarg + 6);
+						ret = 2;
+						goto out;
+					}
+					rec.stack_size = (uint32_t)(sz & ~7UL);	/* the kernel wants a multiple of 8 */
+				}
 			} else {
-				fprintf(stderr, "pprobe record: unknown --call-graph mode '%s' (fp)\n", optarg);
+				fprintf(stderr, "pprobe record: unknown --call-graph mode '%s' (fp, dwarf[,SIZE])\n", optarg);
+				ret = 2;
+				goto out;
+			}
+			break;
+		case 'U':
+			if (unwind_backend__parse(optarg, &rec.backend)) {
+				fprintf(stderr, "pprobe record: unknown unwinder '%s' (libdw, libunwind)\n", optarg);
 				ret = 2;
 				goto out;
 			}
@@ -251,6 +407,7 @@ int cmd_record(int argc, char **argv)
 	}
 
 	rec.frames = frametab__new();
+	strtab__init(&rec.objs);
 	rec.max_stack = 127;
 	c.priv = &rec;
 	c.on_sample = on_sample;
@@ -290,7 +447,26 @@ int cmd_record(int argc, char **argv)
 		co.extra_sample_type |= PERF_SAMPLE_CALLCHAIN;
 		co.max_stack = rec.max_stack;
 	}
-	co.ring_pages = pages ? (size_t)pages : (rec.cg != CG_NONE ? 1024 : 256);
+	if (rec.cg == CG_DWARF) {
+		/* Kernel callchain from the kernel; the user stack unwound here from
+		 * the registers and a copy of the top of the stack. */
+		co.exclude_callchain_user = true;
+		co.extra_sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		co.regs_user_mask = UNWIND_X86_SAMPLE_REGS_MASK;
+		co.stack_user_size = rec.stack_size ? rec.stack_size : DEFAULT_STACK_SIZE;
+		rec.stack_size = co.stack_user_size;
+		rec.unwinder = unwinder__new(rec.backend);
+		if (!rec.unwinder) {
+			fprintf(stderr, "pprobe record: cannot set up the %s unwinder: %s\n",
+				unwind_backend__str(rec.backend), strerror(errno));
+			ret = 1;
+			goto out;
+		}
+		c.on_process_gone = on_process_gone;
+	}
+	/* Rings sized so a burst is absorbed while we drain: a sample with a
+	 * DWARF stack copy weighs stack_size bytes. */
+	co.ring_pages = pages ? (size_t)pages : rec.cg == CG_DWARF ? 4096 : rec.cg == CG_FP ? 1024 : 256;
 	co.status_prefix = "pprobe record";
 
 	ret = collect__prepare(&c, &co);
@@ -338,6 +514,7 @@ int cmd_record(int argc, char **argv)
 			c.t_end - c.t_start, (unsigned long long)c.nr_samples, (unsigned long long)c.lost,
 			(unsigned long long)c.lost_samples,
 			c.stop_signal ? " (stopped by signal)" : "");
+		print_unwind_quality(&rec);
 		if (rec.truncated)
 			fprintf(stderr, "pprobe record: %llu stacks deeper than %u frames ended in [truncated]\n",
 				(unsigned long long)rec.truncated, rec.max_stack);
@@ -357,6 +534,9 @@ out:
 	if (!ret)
 		ret = collect__exit_status(&c);
 	frametab__delete(rec.frames);
+	unwinder__delete(rec.unwinder);
+	strtab__free(&rec.objs);
+	free(rec.quality);
 	event_list__exit(&evl);
 	free(events);
 	return ret;

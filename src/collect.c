@@ -176,7 +176,7 @@ static void normalize_attr(struct collect *c, struct evsel *ev, bool on_command)
 	a->inherit = (on_command || c->opts.pid_list) ? 1 : 0;
 	a->enable_on_exec = on_command ? 1 : 0;
 	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(c->opts.ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 4);
+	a->wakeup_watermark = (uint32_t)(c->opts.ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 16);
 }
 
 static void add_tracking(struct collect *c)
@@ -393,6 +393,13 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 
 /* ---- the loop ---- */
 
+static void read_rings(struct collect *c);
+
+/* Processing a sample (unwinding) can take longer than the kernel takes to
+ * fill a ring in a burst: keep draining the rings into the queue while we
+ * work, so the kernel never has to drop. */
+#define DRAIN_EVERY_NS 1000000ULL
+
 static int process_record(void *ctx, const struct perf_event_header *hdr, int cpu)
 {
 	struct collect *c = ctx;
@@ -413,7 +420,10 @@ static int process_record(void *ctx, const struct perf_event_header *hdr, int cp
 		c->nr_samples++;
 		struct thread *t = session__thread(&c->session, (pid_t)s.pid, (pid_t)s.tid);
 		struct process *p = s.pid > 0 ? session__process(&c->session, (pid_t)s.pid) : NULL;
-		return c->on_sample ? c->on_sample(c, ev, &s, t, p) : 0;
+		int ret = c->on_sample ? c->on_sample(c, ev, &s, t, p) : 0;
+		if (now_ns() - c->last_read_ns > DRAIN_EVERY_NS)
+			read_rings(c);	/* s points into the queue: not used after this */
+		return ret;
 	}
 	case PERF_RECORD_MMAP2: {
 		const struct {
@@ -458,8 +468,10 @@ static int process_record(void *ctx, const struct perf_event_header *hdr, int cp
 			uint32_t pid, tid;
 			char comm[];
 		} *r = (const void *)hdr;
-		session__comm(&c->session, (pid_t)r->pid, (pid_t)r->tid, r->comm,
-			      hdr->misc & PERF_RECORD_MISC_COMM_EXEC);
+		bool exec = hdr->misc & PERF_RECORD_MISC_COMM_EXEC;
+		session__comm(&c->session, (pid_t)r->pid, (pid_t)r->tid, r->comm, exec);
+		if (exec && c->on_process_gone)
+			c->on_process_gone(c, (pid_t)r->pid);
 		return 0;
 	}
 	case PERF_RECORD_FORK:
@@ -471,8 +483,11 @@ static int process_record(void *ctx, const struct perf_event_header *hdr, int cp
 		} *r = (const void *)hdr;
 		if (hdr->type == PERF_RECORD_FORK)
 			session__fork(&c->session, (pid_t)r->pid, (pid_t)r->ppid, (pid_t)r->tid, (pid_t)r->ptid);
-		else
+		else {
 			session__task_exit(&c->session, (pid_t)r->pid, (pid_t)r->tid);
+			if (r->pid == r->tid && c->on_process_gone)
+				c->on_process_gone(c, (pid_t)r->pid);
+		}
 		return 0;
 	}
 	case PERF_RECORD_LOST: {
@@ -510,6 +525,7 @@ static int queue_record(void *ctx, const struct perf_event_header *hdr, int cpu)
 
 static void read_rings(struct collect *c)
 {
+	c->last_read_ns = now_ns();
 	for (int i = 0; i < c->evlist.nr_cpus; i++)
 		if (c->evlist.rings[i].meta && ring__read(&c->evlist.rings[i], queue_record, c) == -EBADMSG)
 			c->bad_records++;

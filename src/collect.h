@@ -42,6 +42,8 @@ struct collect {
 	struct sample_layout layout;
 	struct ordered queue;
 	collect_sample_fn on_sample;
+	/* A process exited or replaced its image (exec): drop state kept for it. */
+	void (*on_process_gone)(struct collect *c, pid_t pid);
 	void *priv;
 	int sigfd;
 	pid_t child;			/* our command, 0 if none */
@@ -58,6 +60,7 @@ struct collect {
 	uint64_t nr_samples, lost, lost_samples, throttled, bad_records, unknown_id;
 	uint64_t bytes;
 	bool status_shown;
+	uint64_t last_read_ns;		/* when the rings were last drained */
 };
 
 /* Zero the engine: always first, so collect__cleanup is safe on any path. */

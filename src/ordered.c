@@ -46,15 +46,22 @@ static int ent_cmp(const void *a, const void *b)
 int ordered__flush(struct ordered *q, uint64_t limit, ordered_fn fn, void *ctx)
 {
 	int ret = 0;
-	size_t i;
+	size_t ready, i;
 
 	if (!q->nr)
 		return 0;
 	qsort(q->ents, q->nr, sizeof(*q->ents), ent_cmp);
-	for (i = 0; i < q->nr && q->ents[i].time < limit; i++) {
-		if (q->ents[i].time > q->last_flushed)
-			q->last_flushed = q->ents[i].time;
-		ret = fn(ctx, (const struct perf_event_header *)(q->buf + q->ents[i].off), q->ents[i].cpu);
+	for (ready = 0; ready < q->nr && q->ents[ready].time < limit; ready++)
+		;
+	/* The callback may push more records (the caller keeps draining the
+	 * rings while it works): ents and buf can move, so index, never hold
+	 * pointers. New records land after the ready ones and wait for the
+	 * next flush. */
+	for (i = 0; i < ready; i++) {
+		struct ordered_ent e = q->ents[i];
+		if (e.time > q->last_flushed)
+			q->last_flushed = e.time;
+		ret = fn(ctx, (const struct perf_event_header *)(q->buf + e.off), e.cpu);
 		if (ret) {
 			i++;
 			break;
@@ -65,7 +72,7 @@ int ordered__flush(struct ordered *q, uint64_t limit, ordered_fn fn, void *ctx)
 		q->len = 0;
 		return ret;
 	}
-	/* Compact what remains (usually a handful of records). */
+	/* Compact what remains. */
 	size_t left = q->nr - i;
 	unsigned char *nb = xmalloc(q->cap);
 	size_t nlen = 0;

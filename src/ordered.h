@@ -32,7 +32,8 @@ void ordered__init(struct ordered *q);
 void ordered__exit(struct ordered *q);
 void ordered__push(struct ordered *q, const struct perf_event_header *hdr, uint64_t time, int cpu);
 /* Deliver, in (time, arrival) order, every record with time < limit
- * (UINT64_MAX: all). Returns the first non-zero callback value or 0. */
+ * (UINT64_MAX: all). The callback may push new records; they are kept for
+ * the next flush. Returns the first non-zero callback value or 0. */
 int ordered__flush(struct ordered *q, uint64_t limit, ordered_fn fn, void *ctx);
 
 #endif

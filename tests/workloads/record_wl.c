@@ -1,6 +1,7 @@
 /* Workloads with known behaviour for pprobe record's tests.
  *
- *   hot SECS            burn CPU: hot_three() does 3 units for each 1 of hot_one()
+ *   hot SECS            burn CPU: hot_three() does 3 units for each 1 of hot_one();
+ *                       prints "cpu SECS" (its own CPU time) at the end
  *   prctl N             exactly N prctl(PR_GET_DUMPABLE) calls from do_prctls()
  *   threads T SECS      T threads spinning in thread_spin()
  *   fork-exec PROG ARG  fork; the child execs PROG with ARG...; wait for it
@@ -114,6 +115,10 @@ int main(int argc, char **argv)
 	const char *mode = argv[1];
 	if (!strcmp(mode, "hot") && argc == 3) {
 		run_hot(atof(argv[2]));
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		printf("cpu %.6f\n", ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+					ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 	} else if (!strcmp(mode, "prctl") && argc == 3) {
 		do_prctls(atol(argv[2]));
 	} else if (!strcmp(mode, "syscalls") && argc == 3) {
