@@ -5,6 +5,7 @@
 #define PPROBE_COMMANDS_H
 
 int cmd_record(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 
