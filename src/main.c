@@ -19,6 +19,8 @@ static const struct command commands[] = {
 	{ "trace",      cmd_trace,      "print events as they happen, fields decoded, kernel-filtered" },
 	{ "flamegraph", cmd_flamegraph, "draw folded stacks as an interactive SVG flame graph" },
 	{ "diff",       cmd_diff,       "compare two folded profiles (difffolded), optionally as SVG" },
+	{ "probe",      cmd_probe,      "inspect probe points: -F functions, -L lines, -V variables (perf probe syntax)" },
+	{ "list",       cmd_list,       "list the events -e accepts; -v EVENT shows a tracepoint's fields" },
 };
 
 static void usage(FILE *f)
@@ -44,6 +46,9 @@ int main(int argc, char **argv)
 		printf("pprobe %s\n", PPROBE_VERSION);
 		return 0;
 	}
+	/* perf probe's top-level form: pprobe [-x BIN] -F|-L|-V ... */
+	if (name[0] == '-')
+		return cmd_probe(argc, argv);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(name, commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);

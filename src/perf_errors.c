@@ -40,6 +40,9 @@ static int have_cap(int cap)
 	return r;
 }
 
+/* the sideband dummy of record has no name */
+#define NAME(s) ((s)->name[0] ? (s)->name : "the sideband event")
+
 #define CAP_SYS_ADMIN_BIT 21
 #define CAP_PERFMON_BIT 38
 
@@ -65,7 +68,7 @@ static int explain_permission(const struct event_spec *s, int err, char *buf, si
 
 	o += snprintf(buf + o, len > o ? len - o : 0,
 		      "no permission to open '%s' (%s): kernel.perf_event_paranoid is %ld (%s); ",
-		      s->name, strerror(err), p, paranoid_meaning(p));
+		      NAME(s), strerror(err), p, paranoid_meaning(p));
 	if (privileged) {
 		o += snprintf(buf + o, len > o ? len - o : 0,
 			      "this process has %s, so something else refused it: a security module "
@@ -106,19 +109,19 @@ int event_spec__explain_open_error(const struct event_spec *s, int err, char *bu
 			return snprintf(buf, len,
 					"cannot open '%s': the system-wide limit of open files is reached "
 					"(fs.file-max %ld); close programs or raise it with 'sysctl fs.file-max=N'",
-					s->name, read_long_file("/proc/sys/fs/file-max", -1));
+					NAME(s), read_long_file("/proc/sys/fs/file-max", -1));
 		return snprintf(buf, len,
 				"cannot open '%s': too many open files (RLIMIT_NOFILE soft limit %llu, hard limit "
 				"%llu; every event needs one descriptor per CPU (%ld online) and per thread); raise "
 				"the limit with 'ulimit -n %llu' (up to the hard limit; as root beyond it), or "
 				"record fewer events",
-				s->name, (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max, cpus,
+				NAME(s), (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max, cpus,
 				(unsigned long long)(rl.rlim_max == RLIM_INFINITY ? 1048576 : rl.rlim_max));
 	}
 	case ESRCH:
 		return snprintf(buf, len,
 				"cannot open '%s': no such process (the target pid/tid does not exist or has "
-				"already exited)", s->name);
+				"already exited)", NAME(s));
 	case ENOENT:
 	case ENODEV:
 	case EOPNOTSUPP:
@@ -128,21 +131,21 @@ int event_spec__explain_open_error(const struct event_spec *s, int err, char *bu
 		return snprintf(buf, len,
 				"cannot open '%s': the PMU is busy (another tool holds it exclusively, e.g. an "
 				"NMI watchdog or another profiler); try again, or 'sysctl kernel.nmi_watchdog=0'",
-				s->name);
+				NAME(s));
 	case ENOSPC:
 		return snprintf(buf, len, "cannot open '%s': no free hardware counter or breakpoint slot",
-				s->name);
+				NAME(s));
 	case EOVERFLOW:
 		return snprintf(buf, len,
 				"cannot open '%s': the requested call-chain depth exceeds "
 				"kernel.perf_event_max_stack (%ld)",
-				s->name, read_long_file("/proc/sys/kernel/perf_event_max_stack", -1));
+				NAME(s), read_long_file("/proc/sys/kernel/perf_event_max_stack", -1));
 	case E2BIG:
 		return snprintf(buf, len,
 				"cannot open '%s': this kernel does not know the perf_event_attr size %u "
-				"(kernel older than pprobe's headers)", s->name, s->attr.size);
+				"(kernel older than pprobe's headers)", NAME(s), s->attr.size);
 	default:
-		return snprintf(buf, len, "cannot open '%s': %s", s->name, strerror(err));
+		return snprintf(buf, len, "cannot open '%s': %s", NAME(s), strerror(err));
 	}
 
 	/* ENOENT / ENODEV / EOPNOTSUPP / EINVAL: per kind */
@@ -152,18 +155,18 @@ int event_spec__explain_open_error(const struct event_spec *s, int err, char *bu
 				"counters in %s/bus/event_source/devices; usual in VMs without PMU "
 				"passthrough), so %s events cannot be counted; use -e cpu-clock (a timer "
 				"sampling what runs on the CPU) instead",
-				s->name, pmu__sysfs_root(),
+				NAME(s), pmu__sysfs_root(),
 				s->kind == EVENT_KIND_CACHE ? "hardware cache" : "hardware");
 	if (hw && (err == ENOENT || err == EOPNOTSUPP))
 		return snprintf(buf, len,
 				"cannot open '%s': the CPU's PMU does not support this event (%s); "
 				"'pprobe list' shows what is available",
-				s->name, strerror(err));
+				NAME(s), strerror(err));
 	if ((s->kind == EVENT_KIND_TRACEPOINT || s->kind == EVENT_KIND_PROBE) && err == ENOENT)
 		return snprintf(buf, len,
 				"cannot open '%s': the kernel does not know tracepoint id %llu any more (the "
 				"event was removed, e.g. a probe deleted or a module unloaded)",
-				s->name, (unsigned long long)s->attr.config);
+				NAME(s), (unsigned long long)s->attr.config);
 	if (err == EINVAL && s->attr.freq) {
 		long max = read_long_file("/proc/sys/kernel/perf_event_max_sample_rate", -1);
 		if (max > 0 && s->attr.sample_freq > (uint64_t)max)
@@ -171,32 +174,32 @@ int event_spec__explain_open_error(const struct event_spec *s, int err, char *bu
 					"cannot open '%s': sampling frequency %llu Hz is above "
 					"kernel.perf_event_max_sample_rate (%ld); use -F %ld or less, or raise "
 					"the limit with 'sysctl kernel.perf_event_max_sample_rate=%llu'",
-					s->name, (unsigned long long)s->attr.sample_freq, max, max,
+					NAME(s), (unsigned long long)s->attr.sample_freq, max, max,
 					(unsigned long long)s->attr.sample_freq);
 	}
 	if (s->attr.precise_ip && (err == EINVAL || err == EOPNOTSUPP))
 		return snprintf(buf, len,
 				"cannot open '%s': precise sampling (:%s, precise_ip=%u) is not supported for "
 				"this event; drop the 'p' modifier",
-				s->name, s->modifiers, s->attr.precise_ip);
+				NAME(s), s->modifiers, s->attr.precise_ip);
 	if (s->kind == EVENT_KIND_RAW && s->pmu[0] && sampling && (err == EINVAL || err == EOPNOTSUPP))
 		return snprintf(buf, len,
 				"cannot open '%s': PMU '%s' refused the event (%s); many PMUs (msr, uncore, "
 				"power) can count but not sample: use 'pprobe stat', or check the terms "
 				"against %s/bus/event_source/devices/%s/format",
-				s->name, s->pmu, strerror(err), pmu__sysfs_root(), s->pmu);
+				NAME(s), s->pmu, strerror(err), pmu__sysfs_root(), s->pmu);
 	if (s->kind == EVENT_KIND_RAW && s->pmu[0])
 		return snprintf(buf, len,
 				"cannot open '%s': PMU '%s' refused the event (%s); check the terms against "
 				"%s/bus/event_source/devices/%s/format",
-				s->name, s->pmu, strerror(err), pmu__sysfs_root(), s->pmu);
+				NAME(s), s->pmu, strerror(err), pmu__sysfs_root(), s->pmu);
 	if (err == ENODEV)
 		return snprintf(buf, len, "cannot open '%s': the PMU does not exist on that CPU (offline CPU, "
-				"or a hybrid CPU PMU that covers only some CPUs)", s->name);
+				"or a hybrid CPU PMU that covers only some CPUs)", NAME(s));
 	if (s->attr.exclude_user && s->attr.exclude_kernel && s->attr.exclude_hv)
 		return snprintf(buf, len, "cannot open '%s': the modifiers exclude everything (%s)",
-				s->name, strerror(err));
-	return snprintf(buf, len, "cannot open '%s' (%s event, type %u config 0x%llx): %s", s->name,
+				NAME(s), strerror(err));
+	return snprintf(buf, len, "cannot open '%s' (%s event, type %u config 0x%llx): %s", NAME(s),
 			event_kind__name(s->kind), s->attr.type, (unsigned long long)s->attr.config,
 			strerror(err));
 }

@@ -14,11 +14,37 @@
 
 #include "sym_internal.h"
 
+/* Per compile unit, built on first use by one walk of its DIE tree: every
+ * subprogram and inlined_subroutine with code, and its address ranges sorted
+ * by start. A lookup is a binary search for the last range starting at or
+ * before the address, then a walk up the DIE parents to the innermost one
+ * containing it (ranges of nested DIEs nest), so O(log n + depth) instead of
+ * dwarf_getscopes' walk over the whole unit. */
+struct fn_die {
+	Dwarf_Off off;		/* DIE offset in its Dwarf */
+	int parent;		/* index of the enclosing fn_die, -1 */
+	bool inlined;
+};
+
+struct fn_range {
+	uint64_t lo, hi;
+	int die;
+};
+
+struct cu_index {
+	Dwarf_Off cu_off;
+	struct fn_die *dies;
+	struct fn_range *ranges;
+	size_t ndies, nranges, capdies, capranges;
+};
+
 struct dwarf_state {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	Dwarf_Addr bias;	/* module address = ELF vaddr + bias */
 	struct strpool strings;
+	struct cu_index *cus;	/* sorted by cu_off */
+	size_t ncus;
 };
 
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
@@ -84,6 +110,11 @@ void dwarf__free(struct elf_object *o)
 {
 	if (!o->dw)
 		return;
+	for (size_t i = 0; i < o->dw->ncus; i++) {
+		free(o->dw->cus[i].dies);
+		free(o->dw->cus[i].ranges);
+	}
+	free(o->dw->cus);
 	dwfl_end(o->dw->dwfl);
 	strpool__free(&o->dw->strings);
 	free(o->dw);
@@ -128,14 +159,160 @@ static uint64_t die_start(Dwarf_Die *die)
 	return 0;
 }
 
+static int index_walk(struct cu_index *ci, Dwarf_Die *die, int parent, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 64)	/* malformed or absurd nesting: stop, do not recurse forever */
+		return 0;
+	do {
+		int tag = dwarf_tag(die), me = parent;
+
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+
+			if (ci->ndies == ci->capdies) {
+				size_t cap = ci->capdies ? ci->capdies * 2 : 64;
+				struct fn_die *v = realloc(ci->dies, cap * sizeof(*v));
+
+				if (!v)
+					return -ENOMEM;
+				ci->dies = v;
+				ci->capdies = cap;
+			}
+			me = (int)ci->ndies;
+			ci->dies[ci->ndies++] = (struct fn_die){ dwarf_dieoffset(die), parent,
+								 tag == DW_TAG_inlined_subroutine };
+			while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+				if (hi <= lo)
+					continue;
+				if (ci->nranges == ci->capranges) {
+					size_t cap = ci->capranges ? ci->capranges * 2 : 64;
+					struct fn_range *v = realloc(ci->ranges, cap * sizeof(*v));
+
+					if (!v)
+						return -ENOMEM;
+					ci->ranges = v;
+					ci->capranges = cap;
+				}
+				ci->ranges[ci->nranges++] = (struct fn_range){ lo, hi, me };
+			}
+		}
+		/* functions nest in functions, lexical blocks and (C++) namespaces
+		 * and classes; types and variables hold no code */
+		if (dwarf_haschildren(die) > 0 && dwarf_child(die, &child) == 0) {
+			int err = index_walk(ci, &child, me, depth + 1);
+
+			if (err)
+				return err;
+		}
+	} while (dwarf_siblingof(die, die) == 0);
+	return 0;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct fn_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	/* same start: the outer (longer) first, so the inner is found last */
+	if (x->hi != y->hi)
+		return x->hi > y->hi ? -1 : 1;
+	return x->die - y->die;
+}
+
+static struct cu_index *cu_index_get(struct dwarf_state *st, Dwarf_Die *cudie)
+{
+	Dwarf_Off off = dwarf_dieoffset(cudie);
+	size_t lo = 0, hi = st->ncus;
+	struct cu_index *v, ci = { .cu_off = off };
+	Dwarf_Die child;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (st->cus[mid].cu_off == off)
+			return &st->cus[mid];
+		if (st->cus[mid].cu_off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (dwarf_child(cudie, &child) == 0 && index_walk(&ci, &child, -1, 0)) {
+		free(ci.dies);
+		free(ci.ranges);
+		return NULL;
+	}
+	qsort(ci.ranges, ci.nranges, sizeof(*ci.ranges), range_cmp);
+	v = realloc(st->cus, (st->ncus + 1) * sizeof(*v));
+	if (!v) {
+		free(ci.dies);
+		free(ci.ranges);
+		return NULL;
+	}
+	st->cus = v;
+	memmove(&v[lo + 1], &v[lo], (st->ncus - lo) * sizeof(*v));
+	v[lo] = ci;
+	st->ncus++;
+	return &v[lo];
+}
+
+static bool die_contains(struct cu_index *ci, int die, uint64_t addr, size_t hint)
+{
+	/* ranges of one DIE are few; scan those near the hint first */
+	for (size_t i = 0; i < ci->nranges; i++) {
+		size_t j = (hint + i) % ci->nranges;
+
+		if (ci->ranges[j].die == die && addr >= ci->ranges[j].lo && addr < ci->ranges[j].hi)
+			return true;
+	}
+	return false;
+}
+
+/* Index of the innermost function DIE containing addr (CU-relative address), or -1. */
+static int cu_index_find(struct cu_index *ci, uint64_t addr)
+{
+	size_t lo = 0, hi = ci->nranges;
+	int d;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ci->ranges[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -1;
+	const struct fn_range *r = &ci->ranges[lo - 1];
+	if (addr < r->hi)
+		return r->die;
+	/* walk up from the last function starting before addr */
+	for (d = ci->dies[r->die].parent; d >= 0; d = ci->dies[d].parent)
+		if (die_contains(ci, d, addr, lo - 1))
+			return d;
+	/* not nested under it: an earlier sibling tree may still contain addr */
+	for (size_t i = lo - 1; i-- > 0;)
+		if (addr < ci->ranges[i].hi && addr >= ci->ranges[i].lo) {
+			/* the innermost among those containing: the last such by start */
+			return ci->ranges[i].die;
+		}
+	return -1;
+}
+
 int dwarf__frames(struct elf_object *o, uint64_t vaddr, bool inlines, bool srcline,
 		  bool demangle, struct sym_frame *out, int max)
 {
 	struct dwarf_state *st;
-	Dwarf_Die *cudie, *scopes = NULL, *chain = NULL, innermost;
+	struct cu_index *ci;
+	Dwarf_Die *cudie, die;
 	Dwarf_Addr cubias, a;
 	Dwarf_Files *files = NULL;
-	int n, nchain, i, nout = 0;
+	Dwarf *dw;
+	int d, nout = 0;
 
 	if (!o->dw_tried) {
 		o->dw_tried = true;
@@ -148,15 +325,13 @@ int dwarf__frames(struct elf_object *o, uint64_t vaddr, bool inlines, bool srcli
 	cudie = dwfl_module_addrdie(st->mod, a, &cubias);
 	if (!cudie)
 		return 0;
-	n = dwarf_getscopes(cudie, a - cubias, &scopes);
-	if (n <= 0)
+	ci = cu_index_get(st, cudie);
+	if (!ci)
+		return -ENOMEM;
+	d = cu_index_find(ci, a - cubias);
+	if (d < 0)
 		return 0;
-	/* the concrete DIE path: scopes[0] and the DIEs that contain it */
-	if (!dwarf_offdie(dwarf_cu_getdwarf(cudie->cu), dwarf_dieoffset(&scopes[0]), &innermost))
-		goto out;
-	nchain = dwarf_getscopes_die(&innermost, &chain);
-	if (nchain <= 0)
-		goto out;
+	dw = dwarf_cu_getdwarf(cudie->cu);
 	if (srcline)
 		dwarf_getsrcfiles(cudie, &files, NULL);
 
@@ -165,31 +340,26 @@ int dwarf__frames(struct elf_object *o, uint64_t vaddr, bool inlines, bool srcli
 	if (srcline) {
 		Dwfl_Line *l = dwfl_module_getsrc(st->mod, a);
 
-		if (l) {
-			const char *f = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
-
-			file = intern(st, f);
-		}
+		if (l)
+			file = intern(st, dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL));
 	}
-	for (i = 0; i < nchain && nout < max; i++) {
-		int tag = dwarf_tag(&chain[i]);
-
-		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
-			continue;
-		if (tag == DW_TAG_inlined_subroutine && !inlines)
+	for (; d >= 0 && nout < max; d = ci->dies[d].parent) {
+		if (!dwarf_offdie(dw, ci->dies[d].off, &die))
+			break;
+		if (ci->dies[d].inlined && !inlines)
 			continue;
 		struct sym_frame *f = &out[nout++];
 
 		memset(f, 0, sizeof(*f));
-		f->name = die_name(st, &chain[i], demangle);
+		f->name = die_name(st, &die, demangle);
 		f->dso = o->dso;
-		f->inlined = tag == DW_TAG_inlined_subroutine;
-		f->offset = a - cubias - die_start(&chain[i]);
+		f->inlined = ci->dies[d].inlined;
+		f->offset = a - cubias - die_start(&die);
 		if (srcline) {
 			f->srcfile = file;
 			f->line = line;
 		}
-		if (tag == DW_TAG_subprogram)
+		if (!ci->dies[d].inlined)
 			break;
 		/* the next (outer) frame is at this inline instance's call site */
 		if (srcline) {
@@ -198,14 +368,27 @@ int dwarf__frames(struct elf_object *o, uint64_t vaddr, bool inlines, bool srcli
 
 			file = NULL;
 			line = 0;
-			if (dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_file, &attr), &w) == 0 && files)
+			if (dwarf_formudata(dwarf_attr(&die, DW_AT_call_file, &attr), &w) == 0 && files)
 				file = intern(st, dwarf_filesrc(files, w, NULL, NULL));
-			if (dwarf_formudata(dwarf_attr(&chain[i], DW_AT_call_line, &attr), &w) == 0)
+			if (dwarf_formudata(dwarf_attr(&die, DW_AT_call_line, &attr), &w) == 0)
 				line = (int)w;
 		}
 	}
-out:
-	free(scopes);
-	free(chain);
 	return nout;
+}
+
+int dwarf__srcline(struct elf_object *o, uint64_t vaddr, const char **file, int *line)
+{
+	Dwfl_Line *l;
+	const char *f;
+
+	if (!o->dw_tried) {
+		o->dw_tried = true;
+		o->dw = dwarf_open(o);
+	}
+	if (!o->dw || !(l = dwfl_module_getsrc(o->dw->mod, vaddr + o->dw->bias)))
+		return 0;
+	f = dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
+	*file = f ? intern(o->dw, f) : NULL;
+	return *file ? 1 : 0;
 }

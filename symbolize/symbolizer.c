@@ -333,6 +333,7 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 			out[n].name = pretty_name(s, (struct symtab_entry *)e);
 			out[n].offset = vaddr - e->start;
 		}
+		/* its line (the outermost inline's call site) is not known here: none */
 		n++;
 	} else if (n && e) {
 		/* physical function: offset from its symbol, which is exact */
@@ -345,9 +346,20 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 			out->name = pretty_name(s, (struct symtab_entry *)e);
 			out->offset = vaddr - e->start;
 		}
+		if (s->opts.srcline)
+			dwarf__srcline(o, vaddr, &out->srcfile, &out->line);
 		n = 1;
 	}
 	return n;
+}
+
+int symbolizer__prepare(struct symbolizer *s, pid_t pid, const struct map *m)
+{
+	if (!s || !m || !m->path)
+		return -EINVAL;
+	if (!map__is_file(m))
+		return 0;
+	return object_for(s, pid, m) ? 0 : -ENOMEM;
 }
 
 int symbolizer__kernel(struct symbolizer *s, uint64_t addr, bool is_return,

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -89,6 +90,8 @@ static void ufile__free(struct ufile *f)
 		return;
 	if (f->data)
 		munmap((void *)f->data, f->size);
+	if (f->vdso_fd > 0)
+		close(f->vdso_fd);
 	free(f->path);
 	free(f->open_path);
 	free(f);
@@ -241,6 +244,51 @@ static struct ufile *unwinder__file(struct unwinder *u, pid_t pid, const struct 
 	return f->err ? NULL : f;
 }
 
+/* The [vdso] of every x86-64 process on this kernel is the same image as
+ * ours: copy ours into a memfd (libdw wants a path) once per unwinder. */
+static struct ufile *unwinder__vdso(struct unwinder *u, const struct map *m)
+{
+	if (u->vdso)
+		return u->vdso->err ? NULL : u->vdso;
+	struct ufile *f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	u->vdso = f;
+	f->path = strdup("[vdso]");
+	f->name = "[vdso]";
+	f->err = -ENOENT;
+	uint64_t base = getauxval(AT_SYSINFO_EHDR), size = 0;
+	char line[256];
+	FILE *fp = fopen("/proc/self/maps", "re");
+	while (base && fp && fgets(line, sizeof(line), fp)) {
+		unsigned long long s, e;
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &s, &e) == 2 && s == base)
+			size = e - s;
+	}
+	if (fp)
+		fclose(fp);
+	if (!f->path || !size || size != m->end - m->start)
+		return NULL;
+	int fd = memfd_create("pprobe-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	void *p = MAP_FAILED;
+	if (write(fd, (const void *)(uintptr_t)base, size) == (ssize_t)size)
+		p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED) {
+		close(fd);
+		return NULL;
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	f->vdso_fd = fd;
+	f->open_path = strdup(path);
+	f->data = p;
+	f->size = size;
+	f->err = f->open_path ? ufile__parse(f) : -ENOMEM;
+	return f->err ? NULL : f;
+}
+
 /* ---- processes and their modules ---- */
 
 static uint64_t exec_maps_sig(const struct maps *maps)
@@ -250,7 +298,7 @@ static uint64_t exec_maps_sig(const struct maps *maps)
 
 	for (size_t i = 0; i < n; i++) {
 		const struct map *m = maps__at(maps, i);
-		if (!(m->prot & PROT_EXEC) || !map__is_file(m))
+		if (!(m->prot & PROT_EXEC) || !m->path)
 			continue;
 		uint64_t v[4] = { m->start, m->end, m->pgoff, m->ino };
 		for (int k = 0; k < 4; k++)
@@ -273,9 +321,15 @@ static int uproc__build_mods(struct unwinder *u, struct uproc *p, const struct m
 	p->nr_mods = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct map *m = maps__at(maps, i);
-		if (!(m->prot & PROT_EXEC) || !map__is_file(m))
+		if (!(m->prot & PROT_EXEC))
 			continue;
-		struct ufile *f = unwinder__file(u, p->pid, m);
+		struct ufile *f;
+		if (map__is_file(m))
+			f = unwinder__file(u, p->pid, m);
+		else if (m->path && !strcmp(m->path, "[vdso]"))
+			f = unwinder__vdso(u, m);
+		else
+			continue;
 		if (!f)
 			continue;
 		/* the PT_LOAD that this mapping's file offset falls in */
@@ -449,6 +503,7 @@ void unwinder__delete(struct unwinder *u)
 			ufile__free(f);
 		}
 	}
+	ufile__free(u->vdso);
 	free(u->live_buf);
 	free(u);
 }

@@ -21,6 +21,7 @@ struct ufile {
 	uint64_t ino;
 	uint32_t maj, min;
 	int err;		/* 0, or -errno of the failed open (cached) */
+	int vdso_fd;		/* memfd holding our copy of [vdso] */
 	const uint8_t *data;	/* whole file, mmap'd */
 	size_t size;
 	uint16_t e_type;
@@ -88,6 +89,7 @@ struct unwinder {
 	bool live_allowed;
 	struct uproc *procs[256];
 	struct ufile *files[256];
+	struct ufile *vdso;
 	uint8_t *live_buf;		/* reused between samples */
 	uint64_t live_cap;
 };

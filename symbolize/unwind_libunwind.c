@@ -113,6 +113,7 @@ int uun__sync(struct uproc *p)
 		unw_addr_space_t as = unw_create_addr_space(&accessors, 0);
 		if (!as)
 			return -ENOMEM;
+		/* per address space: a per-thread cache would mix processes */
 		unw_set_caching_policy(as, UNW_CACHE_GLOBAL);
 		p->backend = as;
 	} else {

@@ -44,6 +44,13 @@ void symbolizer__delete(struct symbolizer *s);	/* accepts NULL */
 int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 		     uint64_t addr, bool is_return, struct sym_frame *out, int max);
 
+/* Open and cache the object behind mapping m of pid now, while the process
+ * lives: a deleted file (/proc/PID/map_files) or one in another mount
+ * namespace (/proc/PID/root) is then still symbolized after the process
+ * exited. Optional; symbolizer__user does the same lazily. Call it for
+ * executable file mappings (e.g. on MMAP2 or before EXIT). 0 or -errno. */
+int symbolizer__prepare(struct symbolizer *s, pid_t pid, const struct map *m);
+
 /* Kernel address through /proc/kallsyms (module names in dso). */
 int symbolizer__kernel(struct symbolizer *s, uint64_t addr, bool is_return,
 		       struct sym_frame *out, int max);

@@ -32,9 +32,10 @@ compare_eu() {
 	"$DRV" -l "$@" -p "$pid" - < "$T/$name.addrs" > "$T/$name.mine" || { fail "$name: driver"; return; }
 	sed 's/^/0x/' "$T/$name.addrs" | eu-addr2line -a -f -i "$@" --pid="$pid" > "$T/$name.eu"
 	$LIB compare "$T/$name.mine" "$T/$name.eu" "$sym" "$pid" "$mp" "$elf" "$dw" | tee "$T/$name.cmp" | tail -20
-	read -r n eu bin bad < <(awk '/^addresses/ { print $2, $4, $6, $8 }' "$T/$name.cmp")
-	check "$name: $n addresses, none disagrees with both eu-addr2line and addr2line (got $bad)" \
+	read -r n eu bin bad badline < <(awk '/^addresses/ { print $2, $4, $6, $8, $10 }' "$T/$name.cmp")
+	check "$name: $n addresses, no name disagrees with both eu-addr2line and addr2line (got $bad)" \
 		test "${n:-0}" -gt 0 -a "${bad:-1}" -eq 0
+	check "$name: no file:line disagrees with both (got $badline)" test "${badline:-1}" -eq 0
 	check "$name: eu-addr2line agrees on >= $min permille ($eu of $n)" \
 		test $((eu * 1000)) -ge $((n * min))
 }
@@ -101,8 +102,30 @@ $LIB addrs "$P5" "$W/sym_buildid" "$W/sym_buildid" "$W/sym_nopie" 1 > "$T/bid.ad
 "$DRV" -l -p "$P5" - < "$T/bid.addrs" > "$T/bid.mine"
 sed 's/^/0x/' "$T/bid.addrs" | eu-addr2line -a -f -i -e "$W/sym_nopie" > "$T/bid.eu"	# non-PIE: runtime = vaddr
 check "build-id dir: inline frames equal eu-addr2line's on the unstripped twin" \
-	grep -q 'mismatch 0$' <($LIB compare "$T/bid.mine" "$T/bid.eu" "$W/sym_nopie" | tee /dev/stderr)
+	grep -q ' mismatch 0 line-mismatch 0$' <($LIB compare "$T/bid.mine" "$T/bid.eu" "$W/sym_nopie" | tee /dev/stderr)
 unset PPROBE_DEBUG_DIR
+# debuginfod: a local server indexing the unstripped twin; only used when
+# DEBUGINFOD_URLS is set
+if command -v debuginfod >/dev/null; then
+	mkdir -p "$T/dsrv"
+	cp "$W/sym_nopie" "$T/dsrv/"
+	PORT=$((20000 + RANDOM % 20000))
+	debuginfod -p "$PORT" -F "$T/dsrv" -d "$T/dsrv.sqlite" -t 1 > "$T/dsrv.log" 2>&1 &
+	DSRV=$!
+	PIDS+=("$DSRV")
+	check "debuginfod: not asked without DEBUGINFOD_URLS" \
+		test "$(DEBUGINFOD_URLS= name_at "$P5" "$S")" = "??"
+	got=
+	for i in $(seq 40); do	# until the server has indexed (fresh cache: no negative entries)
+		got=$(DEBUGINFOD_URLS=http://127.0.0.1:$PORT DEBUGINFOD_CACHE_PATH=$T/dcache.$i name_at "$P5" "$S")
+		[ "$got" = sym_static ] && break
+		sleep 0.5
+	done
+	check "debuginfod: static function from the server's debuginfo (got $got)" test "$got" = sym_static
+	kill -KILL "$DSRV" 2>/dev/null	# it is slow to honour SIGTERM
+else
+	fail "debuginfod server missing: apt-get install debuginfod"
+fi
 start_wl P6 "$W/sym_minidebug"
 expect_funcs minidebug "$P6" "$W/sym_minidebug" "$W/sym_minidebug" "$W/sym_pie"
 
@@ -124,6 +147,16 @@ check "deleted: map says (deleted)" grep -q 'deleted_pie (deleted)' /proc/"$P8"/
 awk '{ print $1 }' "$T/del.funcs" | "$DRV" -I -p "$P8" - | grep -v '^0x' > "$T/del.names"
 check "deleted: every function named ($(wc -l < "$T/del.funcs"))" \
 	cmp <(awk '{ print $2 }' "$T/del.funcs") "$T/del.names"
+# after the process is gone, map_files is gone too: only a prepared object helps
+awk '{ print $1 }' "$T/del.funcs" | "$DRV" -X -I -p "$P8" - | grep -v '^0x' > "$T/del.names2"
+check "deleted: prepared while alive, named after exit" \
+	cmp <(awk '{ print $2 }' "$T/del.funcs") "$T/del.names2"
+cp "$W/sym_pie" "$T/deleted_pie2"
+start_wl P8 "$T/deleted_pie2"
+$LIB funcs "$P8" "$T/deleted_pie2" "$T/deleted_pie2" "$W/sym_pie" > "$T/del.funcs"
+rm -f "$T/deleted_pie2"
+check "deleted: not prepared, after exit: honestly unknown" \
+	test "$(awk '{ print $1 }' "$T/del.funcs" | "$DRV" -Y -I -p "$P8" - | grep -vc '^0x\|^??$')" -eq 0
 
 # --- another mount namespace: the binary exists only there ---
 if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
@@ -135,6 +168,7 @@ if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
 	B=$(awk -v p="$T/ns/sym_pie" '$6 == p && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' /proc/"$P9"/maps)
 	A=$(printf '%x' $((0x$B + 0x$F)))
 	check "mntns: static function named through /proc/PID/root" test "$(name_at "$P9" "$A")" = sym_static
+	check "mntns: prepared while alive, named after exit" test "$(name_at "$P9" "$A" -X)" = sym_static
 else
 	echo "note: unshare -m unavailable; mount-namespace check not run"
 fi

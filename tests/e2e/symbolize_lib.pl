@@ -97,9 +97,10 @@ if ($cmd eq 'addrs') {
 			$alias{$name} = $v;
 		}
 	}
+	our %lines;
 	my %a = blocks($mine);
 	my %b = blocks($eu);
-	my ($n, $ok, $bin, $bad) = (0, 0, 0, 0);
+	my ($n, $ok, $bin, $bad, $badline) = (0, 0, 0, 0, 0);
 	sub same {
 		my ($x, $y) = @_;
 		return 0 unless @$x == @$y;
@@ -110,37 +111,63 @@ if ($cmd eq 'addrs') {
 		}
 		return 1;
 	}
+	# binutils' addr2line on the same address: names and basename:line lists
+	sub a2l {
+		my ($addr) = @_;
+		my (@z, @zl);
+		return ([], []) unless $dwarffile && defined(my $v = vaddr(hex($addr)));
+		my $k = 0;
+		open(my $h, '-|', 'addr2line', '-f', '-i', '-e', $dwarffile, sprintf('%x', $v)) or die;
+		while (<$h>) {
+			chomp;
+			if ($k++ % 2) { s/ \(discriminator \d+\)//; s/^.*\///; push @zl, $_; } else { push @z, $_; }
+		}
+		return (\@z, \@zl);
+	}
 	for my $addr (sort keys %a) {
 		$n++;
 		my @x = @{$a{$addr}};
 		my @y = @{$b{$addr} // []};
-		if (same(\@x, \@y)) { $ok++; next; }
+		my $lx = join(' <- ', @{$lines{$mine}{$addr}});
+		my $ly = join(' <- ', @{$lines{$eu}{$addr} // []});
+		my $names_eu = same(\@x, \@y);
+		if ($names_eu && $lx eq $ly) { $ok++; next; }
 		# eu-addr2line has known quirks with inline chains in dwz'd debug
 		# info: ask binutils' addr2line, a second independent reader.
-		my @z;
-		if ($dwarffile && defined(my $v = vaddr(hex($addr)))) {
-			my $k = 0;
-			open(my $h, '-|', 'addr2line', '-f', '-i', '-e', $dwarffile, sprintf('%x', $v)) or die;
-			while (<$h>) { chomp; push @z, $_ unless $k++ % 2; }
-			if (same(\@x, \@z)) {
-				$bin++;
-				printf("  %s: pprobe [%s] = addr2line; eu-addr2line [%s]\n", $addr, join(' <- ', @x), join(' <- ', @y)) if $bin <= 5;
-				next;
-			}
+		my ($z, $zl) = a2l($addr);
+		my $lz = join(' <- ', @$zl);
+		if (same(\@x, $z) && ($lx eq $lz || !$names_eu)) {
+			$bin++;
+			printf("  %s: pprobe [%s | %s] = addr2line; eu-addr2line [%s | %s]\n", $addr,
+			       join(' <- ', @x), $lx, join(' <- ', @y), $ly) if $bin <= 5;
+			next;
 		}
-		printf("  MISMATCH %s: pprobe [%s] eu-addr2line [%s] addr2line [%s]\n", $addr, join(' <- ', @x), join(' <- ', @y), join(' <- ', @z)) if $bad++ < 15;
+		if ($names_eu) {
+			printf("  LINE %s: pprobe [%s] eu-addr2line [%s] addr2line [%s]\n", $addr, $lx, $ly, $lz) if $badline < 10;
+			$badline++;
+			$ok++;
+			next;
+		}
+		printf("  MISMATCH %s: pprobe [%s] eu-addr2line [%s] addr2line [%s]\n", $addr, join(' <- ', @x),
+		       join(' <- ', @y), join(' <- ', @$z)) if $bad++ < 15;
 	}
-	print "addresses $n eu-addr2line $ok addr2line-only $bin mismatch $bad\n";
+	print "addresses $n eu-addr2line $ok addr2line-only $bin mismatch $bad line-mismatch $badline\n";
 	sub blocks {
 		my ($f) = @_;
 		my (%r, $cur, $k);
 		open(my $h, '<', $f) or die "$f: $!";
 		while (<$h>) {
 			chomp;
-			if (/^0x0*([0-9a-f]+)$/) { $cur = $1; $r{$cur} = []; $k = 0; next; }
-			next if $k++ % 2;	# name, file:line, name, file:line...
+			if (/^0x0*([0-9a-f]+)$/) { $cur = $1; $r{$cur} = []; $lines{$f}{$cur} = []; $k = 0; next; }
+			next unless defined $cur;
+			if ($k++ % 2) {	# name, file:line, name, file:line...
+				s/:(\d+):\d+$/:$1/;	# no column
+				s/^.*\///;		# basename: directory spellings differ
+				push @{$lines{$f}{$cur}}, $_;
+				next;
+			}
 			s/ inlined at .* in .*$//;
-			push @{$r{$cur}}, $_ if defined $cur;
+			push @{$r{$cur}}, $_;
 		}
 		return %r;
 	}

@@ -7,7 +7,10 @@
  *        contains SUBSTR: prints the addresses it symbolized.
  * ADDR "-" reads addresses from stdin, one per line.
  * Options: -r (return addresses), -l (srcline), -I (no inlines),
- *          -N (no demangling), -v (verbose: dso+offset and flags).
+ *          -N (no demangling), -v (verbose: dso+offset and flags),
+ *          -X (symbolizer__prepare every executable file mapping, then kill
+ *          PID and wait until it is gone before symbolizing), -Y (kill and
+ *          wait without preparing: the control for -X).
  *
  * Default output matches `eu-addr2line -a -f -i [-C]`: "0xADDR" then one
  * line per frame, innermost first, "??" when unknown; with -l each name is
@@ -17,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -70,11 +74,11 @@ int main(int argc, char **argv)
 	struct symbolizer *s;
 	struct maps *maps = NULL;
 	pid_t pid = 0;
-	bool kernel = false, scan = false;
+	bool kernel = false, scan = false, prepare = false, kill_first = false;
 	int c, rc = 0;
 
 	symbolizer_opts__init(&o);
-	while ((c = getopt(argc, argv, "p:s:krlINCv")) != -1) {
+	while ((c = getopt(argc, argv, "p:s:krlINCvXY")) != -1) {
 		switch (c) {
 		case 'p': pid = atoi(optarg); break;
 		case 's': pid = atoi(optarg); scan = true; break;
@@ -85,6 +89,8 @@ int main(int argc, char **argv)
 		case 'N': o.demangle = false; break;
 		case 'C': o.demangle = true; break;	/* eu-addr2line spelling */
 		case 'v': verbose = true; break;
+		case 'X': prepare = kill_first = true; break;
+		case 'Y': kill_first = true; break;
 		default:
 			fprintf(stderr, "usage: %s [-rlINv] -p PID ADDR... | -k ADDR... | -s PID SUBSTR STEP\n", argv[0]);
 			return 2;
@@ -100,6 +106,21 @@ int main(int argc, char **argv)
 			fprintf(stderr, "maps of %d: %s\n", (int)pid, strerror(-err));
 			return 1;
 		}
+	}
+	if (prepare)
+		for (size_t i = 0; i < maps__count(maps); i++)
+			if (maps__at(maps, i)->prot & PROT_EXEC) {
+				int err = symbolizer__prepare(s, pid, maps__at(maps, i));
+				if (err)
+					fprintf(stderr, "prepare %s: %s\n", maps__at(maps, i)->path, strerror(-err));
+			}
+	if (kill_first && pid > 0) {
+		struct maps *probe = maps__new();
+		kill(pid, SIGKILL);
+		/* gone, or a zombie whose maps are empty (the parent reaps it) */
+		for (int i = 0; i < 500 && probe && maps__load_proc(probe, pid) == 0 && maps__count(probe); i++)
+			usleep(10000);
+		maps__delete(probe);
 	}
 	if (scan) {
 		if (optind + 2 > argc)

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -38,6 +39,7 @@
 #define MAX_IPS 2048
 
 static char wl_dir[4096];
+static int only_backend = -1;	/* custom mode: UNWIND_BACKEND=libdw|libunwind */
 static int nr_failures;
 
 #define FAIL(...) do { fprintf(stderr, "FAIL: " __VA_ARGS__); fputc('\n', stderr); nr_failures++; } while (0)
@@ -156,6 +158,15 @@ static double now_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
+/* CPU time of this thread: the unwind cost without the time the driver
+ * spends preempted by the workload on a small machine */
+static double cpu_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
 struct ctx {
 	const struct scenario *sc;
 	pid_t pid;
@@ -217,6 +228,8 @@ static bool is_leaf_fn(const struct scenario *sc, const char *fn)
 		return !strcmp(fn, "spin_in_handler");
 	if (!strcmp(sc->mode, "inline"))
 		return !strcmp(fn, "leaf_inline");
+	if (!strcmp(sc->mode, "vdso"))
+		return !strcmp(fn, "[vdso]");
 	return !strcmp(fn, "cmp_spin");
 }
 
@@ -243,7 +256,8 @@ static bool check_stack(struct ctx *x, const uint64_t *ips, int n, char *why, si
 		else if (!strcmp(fn, "plugin_recurse"))
 			plug++;
 		else if (!strcmp(fn, "leaf_sort") || !strcmp(fn, "leaf_signal") ||
-			 !strcmp(fn, "leaf_inline") || !strcmp(fn, "_Z9sort_spinv"))
+			 !strcmp(fn, "leaf_inline") || !strcmp(fn, "_Z9sort_spinv") ||
+			 !strcmp(fn, "leaf_vdso"))
 			leaves++;
 		else if (!strcmp(fn, "on_usr1"))
 			handler++;
@@ -317,10 +331,14 @@ static void handle_sample(struct ctx *x, const uint8_t *p, size_t len)
 	int n[2];
 	for (int b = 0; b < 2; b++) {
 		struct stats *st = &x->st[b];
-		double t0 = now_us();
+		if (only_backend >= 0 && b != only_backend) {
+			n[b] = -1;
+			continue;
+		}
+		double t0 = cpu_us();
 		n[b] = unwinder__unwind(x->uw[b], x->pid, x->maps, &regs, &stack, x->ips[b],
 					MAX_IPS, &res[b]);
-		double dt = now_us() - t0;
+		double dt = cpu_us() - t0;
 		st->samples++;
 		st->us += dt;
 		if (st->nt == st->capt) {
@@ -342,7 +360,9 @@ static void handle_sample(struct ctx *x, const uint8_t *p, size_t len)
 			st->complete++;
 		else if (getenv("UNWIND_DEBUG"))
 			dump(x, b, x->ips[b], n[b], &res[b]);
-		if (!is_leaf_fn(x->sc, addr_name(x, ip)))
+		const struct map *im = maps__find(x->maps, ip);
+		const char *ifn = im && im->path && !strcmp(im->path, "[vdso]") ? "[vdso]" : addr_name(x, ip);
+		if (!is_leaf_fn(x->sc, ifn))
 			continue;
 		st->leaf++;
 		char why[200];
@@ -540,6 +560,8 @@ static void print_stats(const struct scenario *sc, const struct stats st[2], lon
 {
 	for (int b = 0; b < 2; b++) {
 		const struct stats *s = &st[b];
+		if (only_backend >= 0 && b != only_backend)
+			continue;
 		printf("%-16s %-9s copy=%-5u live=%d samples=%-5ld complete=%6.2f%% leaf=%-5ld "
 		       "ok=%6.2f%% us/sample: median=%.1f warm-mean=%.1f p99=%.0f first=%.0f frames/sample=%.1f live_used=%ld fp=%ld",
 		       sc->name, b ? "libunwind" : "libdw", sc->copy, sc->live, s->samples,
@@ -582,7 +604,7 @@ static void check_stats(const struct scenario *sc, const struct stats st[2], lon
 		     100.0 * agree / st[0].samples);
 }
 
-#define DEFAULT_COPY 8192
+#define DEFAULT_COPY UNWIND_DEFAULT_STACK_COPY
 
 int main(int argc, char **argv)
 {
@@ -608,6 +630,7 @@ int main(int argc, char **argv)
 		{ "signal-10", "unwind_wl", "unwind_wl", "signal", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true },
 		{ "threads-60", "unwind_wl", "unwind_wl", "threads", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true },
 		{ "dlopen-10", "unwind_wl", "unwind_wl", "dlopen", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true },
+		{ "vdso-10", "unwind_wl", "unwind_wl", "vdso", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true },
 		{ "inline-10", "unwind_wl", "unwind_wl", "inline", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true },
 		{ "stripped-60", "unwind_wl_stripped", "unwind_wl", "sort", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true },
 		{ "cxx-60", "unwind_cxx", "unwind_cxx", NULL, 60, DEFAULT_COPY, true, 1000000, 1.5, false, true },
@@ -617,11 +640,32 @@ int main(int argc, char **argv)
 	long agree;
 
 	if (argc == 5) {
+		/* UNWIND_SECONDS, UNWIND_PERIOD_NS: for scripts/bench/unwind.sh */
+		const char *secs = getenv("UNWIND_SECONDS"), *period = getenv("UNWIND_PERIOD_NS");
 		struct scenario sc = { "custom", "unwind_wl", "unwind_wl", argv[1], atoi(argv[2]),
-				       (uint32_t)atoi(argv[3]), atoi(argv[4]) != 0, 1000000, 1.5, false, false };
+				       (uint32_t)atoi(argv[3]), atoi(argv[4]) != 0,
+				       period ? strtoull(period, NULL, 10) : 1000000,
+				       secs ? atof(secs) : 1.5, false, false };
+		if (!strcmp(argv[1], "cxx")) {
+			sc.exe = sc.syms = "unwind_cxx";
+			sc.mode = NULL;
+		} else if (!strcmp(argv[1], "stripped")) {
+			sc.exe = "unwind_wl_stripped";
+			sc.mode = "sort";
+		}
+		const char *be = getenv("UNWIND_BACKEND");
+		enum unwind_backend ub;
+		if (be && !unwind_backend__parse(be, &ub))
+			only_backend = ub == UNWIND_LIBUNWIND;
 		int rc = run_scenario(&sc, st, &agree);
-		if (!rc)
+		if (!rc) {
 			print_stats(&sc, st, agree);
+			struct rusage ru;
+			getrusage(RUSAGE_SELF, &ru);
+			printf("driver_cpu_s=%.2f (ring reading, unwinding, checks)\n",
+			       ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+			       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+		}
 		return rc;
 	}
 	if (argc == 2 && !strcmp(argv[1], "--sweep")) {

@@ -7,6 +7,7 @@
  *   unwind_wl threads DEPTH SECONDS    4 threads, each recurse(DEPTH) -> leaf_sort
  *   unwind_wl dlopen DEPTH SECONDS     leaf_plugin -> plugin_run (dlopen'd .so, 5 levels) -> leaf_sort
  *   unwind_wl inline DEPTH SECONDS     leaf_inline with always-inline helpers
+ *   unwind_wl vdso DEPTH SECONDS       leaf_vdso -> clock_gettime in [vdso]
  *
  * Stacks therefore read, outermost first:
  *   _start __libc_start_main __libc_start_call_main main run recurse*DEPTH leaf_* ...
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef __clang__
@@ -95,6 +97,15 @@ NOINL void leaf_inline(void)
 			sink += x = ainl_outer(x + (unsigned)i);
 }
 
+NOINL void leaf_vdso(void)
+{
+	struct timespec ts;
+	while (!stop) {
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		sink += (unsigned long)ts.tv_nsec;
+	}
+}
+
 static char plugin_path[PATH_MAX];
 NOINL void leaf_plugin(void)
 {
@@ -143,6 +154,8 @@ NOINL int run(const char *mode)
 		leaf = leaf_signal;
 	} else if (!strcmp(mode, "inline")) {
 		leaf = leaf_inline;
+	} else if (!strcmp(mode, "vdso")) {
+		leaf = leaf_vdso;
 	} else if (!strcmp(mode, "dlopen")) {
 		leaf = leaf_plugin;
 	} else if (!strcmp(mode, "threads")) {
@@ -163,7 +176,7 @@ NOINL int run(const char *mode)
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
-		fprintf(stderr, "usage: unwind_wl sort|signal|threads|dlopen|inline DEPTH SECONDS\n");
+		fprintf(stderr, "usage: unwind_wl sort|signal|threads|dlopen|inline|vdso DEPTH SECONDS\n");
 		return 2;
 	}
 	depth = atoi(argv[2]);

@@ -1,0 +1,154 @@
+/* DWARF inspector behind `pprobe -F/-L/-V` (perf probe's syntax), and the
+ * resolver the probe-creation code uses to turn FUNC[+OFF], FUNC:LINE and
+ * FUNC%return into addresses and file offsets. Part of the symbolize
+ * library: it knows nothing of perf_event or tracefs.
+ *
+ * Ownership: every object returned is owned by the caller and freed with
+ * its __delete(); strings inside it belong to it. Functions return >= 0 or
+ * -errno; after a failure probe_finder__strerror() says what failed and why
+ * in a sentence fit for the user. */
+#ifndef PPROBE_PROBE_FINDER_H
+#define PPROBE_PROBE_FINDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct probe_finder;
+
+struct probe_finder_opts {
+	const char *binary;	/* -x: executable or shared library; NULL: the kernel */
+	const char *vmlinux;	/* -k: kernel image with DWARF (default:
+				 * /usr/lib/debug/boot/vmlinux-$(uname -r) when present) */
+	const char *module;	/* -m: kernel module name or .ko path */
+	const char *source_dir;	/* --source: prefix for source file paths */
+};
+
+/* Opens the object and finds its debug info. Without debug info the finder
+ * still works for -F (ELF symbols, or /proc/kallsyms for the kernel) and
+ * has_dwarf() is false. NULL + errno when the object cannot be opened;
+ * then err (if not NULL) holds the reason. */
+struct probe_finder *probe_finder__new(const struct probe_finder_opts *opts,
+				       char *err, size_t errlen);
+void probe_finder__delete(struct probe_finder *pf);	/* accepts NULL */
+
+const char *probe_finder__strerror(const struct probe_finder *pf);
+const char *probe_finder__path(const struct probe_finder *pf);	/* object inspected ("[kernel.kallsyms]" for kallsyms) */
+const char *probe_finder__build_id(const struct probe_finder *pf);	/* hex, "" unknown */
+const char *probe_finder__debug_path(const struct probe_finder *pf);	/* file with the DWARF, NULL none */
+bool probe_finder__has_dwarf(const struct probe_finder *pf);
+bool probe_finder__is_kernel(const struct probe_finder *pf);
+
+/* perf's strfilter syntax: globs joined by '&' and '|', negated by '!',
+ * grouped by '(' ')'. Returns 1 match, 0 no match, -EINVAL bad filter. */
+int probe_filter__match(const char *filter, const char *name);
+#define PROBE_FILTER_DEFAULT "!_* & !*@plt"	/* perf probe -F's default */
+
+/* -F: sorted, unique probe-able function names: DWARF subprograms with code
+ * (out-of-line and inlined-only ones), ELF function symbols (compiler clones
+ * under their symbol names), or kallsyms text symbols. filter NULL: default.
+ * Returns the count and *names (free with probe_finder__free_names). */
+int probe_finder__functions(struct probe_finder *pf, const char *filter, char ***names);
+void probe_finder__free_names(char **names, int n);
+
+/* -L */
+struct pf_insn {
+	uint64_t addr;
+	char *symbol;		/* ELF function symbol containing addr; NULL none */
+	uint64_t sym_offset;
+	char *text;		/* "movq %rdi, %rax" (AT&T on x86) */
+};
+
+struct pf_line {
+	int lineno;		/* absolute line number */
+	bool probeable;		/* an is_stmt line-table row lies in the range */
+	const char *text;	/* source line without '\n'; NULL without source */
+	struct pf_insn *insns;	/* with_asm: instructions attributed to the line */
+	int ninsns;
+};
+
+struct line_listing {
+	char *function;		/* FUNC form: the function; NULL for SRC form */
+	char *file;		/* source path as the line table names it */
+	char *source;		/* file actually read; NULL when not found */
+	int offset;		/* FUNC form: decl line (printed numbers are lineno - offset) */
+	int first;		/* first line of the range asked for (absolute) */
+	struct pf_line *lines;
+	int nlines;
+};
+
+/* spec: FUNC[@SRC][:RLN[+NUM|-RLN2]] or SRC[:ALN[+NUM|-ALN2]].
+ * Without the source file the listing still holds the probe-able lines
+ * (text NULL, source NULL). */
+int probe_finder__lines(struct probe_finder *pf, const char *spec, bool with_asm,
+			struct line_listing **out);
+void line_listing__delete(struct line_listing *l);
+
+/* -V and probe resolution */
+enum pf_var_state {
+	PF_VAR_LOCATION,	/* fetchable: register, memory, global */
+	PF_VAR_CONST,		/* DW_AT_const_value, implicit or literal value */
+	PF_VAR_COMPUTED,	/* a DWARF expression (e.g. entry value) a probe cannot fetch */
+	PF_VAR_OPTIMIZED_OUT,	/* no location at this address */
+};
+
+struct pf_var {
+	char *name;
+	char *type;		/* "const char*", "struct rect*", "size_t" */
+	int64_t byte_size;	/* of the type; -1 unknown */
+	enum pf_var_state state;
+	char *where;		/* LOCATION: "%di", "-20(%bp)", "CFA-20", "@sym";
+				 * CONST: the value; COMPUTED: what it is; else NULL */
+	bool param;
+	bool external;		/* --externs: a CU-level variable */
+	char *range;		/* PF_RANGE: "@<sym+[a-b,...]> lines L1-L2,..." */
+};
+
+struct pf_point {
+	char *function;		/* source name of the function (DWARF) */
+	char *symbol;		/* ELF symbol containing addr ("scale.constprop.0") */
+	uint64_t addr;		/* link-time virtual address */
+	uint64_t sym_offset;	/* addr - symbol start */
+	uint64_t file_offset;	/* offset in the binary's file (uprobes); 0 kernel */
+	bool retprobe;
+	char *file;		/* source file of addr (line table) */
+	int line;
+	bool inlined;		/* an inlined instance */
+	char *call_file;	/* inlined: where it was inlined */
+	int call_line;
+	char *caller;		/* inlined: the function it was inlined into */
+	struct pf_var *vars;
+	int nvars;
+};
+
+struct pf_points {
+	struct pf_point *pts;
+	int n;
+};
+
+enum {
+	PF_VARS = 1 << 0,	/* collect variables */
+	PF_EXTERNS = 1 << 1,	/* with CU-level variables */
+	PF_RANGE = 1 << 2,	/* with where each variable is available */
+	PF_NO_INLINES = 1 << 3,	/* out-of-line instances only */
+};
+
+/* spec: FUNC[@SRC][:RLN|+OFFS|%return|;PTN] or SRC:ALN / SRC;PTN, or
+ * 0xADDR. Every instance: out-of-line copies and clones, inlined copies
+ * (unless PF_NO_INLINES); every address of a line. Offsets are checked to
+ * start an instruction inside the function (-EINVAL otherwise).
+ * Without DWARF, FUNC[+OFFS] and FUNC%return resolve through ELF symbols. */
+int probe_finder__find(struct probe_finder *pf, const char *spec, unsigned flags,
+		       struct pf_points **out);
+void pf_points__delete(struct pf_points *p);
+
+/* 0 when addr (link-time) starts an instruction inside an ELF function
+ * symbol (decoded with capstone from the symbol's start); -EINVAL with a
+ * reason in strerror otherwise. */
+int probe_finder__check_insn(struct probe_finder *pf, uint64_t addr);
+
+/* Link-time address -> offset in the file (for uprobes); -ENOENT when no
+ * PT_LOAD segment maps it. */
+int probe_finder__file_offset(struct probe_finder *pf, uint64_t addr, uint64_t *off);
+
+#endif

@@ -1,0 +1,53 @@
+#!/bin/bash
+# Unwinding side by side with perf, same workloads, same run:
+#   perf record --call-graph dwarf (8 KB copy) and dwarf,65528, then perf script,
+#   against pprobe's unwinder driven by build/tests/test_unwind (the same
+#   sampling: cpu-clock, user regs + stack, 500 Hz, unwinding online).
+# Reports per depth: complete-stack ratio (stack reaches _start), profiler CPU
+# seconds (record + script for perf; the driver process for pprobe), bytes
+# written, lost samples, and pprobe's unwind cost per sample.
+#   scripts/bench/unwind.sh [BUILD_DIR]    (default: build)
+set -euo pipefail
+BUILD=${1:-build}
+WL=$BUILD/tests/workloads
+DRIVER=$BUILD/tests/test_unwind
+SECS=3
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+command -v perf >/dev/null || { echo "perf not installed (apt-get install linux-perf)"; exit 77; }
+
+cpu_of() { # CPU seconds (user+sys) of a finished command, from /usr/bin/time -f '%U %S'
+	awk '{print $1 + $2}' "$1"
+}
+
+printf '%-8s %-16s %9s %8s %12s %6s %s\n' depth profiler complete cpu_s bytes lost note
+for depth in 10 60 200 1000; do
+	for mode in dwarf dwarf,65528; do
+		"$WL/unwind_wl" sort "$depth" $((SECS + 2)) &
+		pid=$!
+		sleep 0.3
+		/usr/bin/time -f '%U %S' -o "$TMP/t1" perf record -q -o "$TMP/perf.data" -e cpu-clock -F 500 \
+			--call-graph "$mode" -p "$pid" -- sleep "$SECS" >/dev/null 2>&1
+		kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
+		bytes=$(stat -c %s "$TMP/perf.data")
+		lost=$(perf report -i "$TMP/perf.data" --stats 2>/dev/null | awk '/LOST_SAMPLES|LOST /{s += $NF} END {print s + 0}')
+		/usr/bin/time -f '%U %S' -o "$TMP/t2" perf script -i "$TMP/perf.data" -F ip,sym > "$TMP/script.txt" 2>/dev/null
+		# a sample is a block of frame lines; complete when its last frame is _start
+		read -r total complete < <(awk '
+			NF == 0 { if (n) { total++; if (last == "_start") ok++ } n = 0; next }
+			{ n++; last = $2 }
+			END { if (n) { total++; if (last == "_start") ok++ } print total + 0, ok + 0 }' "$TMP/script.txt")
+		cpu=$(echo "$(cpu_of "$TMP/t1") $(cpu_of "$TMP/t2")" | awk '{print $1 + $2}')
+		ratio=$(awk -v c="$complete" -v t="$total" 'BEGIN { printf "%.1f%%", t ? 100 * c / t : 0 }')
+		printf '%-8s %-16s %9s %8.2f %12s %6s %s\n' "$depth" "perf $mode" "$ratio" "$cpu" "$bytes" "$lost" "$total samples"
+	done
+	for backend in libdw libunwind; do
+		out=$(UNWIND_BACKEND=$backend UNWIND_SECONDS=$SECS UNWIND_PERIOD_NS=2000000 "$DRIVER" sort "$depth" 8192 1 | grep " $backend ")
+		ratio=$(sed -n 's/.*complete= *\([0-9.]*%\).*/\1/p' <<<"$out")
+		cpu=$(sed -n 's/.*driver_cpu_s=\([0-9.]*\).*/\1/p' <<<"$out")
+		med=$(sed -n 's/.*median=\([0-9.]*\).*/\1/p' <<<"$out")
+		n=$(sed -n 's/.*samples=\([0-9]*\).*/\1/p' <<<"$out")
+		printf '%-8s %-16s %9s %8.2f %12s %6s %s\n' "$depth" "pprobe $backend" "$ratio" "$cpu" 0 0 \
+			"$n samples, ${med} us/sample median (raw stacks never written)"
+	done
+done

@@ -1,0 +1,357 @@
+/* pprobe [-x BINARY | -m MODULE | -k VMLINUX] -F | -L SPEC | -V SPEC
+ * The DWARF inspector, in perf probe's syntax. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "pprobe/probe_finder.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: pprobe [-x BINARY | -m MODULE | -k VMLINUX] -F [--filter GLOB]\n"
+"       pprobe [-x BINARY | -m MODULE | -k VMLINUX] -L 'FUNC[@SRC][:RLN[+NUM|-RLN2]]' [--source DIR] [--asm]\n"
+"       pprobe [-x BINARY | -m MODULE | -k VMLINUX] -L 'SRC[:ALN[+NUM|-ALN2]]' [--source DIR] [--asm]\n"
+"       pprobe [-x BINARY | -m MODULE | -k VMLINUX] -V 'FUNC[@SRC][:RLN|+OFFS|%%return|;PTN]'\n"
+"              [--externs] [--range] [--no-inlines] [--filter GLOB]\n"
+"       (also as 'pprobe probe ...')\n"
+"\n"
+"Inspect where probes can go, as 'perf probe' does, from DWARF debug info.\n"
+"\n"
+"  -x, --exec BINARY     an executable or shared library (default: the kernel)\n"
+"  -m, --module MODULE   a kernel module (name or .ko path)\n"
+"  -k, --vmlinux FILE    the kernel image with DWARF (default:\n"
+"                        /usr/lib/debug/boot/vmlinux-$(uname -r); else -F uses /proc/kallsyms)\n"
+"  -F, --funcs           list probe-able functions: DWARF subprograms (inlined-only ones\n"
+"                        too), ELF function symbols (clones as .constprop.N ...), kallsyms\n"
+"      --filter GLOB     -F: filter names (default \"" PROBE_FILTER_DEFAULT "\");\n"
+"                        -V: filter variable names. Globs with & | ! ( )\n"
+"  -L, --line SPEC       show source lines; probe-able ones carry a line number\n"
+"                        (relative to the function's first line in the FUNC form).\n"
+"                        Without the source, the probe-able lines of the line table.\n"
+"      --source DIR      look for source files under DIR\n"
+"      --asm             -L: the instructions (capstone) under each line\n"
+"  -V, --vars SPEC       variables available at the probe point(s): every out-of-line\n"
+"                        copy and clone, every inlined copy with its call site; each\n"
+"                        with its location at that address, its constant value, or\n"
+"                        <optimized out> when the location list has nothing there\n"
+"      --externs         -V: CU-level (global and static) variables too\n"
+"      --range           -V: where each variable is available (offsets and lines)\n"
+"      --no-inlines      -V: out-of-line copies only\n"
+"  -h, --help            this text\n"
+"\n"
+"Debug info is looked up in the file itself, /usr/lib/debug/.build-id/ and by\n"
+".gnu_debuglink. Exit status: 0 ok, 1 not found / no debug info, 2 usage.\n");
+}
+
+/* Runs argv, returns its first output line (malloc'd) or NULL. */
+static char *run_line(char *const argv[])
+{
+	int p[2];
+	if (pipe(p))
+		return NULL;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		dup2(p[1], 1);
+		int devnull = open("/dev/null", 0);
+		if (devnull >= 0)
+			dup2(devnull, 2);
+		close(p[0]);
+		close(p[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(p[1]);
+	char buf[4096];
+	size_t len = 0;
+	ssize_t r;
+	while (len < sizeof(buf) - 1 && (r = read(p[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += (size_t)r;
+	buf[len] = '\0';
+	close(p[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !len)
+		return NULL;
+	char *nl = strchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
+	return strdup(buf);
+}
+
+/* The Debian package owning path ("libc6"), or NULL. */
+static char *owning_package(const char *path)
+{
+	char real[PATH_MAX], alt[PATH_MAX];
+	const char *cands[3] = { path, NULL, NULL };
+	if (realpath(path, real)) {
+		cands[1] = real;
+		if (!strncmp(real, "/usr/", 5)) {
+			snprintf(alt, sizeof(alt), "%s", real + 4);	/* merged /usr: dpkg knows /lib/... */
+			cands[2] = alt;
+		}
+	}
+	for (int i = 0; i < 3; i++) {
+		if (!cands[i])
+			continue;
+		char *argv[] = { "dpkg", "-S", (char *)cands[i], NULL };
+		char *line = run_line(argv);
+		if (!line)
+			continue;
+		char *colon = strstr(line, ": ");
+		if (colon) {
+			*colon = '\0';
+			char *arch = strchr(line, ':');
+			if (arch)
+				*arch = '\0';
+			if (!strchr(line, ','))
+				return line;
+		}
+		free(line);
+	}
+	return NULL;
+}
+
+static void no_debuginfo(struct probe_finder *pf)
+{
+	fprintf(stderr, "pprobe: %s\n", probe_finder__strerror(pf));
+	if (probe_finder__is_kernel(pf))
+		return;
+	char *pkg = owning_package(probe_finder__path(pf));
+	if (pkg) {
+		const char *dbg = strcmp(pkg, "libc6") ? "-dbgsym" : "-dbg";
+		fprintf(stderr, "pprobe: %s is from package %s: install %s%s (Debian's dbgsym packages come "
+			"from the debian-debug archive)\n", probe_finder__path(pf), pkg,
+			!strcmp(pkg, "libc6") ? "libc6" : pkg, dbg);
+		free(pkg);
+	} else {
+		fprintf(stderr, "pprobe: %s is from no Debian package: rebuild it with -g, or put its "
+			"debug file in /usr/lib/debug/.build-id/\n", probe_finder__path(pf));
+	}
+}
+
+static int do_funcs(struct probe_finder *pf, const char *filter)
+{
+	char **names;
+	int n = probe_finder__functions(pf, filter, &names);
+	if (n < 0) {
+		fprintf(stderr, "pprobe: %s\n", n == -EINVAL ? probe_finder__strerror(pf) : strerror(-n));
+		return n == -EINVAL ? 2 : 1;
+	}
+	for (int i = 0; i < n; i++)
+		printf("%s\n", names[i]);
+	probe_finder__free_names(names, n);
+	return 0;
+}
+
+static int do_lines(struct probe_finder *pf, const char *spec, bool with_asm, const char *srcdir)
+{
+	struct line_listing *l;
+	if (!probe_finder__has_dwarf(pf)) {
+		no_debuginfo(pf);
+		return 1;
+	}
+	int ret = probe_finder__lines(pf, spec, with_asm, &l);
+	if (ret) {
+		fprintf(stderr, "pprobe: %s\n", probe_finder__strerror(pf));
+		return ret == -EINVAL ? 2 : 1;
+	}
+	int first = l->first;
+	if (l->function)
+		printf("<%s@%s:%d>\n", l->function, l->file, first - l->offset);
+	else
+		printf("<%s:%d>\n", l->file, first);
+	if (!l->source)
+		fprintf(stderr, "pprobe: source file %s not found%s%s%s; showing the probe-able lines "
+			"from the line table (use --source DIR)\n", l->file,
+			srcdir ? " under " : "", srcdir ? srcdir : "", srcdir ? " either" : "");
+	for (int i = 0; i < l->nlines; i++) {
+		const struct pf_line *pl = &l->lines[i];
+		if (pl->probeable)
+			printf("%7d  %s\n", pl->lineno - l->offset, pl->text ? pl->text : "");
+		else
+			printf("         %s\n", pl->text ? pl->text : "");
+		for (int j = 0; j < pl->ninsns; j++) {
+			const struct pf_insn *in = &pl->insns[j];
+			if (in->symbol)
+				printf("                 <%s+%" PRIu64 ">:\t%s\n", in->symbol, in->sym_offset, in->text);
+			else
+				printf("                 0x%" PRIx64 ":\t%s\n", in->addr, in->text);
+		}
+	}
+	line_listing__delete(l);
+	return 0;
+}
+
+static const char *base_name(const char *p)
+{
+	const char *s = p ? strrchr(p, '/') : NULL;
+	return s ? s + 1 : p ? p : "?";
+}
+
+static int do_vars(struct probe_finder *pf, const char *spec, unsigned flags, const char *filter)
+{
+	struct pf_points *pts;
+	if (!probe_finder__has_dwarf(pf)) {
+		no_debuginfo(pf);
+		return 1;
+	}
+	if (filter && probe_filter__match(filter, "x") < 0) {
+		fprintf(stderr, "pprobe: bad filter '%s': globs joined by & and |, ! negates, ( ) groups\n", filter);
+		return 2;
+	}
+	int ret = probe_finder__find(pf, spec, flags | PF_VARS, &pts);
+	if (ret) {
+		fprintf(stderr, "pprobe: %s\n", probe_finder__strerror(pf));
+		return ret == -EINVAL ? 2 : 1;
+	}
+	printf("Available variables at %s\n", spec);
+	for (int i = 0; i < pts->n; i++) {
+		const struct pf_point *p = &pts->pts[i];
+		printf("\t@<%s+%" PRIu64 ">", p->symbol ? p->symbol : p->function, p->sym_offset);
+		if (p->file)
+			printf(" %s:%d", base_name(p->file), p->line);
+		if (p->inlined)
+			printf(" inlined into %s at %s:%d", p->caller ? p->caller : "?",
+			       base_name(p->call_file), p->call_line);
+		printf("\n");
+		if (p->retprobe) {
+			printf("\t\t$retval\t(a return probe fetches the return value; "
+			       "the variables below are those at the entry)\n");
+		}
+		int shown = 0;
+		for (int j = 0; j < p->nvars; j++) {
+			const struct pf_var *v = &p->vars[j];
+			if (filter && probe_filter__match(filter, v->name) != 1)
+				continue;
+			shown++;
+			printf("\t\t%s\t%s", v->type, v->name);
+			switch (v->state) {
+			case PF_VAR_LOCATION:
+				printf("\t%s", v->where ? v->where : "");
+				break;
+			case PF_VAR_CONST:
+				printf("\t= %s", v->where ? v->where : "?");
+				break;
+			case PF_VAR_COMPUTED:
+				printf("\t<not fetchable: %s>", v->where ? v->where : "DWARF expression");
+				break;
+			case PF_VAR_OPTIMIZED_OUT:
+				printf("\t<optimized out>");
+				break;
+			}
+			if (v->external)
+				printf("\t(global)");
+			if (v->range)
+				printf("\t%s", v->range);
+			printf("\n");
+		}
+		if (!shown)
+			printf("\t\t(No matched variables)\n");
+	}
+	pf_points__delete(pts);
+	return 0;
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	enum { OPT_FILTER = 256, OPT_SOURCE, OPT_ASM, OPT_EXTERNS, OPT_RANGE, OPT_NO_INLINES };
+	static const struct option longopts[] = {
+		{ "exec", required_argument, NULL, 'x' },
+		{ "module", required_argument, NULL, 'm' },
+		{ "vmlinux", required_argument, NULL, 'k' },
+		{ "funcs", no_argument, NULL, 'F' },
+		{ "line", required_argument, NULL, 'L' },
+		{ "vars", required_argument, NULL, 'V' },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "source", required_argument, NULL, OPT_SOURCE },
+		{ "asm", no_argument, NULL, OPT_ASM },
+		{ "externs", no_argument, NULL, OPT_EXTERNS },
+		{ "range", no_argument, NULL, OPT_RANGE },
+		{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct probe_finder_opts o = { 0 };
+	const char *filter = NULL, *line = NULL, *vars = NULL;
+	bool funcs = false, with_asm = false;
+	unsigned flags = 0;
+	int c, nmodes = 0;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":x:m:k:FL:V:s:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'x': o.binary = optarg; break;
+		case 'm': o.module = optarg; break;
+		case 'k': o.vmlinux = optarg; break;
+		case 'F': funcs = true; nmodes++; break;
+		case 'L': line = optarg; nmodes++; break;
+		case 'V': vars = optarg; nmodes++; break;
+		case 's':
+		case OPT_SOURCE: o.source_dir = optarg; break;
+		case OPT_FILTER: filter = optarg; break;
+		case OPT_ASM: with_asm = true; break;
+		case OPT_EXTERNS: flags |= PF_EXTERNS; break;
+		case OPT_RANGE: flags |= PF_RANGE; break;
+		case OPT_NO_INLINES: flags |= PF_NO_INLINES; break;
+		case 'h': usage(stdout); return 0;
+		case ':':
+			fprintf(stderr, "pprobe: option %s needs an argument\n", argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "pprobe: unknown option %s (the probe inspector takes -F, -L, -V; "
+				"see pprobe probe --help)\n", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "pprobe: unexpected argument '%s' (see pprobe probe --help)\n", argv[optind]);
+		return 2;
+	}
+	if (nmodes != 1) {
+		fprintf(stderr, "pprobe: give exactly one of -F, -L SPEC, -V SPEC\n\n");
+		usage(stderr);
+		return 2;
+	}
+	if (o.binary && (o.module || o.vmlinux)) {
+		fprintf(stderr, "pprobe: -x inspects a user binary; it does not go with -m or -k\n");
+		return 2;
+	}
+	if (with_asm && !line) {
+		fprintf(stderr, "pprobe: --asm goes with -L\n");
+		return 2;
+	}
+	if (flags && !vars) {
+		fprintf(stderr, "pprobe: --externs, --range and --no-inlines go with -V\n");
+		return 2;
+	}
+	char err[1024] = "";
+	struct probe_finder *pf = probe_finder__new(&o, err, sizeof(err));
+	if (!pf) {
+		fprintf(stderr, "pprobe: %s\n", err[0] ? err : strerror(errno));
+		return 1;
+	}
+	int ret;
+	if (funcs)
+		ret = do_funcs(pf, filter);
+	else if (line)
+		ret = do_lines(pf, line, with_asm, o.source_dir);
+	else
+		ret = do_vars(pf, vars, flags, filter);
+	probe_finder__delete(pf);
+	return ret;
+}

@@ -1,0 +1,151 @@
+// Real-browser test of pprobe's SVG flame graph: Debian's chromium, headless,
+// driven by playwright-core. Usage: node flamegraph.test.mjs GRAPH.svg
+// The SVG must be drawn from tests/e2e/flamegraph_browser.sh's input (1180
+// samples on a 1200 px canvas: one sample per pixel). Exit 0 pass, 1 fail,
+// 77 skip (chromium cannot run here; the reason is printed).
+import { chromium } from 'playwright-core';
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const svgPath = resolve(process.argv[2] || '');
+const exe = process.env.CHROMIUM || '/usr/bin/chromium';
+if (!existsSync(exe)) {
+	console.error(`SKIP: ${exe} not found (apt-get install chromium)`);
+	process.exit(77);
+}
+
+let failures = 0;
+function check(desc, ok, detail) {
+	if (ok) console.log(`ok: ${desc}`);
+	else { failures++; console.error(`FAIL: ${desc}${detail !== undefined ? ': ' + detail : ''}`); }
+}
+function near(a, b, eps = 0.06) { return Math.abs(a - b) <= eps; }
+
+const profile = mkdtempSync(join(tmpdir(), 'pprobe-chromium-'));
+let browser;
+try {
+	// launchPersistentContext passes the fresh profile as --user-data-dir
+	browser = await chromium.launchPersistentContext(profile, {
+		executablePath: exe,
+		headless: true,
+		args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+			'--disable-component-update', '--disable-sync', '--no-first-run'],
+		timeout: 60000,
+	});
+} catch (e) {
+	rmSync(profile, { recursive: true, force: true });
+	console.error(`SKIP: chromium (${exe}) could not be started: ${String(e.message).split('\n')[0]}`);
+	process.exit(77);
+}
+
+try {
+	const page = await browser.newPage();
+	const errors = [];
+	page.on('pageerror', (e) => errors.push(String(e)));
+	page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+	let dialogAnswer = null, dialogs = 0;
+	page.on('dialog', async (d) => { dialogs++; await d.accept(dialogAnswer ?? ''); });
+
+	await page.goto(pathToFileURL(svgPath).href);
+	await page.waitForFunction(() => typeof fg !== 'undefined' && fg.frames.length > 0);
+
+	// --- renders
+	const r = await page.evaluate(() => {
+		const frames = document.getElementById('frames');
+		const root = frames.children[0].querySelector('rect');
+		const box = root.getBoundingClientRect();
+		return {
+			n: frames.children.length,
+			rootW: box.width, rootH: box.height,
+			rootFill: getComputedStyle(root).fill,
+			title: document.getElementById('title').textContent,
+			titleBox: document.getElementById('title').getBBox().width,
+			visible: [...frames.children].filter((g) => getComputedStyle(g).display !== 'none').length,
+		};
+	});
+	check('all 9 frames are in the document', r.n === 9, r.n);
+	check('all frames are displayed', r.visible === 9, r.visible);
+	check('root frame is drawn 1180 px wide and 15 px high', near(r.rootW, 1180) && near(r.rootH, 15),
+		`${r.rootW}x${r.rootH}`);
+	check('title text is laid out', r.title === 'Flame Graph' && r.titleBox > 20, `${r.title} ${r.titleBox}`);
+	const shot = await page.screenshot();
+	check('screenshot is a non-trivial PNG', shot.length > 5000, shot.length);
+
+	const rect = (name) => page.locator('#frames > g')
+		.filter({ has: page.locator('title', { hasText: new RegExp(`^${name} \\(`) }) }).locator('rect');
+	const attrs = (name) => page.evaluate((n) => {
+		const g = [...document.getElementById('frames').children]
+			.find((g) => g.querySelector('title').textContent.startsWith(n + ' ('));
+		const rc = g.querySelector('rect');
+		return { x: +rc.getAttribute('x'), w: +rc.getAttribute('width'), fill: rc.getAttribute('fill'),
+			cls: g.getAttribute('class') || '', shown: getComputedStyle(g).display !== 'none',
+			label: g.querySelector('text').textContent };
+	}, name);
+	const text = (id) => page.evaluate((i) => {
+		const e = document.getElementById(i);
+		return { t: e.textContent, hidden: e.classList.contains('hide') };
+	}, id);
+
+	// --- hover
+	await rect('gamma').hover();
+	check('hover shows the frame details', (await text('details')).t ===
+		'Function: gamma (400 samples, 33.90%)', (await text('details')).t);
+
+	// --- search
+	dialogAnswer = '^ba_';
+	await page.click('#search');
+	check('search asks for a term', dialogs === 1, dialogs);
+	let m = await text('matched');
+	check('search shows the matched percentage', m.t === 'Matched: 42.4%' && !m.hidden, m.t);
+	check('matched frames are highlighted', (await attrs('ba_leaf')).fill === 'rgb(230,0,230)' &&
+		(await attrs('ba_other')).fill === 'rgb(230,0,230)');
+	const gammaFill = (await attrs('gamma')).fill;
+	check('other frames keep their colour', gammaFill !== 'rgb(230,0,230)', gammaFill);
+	check('search button offers a reset', (await text('search')).t === 'Reset Search');
+
+	// --- zoom (search stays active and is recomputed for the zoomed frame)
+	await rect('beta').click();
+	const beta = await attrs('beta'), other = await attrs('ba_other');
+	check('zoomed frame fills the width', near(beta.x, 10) && near(beta.w, 1180), `${beta.x} ${beta.w}`);
+	check('child is scaled by 1180/380', near(other.x, 10 + 180 * 1180 / 380, 0.1) &&
+		near(other.w, 200 * 1180 / 380, 0.1), `${other.x} ${other.w}`);
+	check('sibling is hidden', !(await attrs('alpha')).shown && !(await attrs('gamma')).shown);
+	check('ancestors stay, dimmed', (await attrs('main')).cls.includes('parent') &&
+		(await attrs('main')).shown && near((await attrs('main')).w, 1180));
+	check('unzoom button appears', !(await text('unzoom')).hidden);
+	m = await text('matched');
+	check('matched percentage follows the zoom', m.t === 'Matched: 52.6%', m.t);
+	check('zoomed label is refitted', (await attrs('ba_other')).label === 'ba_other');
+
+	// --- reset zoom
+	await page.click('#unzoom');
+	const a2 = await attrs('alpha'), b2 = await attrs('beta');
+	check('reset zoom restores geometry', a2.shown && near(a2.x, 10) && near(a2.w, 400) &&
+		near(b2.x, 410) && near(b2.w, 380) && !b2.cls.includes('parent'), JSON.stringify([a2, b2]));
+	check('unzoom button hides again', (await text('unzoom')).hidden);
+	m = await text('matched');
+	check('matched percentage back to the whole graph', m.t === 'Matched: 42.4%', m.t);
+
+	// --- reset search
+	await page.click('#search');
+	m = await text('matched');
+	check('reset search hides the percentage', m.hidden);
+	check('reset search restores colours', (await attrs('ba_leaf')).fill !== 'rgb(230,0,230)' &&
+		(await attrs('gamma')).fill === gammaFill);
+
+	// --- escaped names survive the round trip into the DOM
+	const tpl = await page.evaluate(() => [...document.querySelectorAll('#frames title')]
+		.map((t) => t.textContent).find((t) => t.startsWith('tpl')));
+	check('escaped name reaches the DOM intact', tpl === 'tpl<a&b> (100 samples, 8.47%)', tpl);
+	check('no script errors', errors.length === 0, errors.join('; '));
+} catch (e) {
+	failures++;
+	console.error(`FAIL: ${e.stack || e}`);
+} finally {
+	await browser.close();
+	rmSync(profile, { recursive: true, force: true });
+}
+if (failures) { console.error(`${failures} check(s) failed`); process.exit(1); }
+console.log('all browser checks passed');

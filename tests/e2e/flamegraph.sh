@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# pprobe flamegraph / pprobe diff end to end: well-formed XML (xmllint) for
+# hostile names, exact frames, CLI contract (stdin, files, errors, exit
+# codes), and difffolded semantics on a known pair, plain and as SVG.
+. "$(dirname "$0")/lib.sh"
+command -v xmllint >/dev/null || skip "xmllint missing (apt-get install libxml2-utils)"
+
+# frame TITLE-PREFIX FILE: the <rect ...> line of the frame whose tooltip starts so
+frame() { grep -F "<title>$1" "$2" | head -1; }
+attr() { sed -n "s/.* $1=\"\\([^\"]*\\)\".*/\\1/p"; }
+
+# --- hostile names are escaped; the document stays well-formed
+printf '%s\n' \
+	'app;std::vector<std::pair<int, char*>>::push_back(x&&) 7' \
+	'app;operator<=>;a"b'"'"'c 5' \
+	'app;cdata]]>end;<script>alert(1)</script> 3' \
+	$'app;ctrl\x01char;bad\xff\xfeutf8 2' \
+	'app;kernel_[k];inl_[i];jit_[j] 4' >"$T/hostile.folded"
+"$PPROBE" flamegraph --title 'a <b> & "c"' --subtitle "x<y" --countname '<n>' \
+	--nametype 'F"n]]>' --notes 'two--dashes-' --fonttype 'Verdana;}' "$T/hostile.folded" >"$T/hostile.svg"
+check "exit 0 on hostile input" [ $? -eq 0 ]
+check "hostile SVG is well-formed XML" xmllint --noout "$T/hostile.svg"
+check "template name escaped in the tooltip" \
+	grep -qF '<title>std::vector&lt;std::pair&lt;int, char*&gt;&gt;::push_back(x&amp;&amp;) (7 &lt;n&gt;, 33.33%)</title>' "$T/hostile.svg"
+check "quotes escaped" grep -qF 'a&quot;b&apos;c (5' "$T/hostile.svg"
+check "no raw <script> from input" bash -c "! grep -q '<script>alert' '$T/hostile.svg'"
+check "]]> kept out of the script" [ "$(grep -c ']]>' "$T/hostile.svg")" -eq 1 ]
+check "invalid bytes replaced by U+FFFD" grep -qF $'ctrl\xef\xbf\xbdchar' "$T/hostile.svg"
+check "annotations stripped from labels" grep -qF '<title>kernel (4 ' "$T/hostile.svg"
+check "title escaped" grep -qF '>a &lt;b&gt; &amp; &quot;c&quot;</text>' "$T/hostile.svg"
+check "notes have no --" grep -qF '<!-- NOTES: two- -dashes-  -->' "$T/hostile.svg"
+check "--notes with < is refused (exit 2)" bash -c "'$PPROBE' flamegraph --notes '<x>' '$T/hostile.folded' >/dev/null 2>&1; [ \$? -eq 2 ]"
+
+# --- exact geometry: 1180 samples on the default 1200 px canvas = 1 px each
+printf '%s\n' 'app;main;alpha;leaf 300' 'app;main;alpha 100' 'app;main;beta 380' \
+	'app;main;gamma 400' 'not a folded line' >"$T/small.folded"
+"$PPROBE" flamegraph "$T/small.folded" >"$T/small.svg" 2>"$T/err"
+check "invalid line reported" grep -q 'ignored 1 lines' "$T/err"
+check "small SVG well-formed" xmllint --noout "$T/small.svg"
+check "7 frame groups (all app main alpha leaf beta gamma)" [ "$(grep -c '^<g>$' "$T/small.svg")" -eq 7 ]
+check "alpha 400 px at x=10" [ "$(frame 'alpha (' "$T/small.svg" | attr width)" = 400.0 ]
+check "beta after alpha (sorted)" [ "$(frame 'beta (' "$T/small.svg" | attr x)" = 410.0 ]
+check "leaf after alpha's own 100" [ "$(frame 'leaf (' "$T/small.svg" | attr x)" = 110.0 ]
+check "leaf one level above alpha" [ "$(frame 'leaf (' "$T/small.svg" | attr y)" = 37 ]
+check "percentages" grep -qF '<title>gamma (400 samples, 33.90%)</title>' "$T/small.svg"
+check "image height from depth" grep -q '<svg version="1.1" width="1200" height="150"' "$T/small.svg"
+
+# --- stdin, several files, '-' all read the same stream
+cat "$T/small.folded" | "$PPROBE" flamegraph >"$T/stdin.svg" 2>/dev/null
+check "stdin gives the same SVG as a file" cmp -s "$T/stdin.svg" "$T/small.svg"
+head -2 "$T/small.folded" >"$T/part1"; tail -n +3 "$T/small.folded" >"$T/part2"
+"$PPROBE" flamegraph "$T/part1" - <"$T/part2" >"$T/parts.svg" 2>/dev/null
+check "FILE and - concatenate" cmp -s "$T/parts.svg" "$T/small.svg"
+
+# --- CLI contract
+"$PPROBE" flamegraph --help >"$T/help"; check "--help exits 0" [ $? -eq 0 ]
+check "--help lists --minwidth" grep -q -- '--minwidth' "$T/help"
+"$PPROBE" flamegraph --bogus </dev/null >/dev/null 2>&1; check "unknown option exits 2" [ $? -eq 2 ]
+"$PPROBE" flamegraph --colors=nope </dev/null >/dev/null 2>"$T/err"
+check "unknown palette exits 2" [ $? -eq 2 ]
+check "unknown palette is named" grep -q "unknown palette 'nope'" "$T/err"
+"$PPROBE" flamegraph --minwidth=abc </dev/null >/dev/null 2>&1; check "bad --minwidth exits 2" [ $? -eq 2 ]
+printf 'garbage\n' | "$PPROBE" flamegraph >"$T/empty.svg" 2>"$T/err"
+check "no counts exits 1" [ $? -eq 1 ]
+check "no counts says why" grep -q 'no stack counts found' "$T/err"
+check "error SVG still well-formed" xmllint --noout "$T/empty.svg"
+"$PPROBE" flamegraph /nonexistent/x.folded >/dev/null 2>"$T/err"
+check "missing file exits 1 and is named" bash -c "[ $? -eq 1 ] && grep -q '/nonexistent/x.folded' '$T/err'"
+
+# --- diff: difffolded.pl semantics on a known pair
+printf '%s\n' 'app;main;a 10' 'app;main;b 20' 'app;main;c;0x7f001234 5' 'app;main;c;0x7f005678 5' >"$T/before"
+printf '%s\n' 'app;main;a 30' 'app;main;b 10' 'app;main;d 20' 'app;main;c;0x7f00abcd 10' >"$T/after"
+"$PPROBE" diff "$T/before" "$T/after" >"$T/d"
+check "diff exits 0" [ $? -eq 0 ]
+check "diff two-column output" diff -u - "$T/d" <<'EOF'
+app;main;a 10 30
+app;main;b 20 10
+app;main;c;0x7f001234 5 0
+app;main;c;0x7f005678 5 0
+app;main;c;0x7f00abcd 0 10
+app;main;d 0 20
+EOF
+"$PPROBE" diff -s "$T/before" "$T/after" >"$T/d"
+check "diff -s strips hex" diff -u - "$T/d" <<'EOF'
+app;main;a 10 30
+app;main;b 20 10
+app;main;c;0x... 10 10
+app;main;d 0 20
+EOF
+"$PPROBE" diff -n -s "$T/before" "$T/after" >"$T/d"
+check "diff -n scales BEFORE by 70/40 with int()" diff -u - "$T/d" <<'EOF'
+app;main;a 17 30
+app;main;b 35 10
+app;main;c;0x... 17 10
+app;main;d 0 20
+EOF
+"$PPROBE" diff "$T/before" >/dev/null 2>&1; check "diff with one file exits 2" [ $? -eq 2 ]
+"$PPROBE" diff --title x "$T/before" "$T/after" >/dev/null 2>&1
+check "flame graph options without --svg exit 2" [ $? -eq 2 ]
+
+"$PPROBE" diff --svg "$T/before" "$T/after" >"$T/d.svg"
+check "diff --svg well-formed" xmllint --noout "$T/d.svg"
+check "grown frame red, with +delta" bash -c "grep -F '<title>a (30 samples, 42.86%; +28.57%)' '$T/d.svg' | grep -q 'fill=\"rgb(255,0,0)\"'"
+check "shrunk frame blue, with -delta" bash -c "grep -F '<title>b (10 samples, 14.29%; -14.29%)' '$T/d.svg' | grep -q 'fill=\"rgb(105,105,255)\"'"
+check "unchanged frame white" bash -c "grep -F '<title>main (70 samples' '$T/d.svg' | grep -q 'fill=\"rgb(255,255,255)\"'"
+"$PPROBE" diff --svg --negate "$T/before" "$T/after" >"$T/dn.svg"
+check "--negate swaps hues and signs" bash -c "grep -F '<title>a (30 samples, 42.86%; -28.57%)' '$T/dn.svg' | grep -q 'fill=\"rgb(0,0,255)\"'"
+"$PPROBE" diff "$T/before" "$T/after" | "$PPROBE" flamegraph >"$T/d2.svg" 2>/dev/null
+check "diff | flamegraph equals diff --svg" cmp -s "$T/d.svg" "$T/d2.svg"
+
+done_testing

@@ -1,0 +1,4 @@
+# Workloads of the events topic (event specs, list, USDT).
+# events_usdt: four USDT probes, each with a semaphore, for `pprobe list -x`.
+# (Not WL_FP: clang rejects -fno-inline-functions-called-once.)
+pprobe_workload(events_usdt ${CMAKE_CURRENT_LIST_DIR}/events_usdt.c FLAGS -O2 -g -fno-omit-frame-pointer)
