@@ -11,6 +11,7 @@
 #include "collect.h"
 #include "commands.h"
 #include "event_spec.h"
+#include "pprobe/flamegraph.h"
 #include "stacks.h"
 #include "pprobe/symbolize.h"
 #include "pprobe/unwind.h"
@@ -183,6 +184,8 @@ static void usage(FILE *f)
 "Output:\n"
 "  -o, --output FILE       default pprobe.folded; '-' for stdout; several events\n"
 "                          write FILE's stem + .EVENT.folded each\n"
+"      --format FMT        folded (default) or svg: an interactive flame graph\n"
+"                          (the default when FILE ends in .svg)\n"
 "      --weight KIND       samples (default) or period (sum the sample periods)\n"
 "  -q, --quiet             no summary, no live status\n"
 "\n"
@@ -243,6 +246,48 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 }
 
 /* -o FILE for one event; FILE's stem + ".EVENT.folded" for each of several. */
+struct svg_feed {
+	struct flamegraph *fg;
+	char *line;
+	size_t cap;
+	int err;
+};
+
+static void feed_svg(void *ctx, const char *stack, uint64_t weight)
+{
+	struct svg_feed *f = ctx;
+	size_t need = strlen(stack) + 32;
+	if (need > f->cap) {
+		f->cap = need * 2;
+		f->line = xrealloc(f->line, f->cap);
+	}
+	snprintf(f->line, f->cap, "%s %llu", stack, (unsigned long long)weight);
+	int err = flamegraph__add_line(f->fg, f->line);
+	if (err < 0 && !f->err)
+		f->err = err;
+}
+
+/* The folded lines of one event drawn as an SVG flame graph. */
+static size_t write_svg(struct stacktab *st, const char *event, const char *countname, FILE *out, int *err)
+{
+	struct flamegraph_opts o;
+	char title[300];
+	flamegraph_opts__init(&o);
+	snprintf(title, sizeof(title), "pprobe record: %s", event);
+	o.title = title;
+	o.countname = countname;
+	struct svg_feed f = { .fg = flamegraph__new(&o) };
+	if (!f.fg) {
+		*err = -errno;
+		return 0;
+	}
+	size_t lines = stacktab__folded(st, feed_svg, &f);
+	*err = f.err ? f.err : flamegraph__write_svg(f.fg, out);
+	flamegraph__delete(f.fg);
+	free(f.line);
+	return lines;
+}
+
 static void on_process_gone(struct collect *c, pid_t pid)
 {
 	struct record *r = c->priv;
@@ -250,14 +295,15 @@ static void on_process_gone(struct collect *c, pid_t pid)
 		unwinder__forget(r->unwinder, pid);
 }
 
-static char *output_name(const char *out, const char *event, bool several)
+/* -o FILE for one event; FILE's stem + ".EVENT.folded" (.svg) for each of several. */
+static char *output_name(const char *out, const char *event, bool several, bool svg)
 {
 	if (!several)
 		return xstrdup(out);
 	char ev[256];
 	event_spec__file_name(event, ev, sizeof(ev));
 	size_t len = strlen(out);
-	const char *ext = ".folded";
+	const char *ext = svg ? ".svg" : ".folded";
 	size_t el = strlen(ext);
 	size_t stem = len > el && !strcmp(out + len - el, ext) ? len - el : len;
 	size_t sz = stem + strlen(ev) + el + 3;
@@ -282,6 +328,7 @@ int cmd_record(int argc, char **argv)
 		{ "unwinder", required_argument, NULL, 'U' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "weight", required_argument, NULL, 'W' },
+		{ "format", required_argument, NULL, 'O' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -293,6 +340,7 @@ int cmd_record(int argc, char **argv)
 	struct event_list evl;
 	int nr_events = 0;
 	const char *output = "pprobe.folded";
+	const char *format = NULL;
 	long freq = 0;
 	unsigned long long period = 0;
 	long pages = 0;
@@ -383,6 +431,14 @@ int cmd_record(int argc, char **argv)
 				goto out;
 			}
 			break;
+		case 'O':
+			if (strcmp(optarg, "folded") && strcmp(optarg, "svg")) {
+				fprintf(stderr, "pprobe record: --format is 'folded' or 'svg', not '%s'\n", optarg);
+				ret = 2;
+				goto out;
+			}
+			format = optarg;
+			break;
 		case 'q': co.quiet = true; break;
 		case 'h': usage(stdout); goto out;
 		default: usage(stderr); ret = 2;
@@ -401,6 +457,9 @@ int cmd_record(int argc, char **argv)
 	}
 	if (optind < argc)
 		co.argv = argv + optind;
+	size_t olen = strlen(output);
+	/* An .svg output name asks for the graph, unless --format says otherwise. */
+	bool svg = format ? !strcmp(format, "svg") : olen > 4 && !strcmp(output + olen - 4, ".svg");
 	if (!nr_events) {
 		events = xrealloc(events, sizeof(*events));
 		events[nr_events++] = "cpu-clock";
@@ -488,7 +547,7 @@ int cmd_record(int argc, char **argv)
 		struct evstate *es = ev->priv;
 		if (!es)
 			continue;
-		char *path = output_name(output, ev->name, several);
+		char *path = output_name(output, ev->name, several, svg);
 		struct outfile of;
 		int err = outfile__open(&of, path);
 		if (err) {
@@ -497,7 +556,19 @@ int cmd_record(int argc, char **argv)
 			ret = 1;
 			continue;
 		}
-		size_t lines = stacktab__write_folded(es->stacks, of.f);
+		size_t lines;
+		if (svg) {
+			lines = write_svg(es->stacks, ev->name, rec.weight_period ? "events" : "samples", of.f, &err);
+			if (err) {
+				fprintf(stderr, "pprobe record: drawing %s failed: %s\n", path, strerror(-err));
+				outfile__abort(&of);
+				free(path);
+				ret = 1;
+				continue;
+			}
+		} else {
+			lines = stacktab__write_folded(es->stacks, of.f);
+		}
 		err = outfile__commit(&of);
 		if (err) {
 			fprintf(stderr, "pprobe record: writing %s failed: %s\n", path, strerror(-err));

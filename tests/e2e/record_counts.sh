@@ -33,4 +33,11 @@ check "no combined file" [ ! -e "$T/two.folded" ]
 # -o - writes to stdout.
 n=$("$PPROBE" record -q -e syscalls:sys_enter_prctl -o - -- "$W/wl_record" prctl 5 | awk '{s+=$NF} END {print s}')
 check "-o - to stdout: 5" [ "$n" = 5 ]
+# An .svg output is an interactive flame graph of the same stacks.
+"$PPROBE" record -q -e syscalls:sys_enter_prctl -g -o "$T/p.svg" -- "$W/wl_record" prctl 42
+check "svg: well-formed XML" xmllint --noout "$T/p.svg"
+check "svg: titled after the event" grep -q 'pprobe record: syscalls:sys_enter_prctl' "$T/p.svg"
+check "svg: do_prctls frame with all 42 samples" grep -q '<title>do_prctls (42 samples, 100.00%)</title>' "$T/p.svg"
+"$PPROBE" record -q --format folded -e syscalls:sys_enter_prctl -o "$T/p2.svg" -- "$W/wl_record" prctl 2
+check "--format folded wins over the .svg name" [ "$(folded_sum "$T/p2.svg")" -eq 2 ]
 done_testing
