@@ -12,10 +12,9 @@ if [ "$(id -u)" -ne 0 ] && [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -gt 1
 	exit 1
 fi
 ./build/pprobe record -g -o demo.folded -- ./build/tests/workloads/demo_app 3
-if ./build/pprobe flamegraph --help >/dev/null 2>&1; then
-	./build/pprobe flamegraph --title "pprobe demo: demo_app" demo.folded > demo.svg
-	echo "demo: flame graph written to demo.svg"
-fi
+./build/pprobe flamegraph --title "pprobe demo: demo_app" demo.folded > demo.svg.tmp
+mv demo.svg.tmp demo.svg
+echo "demo: flame graph written to demo.svg"
 echo
 echo "Heaviest stacks (samples, stack):"
 awk '{ n = $NF; $NF = ""; printf "%8d  %s\n", n, $0 }' demo.folded | sort -rn | head -8 | cut -c1-220
