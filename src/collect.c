@@ -161,6 +161,17 @@ static void normalize_attr(struct collect *c, struct evsel *ev, bool on_command)
 {
 	struct perf_event_attr *a = &ev->attr;
 	a->size = sizeof(*a);
+	if (c->opts.counting) {
+		a->sample_type = 0;
+		a->sample_period = 0;
+		a->freq = 0;
+		a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+		/* Group members follow their leader; only a leader starts disabled. */
+		a->disabled = ev->group_leader < 0 || ev->group_leader == ev->idx;
+		a->inherit = (on_command || c->opts.pid_list) ? 1 : 0;
+		a->enable_on_exec = on_command && a->disabled ? 1 : 0;
+		return;
+	}
 	a->sample_type = c->layout.sample_type;
 	a->sample_regs_user = c->layout.regs_user_mask;
 	if (c->opts.extra_sample_type & PERF_SAMPLE_STACK_USER)
@@ -358,14 +369,25 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 		}
 	}
 
-	add_tracking(c);
+	if (opts->counting && !opts->system_wide && !opts->cpu_list) {
+		/* Counting a task: one counter per thread that follows it on every
+		 * CPU (as perf stat), so enabled/running mean what they say. */
+		free(cpus);
+		cpus = xmalloc(sizeof(*cpus));
+		cpus[0] = -1;
+		nr_cpus = 1;
+	}
+	if (!opts->counting)
+		add_tracking(c);
 	for (int i = 0; i < c->evlist.nr_evsels; i++)
 		normalize_attr(c, c->evlist.evsels[i], on_command);
 	evlist__set_targets(&c->evlist, cpus, nr_cpus, tids, nr_tids);
 	c->evlist.ring_pages = opts->ring_pages;
 
 	/* What exists already: the sideband only tells us about changes. */
-	if (opts->system_wide || opts->cpu_list)
+	if (opts->counting)
+		; /* counting needs no process table */
+	else if (opts->system_wide || opts->cpu_list)
 		session__synthesize_all(&c->session);
 	else if (opts->pid_list)
 		for (int i = 0; i < c->nr_target_pids; i++)
@@ -586,6 +608,25 @@ static void show_status(struct collect *c, bool final)
 	c->status_shown = true;
 }
 
+int collect__start(struct collect *c)
+{
+	bool on_command = c->evlist.nr_tids == 1 && c->child && c->evlist.tids[0] == c->child;
+	c->t_start = now_seconds();
+	if (!on_command)
+		evlist__enable(&c->evlist);
+	/* With a command the events arm themselves at its exec. */
+	return c->child ? release_child(c) : 0;
+}
+
+void collect__wait(struct collect *c, int timeout_ms)
+{
+	struct pollfd p = { .fd = c->sigfd, .events = POLLIN };
+	poll(&p, 1, timeout_ms);
+	handle_signals(c);
+	if (targets_gone(c))
+		c->stop = true;
+}
+
 int collect__run(struct collect *c)
 {
 	int nfds = c->evlist.nr_cpus + 1;
@@ -596,21 +637,13 @@ int collect__run(struct collect *c)
 			pfd[np++] = (struct pollfd){ .fd = c->evlist.rings[i].fd, .events = POLLIN };
 	pfd[np++] = (struct pollfd){ .fd = c->sigfd, .events = POLLIN };
 
-	c->t_start = now_seconds();
+	int st = collect__start(c);
+	if (st) {
+		free(pfd);
+		return st;
+	}
 	double deadline = c->opts.duration > 0 ? c->t_start + c->opts.duration : 0;
 	double next_status = c->t_start + 0.5;
-	bool on_command = c->evlist.nr_tids == 1 && c->child && c->evlist.tids[0] == c->child;
-
-	if (!on_command)
-		evlist__enable(&c->evlist);
-	if (c->child) {
-		/* With a command the events arm themselves at its exec. */
-		int st = release_child(c);
-		if (st) {
-			free(pfd);
-			return st;
-		}
-	}
 
 	while (!c->stop) {
 		int timeout = POLL_MS;

@@ -32,6 +32,7 @@ struct collect_opts {
 	uint16_t max_stack;		/* sample_max_stack */
 	bool exclude_callchain_user;
 	bool quiet;
+	bool counting;			/* stat: no rings, no sideband; read_format with times */
 	const char *status_prefix;	/* live status line label */
 };
 
@@ -69,6 +70,12 @@ void collect__init(struct collect *c);
  * open fds. Events the command wants are added to c->evlist before this.
  * On failure prints the error and returns the exit status to use (>0). */
 int collect__prepare(struct collect *c, const struct collect_opts *opts);
+/* Start counting/sampling: enable the events (or release the command, whose
+ * exec enables them). Returns 0 or an exit status (127: command not found). */
+int collect__start(struct collect *c);
+/* Wait up to timeout_ms for a signal (SIGCHLD, SIGINT, SIGTERM): sets
+ * c->stop, c->child_exited, c->stop_signal. For loops that have no rings. */
+void collect__wait(struct collect *c, int timeout_ms);
 /* Run until the command exits, -d expires, the targets are gone, or
  * SIGINT/SIGTERM. Returns 0 or an exit status. */
 int collect__run(struct collect *c);

@@ -28,6 +28,7 @@ struct evsel *evlist__add(struct evlist *el, const char *name, const struct perf
 	ev->attr = *attr;
 	ev->attr.size = sizeof(ev->attr);
 	ev->idx = el->nr_evsels;
+	ev->group_leader = -1;
 	el->evsels = xrealloc(el->evsels, (size_t)(el->nr_evsels + 1) * sizeof(*el->evsels));
 	el->evsels[el->nr_evsels++] = ev;
 	return ev;
@@ -67,7 +68,9 @@ int evlist__open(struct evlist *el)
 				continue;
 			for (int e = 0; e < el->nr_evsels; e++) {
 				struct evsel *ev = el->evsels[e];
-				int fd = sys_perf_event_open(&ev->attr, el->tids[t], el->cpus[c], -1,
+				int group_fd = ev->group_leader >= 0 && ev->group_leader != e
+					       ? *evlist__fd(el, c, t, ev->group_leader) : -1;
+				int fd = sys_perf_event_open(&ev->attr, el->tids[t], el->cpus[c], group_fd,
 							     PERF_FLAG_FD_CLOEXEC);
 				if (fd < 0 && errno == ESRCH && el->tids[t] > 0 && live_tids > 1) {
 					/* A thread of -p exited while we opened: forget it. */
@@ -88,6 +91,8 @@ int evlist__open(struct evlist *el)
 					goto out;
 				}
 				*evlist__fd(el, c, t, e) = fd;
+				if (!el->ring_pages)
+					continue;	/* counting: no rings */
 				if (ring_fd < 0) {
 					err = ring__mmap(&el->rings[c], fd, el->cpus[c], el->ring_pages);
 					if (err) {
@@ -137,6 +142,11 @@ int evlist__enable(struct evlist *el)
 int evlist__disable(struct evlist *el)
 {
 	return evlist__ioctl_all(el, PERF_EVENT_IOC_DISABLE);
+}
+
+int evlist__fd_of(const struct evlist *el, int c, int t, int e)
+{
+	return el->fds ? el->fds[((size_t)c * el->nr_tids + t) * el->nr_evsels + e] : -1;
 }
 
 struct evsel *evlist__evsel_by_id(const struct evlist *el, uint64_t id)

@@ -21,6 +21,7 @@ struct evsel {
 	bool tracking;			/* the sideband-only dummy event */
 	int idx;
 	void *priv;			/* the command's per-event state */
+	int group_leader;		/* index of its {group}'s leader in the evlist, -1 if none */
 	uint64_t samples;
 };
 
@@ -33,7 +34,7 @@ struct evlist {
 	int nr_tids;
 	int *fds;			/* [(cpu * nr_tids + tid) * nr_evsels + ev] */
 	struct ring *rings;		/* one per CPU index */
-	size_t ring_pages;
+	size_t ring_pages;		/* 0: no rings (counting) */
 	struct u64map ids;		/* sample id -> evsel */
 	/* On open failure: which event/cpu/tid failed and why. */
 	struct evsel *failed_evsel;
@@ -54,6 +55,8 @@ int evlist__open(struct evlist *el);
 int evlist__enable(struct evlist *el);
 int evlist__disable(struct evlist *el);
 struct evsel *evlist__evsel_by_id(const struct evlist *el, uint64_t id);
+/* The fd of event e on CPU index c, thread index t (-1 if none). */
+int evlist__fd_of(const struct evlist *el, int c, int t, int e);
 /* Close fds and unmap rings; the evsels stay. */
 void evlist__close(struct evlist *el);
 void evlist__exit(struct evlist *el);

@@ -16,6 +16,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "record",     cmd_record,     "sample events and write folded stacks (or an SVG)" },
+	{ "stat",       cmd_stat,       "count events: exact totals, rates, intervals, repeats" },
 	{ "trace",      cmd_trace,      "print events as they happen, fields decoded, kernel-filtered" },
 	{ "flamegraph", cmd_flamegraph, "draw folded stacks as an interactive SVG flame graph" },
 	{ "diff",       cmd_diff,       "compare two folded profiles (difffolded), optionally as SVG" },
