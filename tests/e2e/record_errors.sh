@@ -34,6 +34,13 @@ if command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoi
 	AS="setpriv --reuid 65534 --regid 65534 --clear-groups" expect "no permission (-a as nobody)" 1 "no permission.*perf_event_paranoid.*CAP_PERFMON" -- \
 		record -a -o /tmp/pprobe-nobody.folded -- true
 fi
+# Too many open files: the soft limit is raised to the hard one by itself...
+prlimit --nofile=8:4096 "$PPROBE" record -q -a -e cpu-clock,task-clock,cs,faults -o "$T/nofile.folded" -- true
+check "RLIMIT_NOFILE soft 8: raised, works" [ $? -eq 0 ] && [ -f "$T/nofile.cpu-clock.folded" ] && [ -f "$T/nofile.faults.folded" ]
+rm -f "$T"/nofile.*.folded
+# ... and a hard limit too low is explained, with a limit that would do.
+AS="prlimit --nofile=12:12" expect "too many open files" 1 "too many open files.*ulimit -n 4096" -- \
+	record -a -e cpu-clock,task-clock,cs,faults -o o.folded -- true
 check "no output file after the errors" [ ! -e o.folded ]
 check "no temporary files" [ -z "$(ls -A "$T" | grep -v '^out$\|^err$')" ]
 # tracefs not mounted: pprobe mounts it (in a private mount namespace, so the
