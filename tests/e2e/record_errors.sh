@@ -36,7 +36,8 @@ if command -v setpriv >/dev/null && [ "$(cat /proc/sys/kernel/perf_event_paranoi
 fi
 # Too many open files: the soft limit is raised to the hard one by itself...
 prlimit --nofile=8:4096 "$PPROBE" record -q -a -e cpu-clock,task-clock,cs,faults -o "$T/nofile.folded" -- true
-check "RLIMIT_NOFILE soft 8: raised, works" [ $? -eq 0 ] && [ -f "$T/nofile.cpu-clock.folded" ] && [ -f "$T/nofile.faults.folded" ]
+st=$?
+check "RLIMIT_NOFILE soft 8: raised, works" [ $st -eq 0 -a -f "$T/nofile.cpu-clock.folded" -a -f "$T/nofile.faults.folded" ]
 rm -f "$T"/nofile.*.folded
 # ... and a hard limit too low is explained, with a limit that would do.
 AS="prlimit --nofile=12:12" expect "too many open files" 1 "too many open files.*ulimit -n 4096" -- \
