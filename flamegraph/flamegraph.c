@@ -150,14 +150,18 @@ static int64_t intern(struct flamegraph *fg, const char *s, size_t len)
 
 static int rehash_children(struct flamegraph *fg, uint32_t size)
 {
-	uint32_t *tab = calloc(size, sizeof(*tab));
+	struct fg_slot *tab = calloc(size, sizeof(*tab));
 	if (!tab)
 		return -ENOMEM;
-	for (uint32_t i = 1; i < fg->nr_nodes; i++) {
-		uint32_t slot = hash_child(fg->nodes[i].parent, fg->nodes[i].name) & (size - 1);
-		while (tab[slot])
+	uint32_t old = fg->child_tab ? fg->child_tab_mask + 1 : 0;
+	for (uint32_t i = 0; i < old; i++) {
+		const struct fg_slot *e = &fg->child_tab[i];
+		if (!e->node)
+			continue;
+		uint32_t slot = hash_child(e->parent, e->name) & (size - 1);
+		while (tab[slot].node)
 			slot = (slot + 1) & (size - 1);
-		tab[slot] = i;
+		tab[slot] = *e;
 	}
 	free(fg->child_tab);
 	fg->child_tab = tab;
@@ -165,16 +169,33 @@ static int rehash_children(struct flamegraph *fg, uint32_t size)
 	return 0;
 }
 
+/* Side arrays follow the nodes array's capacity. */
+static int grow_side(double **arr, uint32_t cap, uint32_t old_cap)
+{
+	double *p = realloc(*arr, (size_t)cap * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	memset(p + old_cap, 0, (size_t)(cap - old_cap) * sizeof(*p));
+	*arr = p;
+	return 0;
+}
+
 static int64_t new_node(struct flamegraph *fg, uint32_t parent, uint32_t name)
 {
+	uint32_t old_cap = fg->cap_nodes;
 	if (grow((void **)&fg->nodes, &fg->cap_nodes, sizeof(*fg->nodes), fg->nr_nodes + 1))
+		return -ENOMEM;
+	if (fg->cap_nodes != old_cap &&
+	    ((fg->deltas && grow_side(&fg->deltas, fg->cap_nodes, old_cap)) ||
+	     (fg->o.flamechart && grow_side(&fg->starts, fg->cap_nodes, old_cap))))
 		return -ENOMEM;
 	uint32_t id = fg->nr_nodes++;
 	struct fg_node *n = &fg->nodes[id];
 	memset(n, 0, sizeof(*n));
 	n->name = name;
 	n->parent = parent;
-	n->start = fg->time;
+	if (fg->starts)
+		fg->starts[id] = fg->time;
 	if (id) {
 		struct fg_node *p = &fg->nodes[parent];
 		n->depth = p->depth + 1;
@@ -190,14 +211,16 @@ static int64_t child(struct flamegraph *fg, uint32_t parent, uint32_t name)
 	if (fg->o.flamechart)  /* only the open path merges, and it did not match */
 		return new_node(fg, parent, name);
 	uint32_t slot = hash_child(parent, name) & fg->child_tab_mask;
-	for (uint32_t e; (e = fg->child_tab[slot]); slot = (slot + 1) & fg->child_tab_mask)
-		if (fg->nodes[e].parent == parent && fg->nodes[e].name == name)
-			return e;
+	for (struct fg_slot *e; (e = &fg->child_tab[slot])->node;
+	     slot = (slot + 1) & fg->child_tab_mask)
+		if (e->parent == parent && e->name == name)
+			return e->node;
 	int64_t id = new_node(fg, parent, name);
 	if (id < 0)
 		return id;
-	fg->child_tab[slot] = (uint32_t)id;
-	if ((uint64_t)fg->nr_nodes * 2 > fg->child_tab_mask + 1ULL &&
+	fg->child_tab[slot] = (struct fg_slot){ parent, name, (uint32_t)id };
+	/* load factor 0.7 */
+	if ((uint64_t)fg->nr_nodes * 10 > (fg->child_tab_mask + 1ULL) * 7 &&
 	    rehash_children(fg, (fg->child_tab_mask + 1) * 2))
 		return -ENOMEM;
 	return id;
@@ -246,10 +269,13 @@ struct flamegraph *flamegraph__new(const struct flamegraph_opts *opts)
 		fg->o.countname = "samples";
 	if (!fg->o.nametype)
 		fg->o.nametype = "Function:";
-	if (rehash_strs(fg, 1024) || rehash_children(fg, 1024))
+	if (rehash_strs(fg, 1024) || rehash_children(fg, 1024) ||
+	    grow((void **)&fg->nodes, &fg->cap_nodes, sizeof(*fg->nodes), 1024))
 		goto err;
 	if (fg->o.encoding && !(fg->o.encoding = arena_copy(fg, fg->o.encoding,
 							    strlen(fg->o.encoding))))
+		goto err;
+	if (fg->o.flamechart && grow_side(&fg->starts, fg->cap_nodes, 0))
 		goto err;
 	int64_t root_name = intern(fg, "", 0);
 	if (root_name < 0 || new_node(fg, 0, (uint32_t)root_name) < 0)
@@ -279,6 +305,8 @@ void flamegraph__delete(struct flamegraph *fg)
 	free(fg->str_tab);
 	free(fg->nodes);
 	free(fg->child_tab);
+	free(fg->deltas);
+	free(fg->starts);
 	free(fg->path);
 	free(fg->frames);
 	free(fg->lens);
@@ -330,7 +358,9 @@ static int insert(struct flamegraph *fg, const char *const *f, const size_t *fl,
 	fg->nodes[cur].self += after;
 	if (diff) {
 		double d = after - before;
-		fg->nodes[cur].delta += d;
+		if (!fg->deltas && grow_side(&fg->deltas, fg->cap_nodes, 0))
+			return -ENOMEM;
+		fg->deltas[cur] += d;
 		if (fabs(d) > fg->maxdelta)
 			fg->maxdelta = fabs(d);
 	}

@@ -74,8 +74,11 @@ struct fg_node {
 	uint32_t flags;
 	double total;           /* counts of all stacks through this frame */
 	double self;            /* counts of stacks ending here */
-	double delta;           /* sum of (after - before) of stacks ending here */
-	double start;           /* x position in count units */
+};
+
+/* Child lookup: the key lives in the slot, so probing never touches nodes. */
+struct fg_slot {
+	uint32_t parent, name, node;    /* node 0: empty */
 };
 
 struct fg_chunk;
@@ -94,8 +97,11 @@ struct flamegraph {
 
 	struct fg_node *nodes;
 	uint32_t nr_nodes, cap_nodes;
-	uint32_t *child_tab;    /* open addressing: node index (0 = empty) */
+	struct fg_slot *child_tab;
 	uint32_t child_tab_mask;
+	double *deltas;         /* per node, once a differential stack arrived:
+	                         * sum of (after - before) of stacks ending there */
+	double *starts;         /* per node, --flamechart only: time of creation */
 
 	uint32_t *path;         /* nodes of the previous stack, depth 1.. */
 	size_t path_len, path_cap;

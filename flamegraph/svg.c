@@ -208,8 +208,9 @@ static int child_cmp(const void *pa, const void *pb, void *arg)
 	const struct fg_node *a = &fg->nodes[*(const uint32_t *)pa];
 	const struct fg_node *b = &fg->nodes[*(const uint32_t *)pb];
 	if (fg->o.flamechart) {
-		if (a->start != b->start)
-			return a->start < b->start ? -1 : 1;
+		double sa = fg->starts[*(const uint32_t *)pa], sb = fg->starts[*(const uint32_t *)pb];
+		if (sa != sb)
+			return sa < sb ? -1 : 1;
 	} else {
 		int r = name_cmp(&fg->strs[a->name], &fg->strs[b->name]);
 		if (r)
@@ -219,16 +220,13 @@ static int child_cmp(const void *pa, const void *pb, void *arg)
 	return ia < ib ? -1 : ia > ib;
 }
 
-/* Sorts every child list, assigns x starts (graph mode: a frame's own
- * samples first, then its children in order, as sorted lines place them),
- * marks frames wide enough to draw and finds the deepest one. */
+/* Sorts every child list (by name; by time for a flame chart), marks the
+ * frames wide enough to draw and finds the deepest one. */
 static int layout_tree(struct flamegraph *fg, struct layout *L)
 {
-	uint32_t *tmp = malloc((size_t)fg->nr_nodes * sizeof(*tmp));
-	if (!tmp)
-		return -ENOMEM;
+	uint32_t *tmp = NULL;
+	size_t cap = 0;
 	L->depthmax = 0;
-	fg->nodes[0].start = 0;
 	for (uint32_t i = 0; i < fg->nr_nodes; i++) {
 		struct fg_node *n = &fg->nodes[i];
 		bool kept = n->total >= L->minwidth_time &&
@@ -236,21 +234,26 @@ static int layout_tree(struct flamegraph *fg, struct layout *L)
 		n->flags = kept ? n->flags | NODE_KEPT : n->flags & ~(uint32_t)NODE_KEPT;
 		if (kept && n->depth > L->depthmax)
 			L->depthmax = n->depth;
+		if (!n->first_child || !fg->nodes[n->first_child].next_sibling)
+			continue;
 		size_t k = 0;
-		for (uint32_t c = n->first_child; c; c = fg->nodes[c].next_sibling)
-			tmp[k++] = c;
-		if (k > 1)
-			qsort_r(tmp, k, sizeof(*tmp), child_cmp, fg);
-		n->first_child = k ? tmp[0] : 0;
-		double cursor = n->start + n->self;
-		for (size_t j = 0; j < k; j++) {
-			struct fg_node *c = &fg->nodes[tmp[j]];
-			c->next_sibling = j + 1 < k ? tmp[j + 1] : 0;
-			if (!fg->o.flamechart) {
-				c->start = cursor;
-				cursor += c->total;
+		for (uint32_t c = n->first_child; c; c = fg->nodes[c].next_sibling) {
+			if (k == cap) {
+				size_t nc = cap ? cap * 2 : 256;
+				uint32_t *t = realloc(tmp, nc * sizeof(*t));
+				if (!t) {
+					free(tmp);
+					return -ENOMEM;
+				}
+				tmp = t;
+				cap = nc;
 			}
+			tmp[k++] = c;
 		}
+		qsort_r(tmp, k, sizeof(*tmp), child_cmp, fg);
+		n->first_child = tmp[0];
+		for (size_t j = 0; j < k; j++)
+			fg->nodes[tmp[j]].next_sibling = j + 1 < k ? tmp[j + 1] : 0;
 	}
 	free(tmp);
 	return 0;
@@ -282,14 +285,15 @@ static size_t strip_annotation(const char *s, size_t len)
 	return len;
 }
 
-static void write_frame(struct flamegraph *fg, FILE *out, const struct layout *L, uint32_t id)
+static void write_frame(struct flamegraph *fg, FILE *out, const struct layout *L, uint32_t id,
+			double stime)
 {
 	const struct flamegraph_opts *o = &fg->o;
 	const struct fg_node *n = &fg->nodes[id];
 	const struct fg_str *name = &fg->strs[n->name];
 	bool root = id == 0;
-	double stime = n->start;
-	double etime = root ? L->timemax : n->start + n->total;
+	double etime = root ? L->timemax : stime + n->total;
+	double delta = fg->deltas ? fg->deltas[id] : 0;
 	double x1 = L->xpad + stime * L->widthpertime;
 	double x2 = L->xpad + etime * L->widthpertime;
 	double y1, y2;
@@ -318,7 +322,7 @@ static void write_frame(struct flamegraph *fg, FILE *out, const struct layout *L
 		xml_escape(out, o->countname, strlen(o->countname));
 		fprintf(out, ", %.2f%%", 100 * samples / (L->timemax * o->factor));
 		if (n->flags & NODE_HAS_DELTA) {
-			double d = o->negate ? -n->delta : n->delta;
+			double d = o->negate ? -delta : delta;
 			if (d == 0)
 				d = 0;  /* Perl prints no "-0.00" */
 			fprintf(out, "; %s%.2f%%", d > 0 ? "+" : "",
@@ -334,7 +338,7 @@ static void write_frame(struct flamegraph *fg, FILE *out, const struct layout *L
 	else if (name->len == 1 && name->s[0] == '-')
 		rgb[0] = rgb[1] = rgb[2] = 200;
 	else if (n->flags & NODE_HAS_DELTA)
-		fg_color_scale(n->delta, fg->maxdelta, o->negate, rgb);
+		fg_color_scale(delta, fg->maxdelta, o->negate, rgb);
 	else
 		fg_color(fg->palette, o->hash, o->random ? &fg->rng : NULL, name->s, name->len,
 			 rgb);
@@ -413,23 +417,42 @@ int fg_write_svg(struct flamegraph *fg, FILE *out)
 	text_el(out, "matched", o->width - L.xpad - 100, L.imageheight - L.ypad2 / 2, NULL, " ");
 
 	fputs("<g id=\"frames\">\n", out);
+	/* Pre-order walk over kept frames, without recursion. x starts: a
+	 * frame's own samples first, then its children in order (where sorted
+	 * folded lines put them); next[d] is where the next frame at depth d
+	 * starts. A flame chart keeps each frame's time of creation instead. */
+	double *next = calloc(L.depthmax + 2, sizeof(*next));
+	if (!next)
+		return -ENOMEM;
+	const double *starts = fg->o.flamechart ? fg->starts : NULL;
 	if (fg->nodes[0].flags & NODE_KEPT) {
-		/* pre-order walk over kept frames, without recursion */
 		uint32_t id = 0;
+		double start = 0;
 		for (;;) {
-			write_frame(fg, out, &L, id);
-			uint32_t c = fg->nodes[id].first_child;
-			while (c && !(fg->nodes[c].flags & NODE_KEPT))
+			const struct fg_node *n = &fg->nodes[id];
+			write_frame(fg, out, &L, id, starts ? starts[id] : start);
+			double pos = start + n->self;
+			uint32_t c = n->first_child;
+			while (c && !(fg->nodes[c].flags & NODE_KEPT)) {
+				pos += fg->nodes[c].total;
 				c = fg->nodes[c].next_sibling;
+			}
 			if (c) {
+				next[n->depth + 1] = pos + fg->nodes[c].total;
+				start = pos;
 				id = c;
 				continue;
 			}
 			while (id) {
-				uint32_t s = fg->nodes[id].next_sibling;
-				while (s && !(fg->nodes[s].flags & NODE_KEPT))
+				uint32_t d = fg->nodes[id].depth, s = fg->nodes[id].next_sibling;
+				double p = next[d];
+				while (s && !(fg->nodes[s].flags & NODE_KEPT)) {
+					p += fg->nodes[s].total;
 					s = fg->nodes[s].next_sibling;
+				}
 				if (s) {
+					next[d] = p + fg->nodes[s].total;
+					start = p;
 					id = s;
 					break;
 				}
@@ -439,6 +462,7 @@ int fg_write_svg(struct flamegraph *fg, FILE *out)
 				break;
 		}
 	}
+	free(next);
 	fputs("</g>\n</svg>\n", out);
 	if (fflush(out) || ferror(out))
 		return -EIO;

@@ -6,6 +6,7 @@
 #   scripts/vmtest.sh [options] SCRIPT [ARGS...]
 #   scripts/vmtest.sh [options] --facts          (boot, print guest facts, exit)
 #   scripts/vmtest.sh --prepare                  (only fetch and cache the kernel)
+#   scripts/vmtest.sh --shell [SCRIPT [ARGS...]] (a shell on the guest console)
 #
 # Options:
 #   --build DIR       pprobe build directory (default: <repo>/build). Its pprobe
@@ -23,6 +24,8 @@
 #   --env NAME=VALUE  set NAME in the guest script's environment (ASAN_OPTIONS,
 #                     UBSAN_OPTIONS and LSAN_OPTIONS pass through by themselves)
 #   --prepare         download and unpack the kernel into the cache, then exit
+#   --shell           interactive: after SCRIPT (if any), a shell on the guest's
+#                     console (exit or Ctrl-D powers off; Ctrl-A x kills qemu); no timeout
 #
 # The guest runs SCRIPT with busybox's ash (there is no bash in the guest:
 # guest scripts are POSIX sh) from /vmtest, as root, with PPROBE, WORKLOADS,
@@ -49,6 +52,7 @@ timeout=${PPROBE_VM_TIMEOUT:-120}
 facts=0
 debuginfo=0
 prepare_only=0
+shell=0
 smp=2
 mem=1024
 append=
@@ -63,7 +67,7 @@ qemu=${PPROBE_VM_QEMU:-qemu-system-x86_64}
 msg() { echo "vmtest: $*" >&2; }
 die() { msg "error: $*"; exit 125; }
 unavailable() { msg "SKIP: cannot run a VM here: $*"; exit 77; }
-usage() { sed -n '6,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '6,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 usage_error() { msg "$*"; usage >&2; exit 125; }
 
 while [ $# -gt 0 ]; do
@@ -82,6 +86,7 @@ while [ $# -gt 0 ]; do
 	--mem) [ $# -ge 2 ] || usage_error "$1 wants an argument"; mem=$2; shift 2 ;;
 	--append) [ $# -ge 2 ] || usage_error "$1 wants an argument"; append=$2; shift 2 ;;
 	--prepare) prepare_only=1; shift ;;
+	--shell) shell=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	-*) usage_error "unknown option $1" ;;
@@ -97,7 +102,7 @@ if [ $prepare_only -eq 0 ]; then
 	if [ $# -gt 0 ]; then
 		script=$1; shift
 		[ -f "$script" ] || die "guest script '$script' not found"
-	elif [ $facts -eq 0 ]; then
+	elif [ $facts -eq 0 ] && [ $shell -eq 0 ]; then
 		usage_error "no guest script given"
 	fi
 fi
@@ -251,7 +256,11 @@ stage() {
 stage_libraries() {
 	local libs=() dbgs=() l
 	[ ${#elves[@]} -gt 0 ] || return 0
-	mapfile -t libs < <(ldd "${elves[@]}" 2>/dev/null | awk '/=> \// {print $3} /^\t\// {print $1}' | sort -u)
+	# ld.so --list is what ldd runs, without ldd's (slow) shell script around it.
+	local ldso=/lib64/ld-linux-x86-64.so.2 f
+	mapfile -t libs < <(for f in "${elves[@]}"; do
+			if [ -x "$ldso" ]; then "$ldso" --list "$f"; else ldd "$f"; fi
+		done 2>/dev/null | awk '/=> \// {print $3} /^\t\// {print $1}' | sort -u)
 	for l in "${!libs[@]}"; do [ -f "${libs[$l]}" ] || unset 'libs[l]'; done
 	if [ ${#libs[@]} -gt 0 ]; then
 		cp -L --parents "${libs[@]}" "$root"/ || die "cannot copy shared libraries into the guest"
@@ -307,6 +316,7 @@ build_initramfs() {
 	stage_libraries
 	printf 'root:x:0:0:root:/root:/bin/sh\n' >"$root/etc/passwd"
 	printf 'root:x:0:\n' >"$root/etc/group"
+	printf '127.0.0.1 localhost vmtest\n::1 localhost ip6-localhost\n' >"$root/etc/hosts"
 
 	local args='' w exports=''
 	for w in "$@"; do args="$args $(shq "$w")"; done
@@ -369,6 +379,12 @@ echo "vmtest: guest init started at uptime \$(cut -d' ' -f1 /proc/uptime) s, ker
 } >/vmtest/facts 2>&1
 [ "$facts" = 1 ] && sed 's/^/vmtest: fact: /' /vmtest/facts
 $2rc=0
+# If the host side dies without killing qemu (SIGKILL), the guest still ends.
+watchdog=
+if [ $shell = 0 ]; then
+	poweroff -f -d $((timeout + 30)) &
+	watchdog=\$!
+fi
 if [ -n "${guest_script:-}" ]; then
 	cd /vmtest
 	# Output goes through a pipe, not the console tty: programs behave as
@@ -381,13 +397,17 @@ if [ -n "${guest_script:-}" ]; then
 	# Whatever the script left running would hold the pipe open: kill it.
 	for d in /proc/[0-9]*; do
 		p=\${d#/proc/}
-		[ "\$p" = 1 ] || [ "\$p" = "\$catpid" ] && continue
+		[ "\$p" = 1 ] || [ "\$p" = "\$catpid" ] || [ "\$p" = "\$watchdog" ] && continue
 		cmd=\$(tr '\\0' ' ' <\$d/cmdline 2>/dev/null)
 		[ -n "\$cmd" ] || continue      # kernel thread, zombie, or gone
 		echo "vmtest: killing process \$p (\$cmd) the guest script left running"
 		kill -9 "\$p" 2>/dev/null
 	done
 	wait \$catpid
+fi
+if [ $shell = 1 ]; then
+	echo "vmtest: guest script status \$rc; a shell on the console (exit powers off)"
+	setsid cttyhack sh -l
 fi
 echo
 echo "@@pprobe-vmtest-exit-$nonce@@ \$rc"
@@ -412,6 +432,15 @@ guest_script=
 build_initramfs "$@"
 now_ms; t_ready=$now
 
+if [ $shell -eq 1 ]; then
+	# The console is this terminal (Ctrl-C goes to the guest); qemu in the foreground.
+	"$qemu" -accel tcg -cpu max -smp "$smp" -m "$mem" \
+		-nodefaults -display none -no-reboot \
+		-chardev stdio,id=con,mux=on,signal=off -serial chardev:con -mon chardev=con \
+		-kernel "$kernel" -initrd "$work/initramfs.cpio" \
+		-append "console=ttyS0 quiet panic=-1 $append"
+	exit $?
+fi
 console=$work/console.log
 : >"$console"
 "$qemu" -accel tcg -cpu max -smp "$smp" -m "$mem" \
@@ -463,5 +492,5 @@ if grep -aqE 'Kernel panic|Oops:|BUG:' "$console"; then
 	die "the guest kernel panicked or oopsed (console above)"
 fi
 grep -aq 'WARNING: CPU' "$console" && msg "note: the guest kernel printed a WARNING (console above)"
-[ -n "$status" ] || die "the guest reported no exit status (init died or the kernel panicked: console above)"
+[ -n "$status" ] || die "the guest reported no exit status (init died, the kernel panicked, or the guest watchdog powered off at timeout + 30 s guest time: console above)"
 exit "$status"

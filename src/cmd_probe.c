@@ -253,6 +253,9 @@ static int do_vars(struct probe_finder *pf, const char *spec, unsigned flags, co
 				printf("\t<optimized out>");
 				break;
 			}
+			if (v->before_prologue)
+				printf("\t(not stored yet: valid from @<%s+%" PRIu64 ">)",
+				       p->symbol ? p->symbol : p->function, v->valid_from);
 			if (v->external)
 				printf("\t(global)");
 			if (v->range)

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,6 +159,7 @@ int cmd_stat(int argc, char **argv)
 	struct outfile of = { 0 };
 
 	event_list__init(&evl);
+	setlocale(LC_NUMERIC, "");	/* thousands separators, as perf stat */
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:d:I:r:x:o:h", longopts, NULL)) != -1) {
 		char *end;

@@ -442,7 +442,35 @@ struct parse_ctx {
 	size_t errlen;
 	int group_leader;   /* index of the current group's leader, -1 */
 	const char *arg;    /* the whole -e argument, for messages */
+	char *probe_defs;   /* uprobe_events + kprobe_events, read on first use */
+	bool probe_defs_read;
 };
+
+/* Is SYS:NAME a dynamic probe (a line "p:SYS/NAME ..." or "r:SYS/NAME ...")? */
+static bool is_dynamic_probe(struct parse_ctx *c, const char *sys, const char *name)
+{
+	if (!c->probe_defs_read) {
+		char *u = tracefs__read_file("uprobe_events", NULL), *k = tracefs__read_file("kprobe_events", NULL);
+		if (asprintf(&c->probe_defs, "\n%s\n%s", u ? u : "", k ? k : "") < 0)
+			c->probe_defs = NULL;
+		free(u);
+		free(k);
+		c->probe_defs_read = true;
+	}
+	if (!c->probe_defs)
+		return false;
+	char key[512];
+	snprintf(key, sizeof(key), ":%s/%s ", sys, name);
+	for (const char *p = c->probe_defs; (p = strstr(p, key)); p++) {
+		/* at the start of a line: "\np:" or "\nr:" (also "p10:" maxactive) */
+		const char *b = p;
+		while (b > c->probe_defs && b[-1] != '\n')
+			b--;
+		if ((*b == 'p' || *b == 'r') && strchr(b, ':') == p)
+			return true;
+	}
+	return false;
+}
 
 static int apply_modifiers(struct event_spec *s, const char *mods, struct parse_ctx *c)
 {
@@ -777,6 +805,8 @@ static int add_tracepoint(struct parse_ctx *c, const char *sys, const char *name
 		seterr(c->err, c->errlen, "tracepoint name too long: '%s:%.64s...'", sys, name);
 		return -ENAMETOOLONG;
 	}
+	if (kind == EVENT_KIND_TRACEPOINT && is_dynamic_probe(c, sys, name))
+		kind = EVENT_KIND_PROBE;
 	struct event_spec *s = new_spec(c, kind, display);
 	if (!s)
 		return -ENOMEM;
@@ -1119,8 +1149,10 @@ int event_list__add(struct event_list *l, const char *arg, char *err, size_t err
 			goto err;
 		}
 	}
+	free(c.probe_defs);
 	return 0;
 err:
+	free(c.probe_defs);
 	l->nr = before;
 	return ret;
 }

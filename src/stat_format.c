@@ -88,28 +88,6 @@ bool stat_metric(const struct stat_count *counts, size_t n, size_t i, double ela
 	return false;
 }
 
-/* 1234567 -> "1,234,567" */
-static void group_digits(char *out, size_t len, double v, int decimals)
-{
-	char raw[64];
-	snprintf(raw, sizeof(raw), "%.*f", decimals, v);
-	char *dot = strchr(raw, '.');
-	size_t intlen = dot ? (size_t)(dot - raw) : strlen(raw);
-	size_t o = 0;
-	size_t start = raw[0] == '-' ? 1 : 0;
-	if (start && o + 1 < len)
-		out[o++] = '-';
-	for (size_t i = start; i < intlen && o + 2 < len; i++) {
-		out[o++] = raw[i];
-		size_t left = intlen - i - 1;
-		if (left && left % 3 == 0)
-			out[o++] = ',';
-	}
-	for (const char *p = dot; p && *p && o + 1 < len; p++)
-		out[o++] = *p;
-	out[o] = 0;
-}
-
 static void json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
@@ -176,16 +154,21 @@ void stat_print__counts(const struct stat_print *p, const struct stat_count *cou
 			fputs("}\n", f);
 			continue;
 		}
-		/* human, perf stat's layout */
+		/* human, perf stat's layout; thousands grouped as the locale says
+		 * (none in the C locale, as perf) */
 		char num[64];
 		if (p->interval_ts >= 0)
 			fprintf(f, "%14.6f ", p->interval_ts);
 		if (!c->supported) {
-			fprintf(f, "%20s      %-28s\n", "<not supported>", c->name);
+			fprintf(f, "%20s      %s\n", "<not supported>", c->name);
 			continue;
 		}
-		group_digits(num, sizeof(num), shown, clock ? 2 : 0);
-		fprintf(f, "%20s %-5s %-28s", num, unit, c->name);
+		snprintf(num, sizeof(num), "%'.*f", clock ? 2 : 0, shown);
+		if (!has_metric && c->runs < 2 && !(pct < 99.995 && c->enabled)) {
+			fprintf(f, "%20s %-4s %s\n", num, unit, c->name);
+			continue;
+		}
+		fprintf(f, "%20s %-4s %-28s", num, unit, c->name);
 		if (has_metric)
 			fprintf(f, " # %8.3f %s", metric, munit);
 		if (c->runs > 1)

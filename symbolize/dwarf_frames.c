@@ -45,6 +45,7 @@ struct dwarf_state {
 	struct strpool strings;
 	struct cu_index *cus;	/* sorted by cu_off */
 	size_t ncus;
+	bool search_units;	/* no usable .debug_aranges: find units ourselves */
 };
 
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
@@ -96,8 +97,13 @@ static struct dwarf_state *dwarf_open(struct elf_object *o)
 	dwfl_module_info(st->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 	if (userdata)
 		*userdata = o;
-	if (!dwfl_module_getdwarf(st->mod, &st->bias))
+	Dwarf *dw = dwfl_module_getdwarf(st->mod, &st->bias);
+	Dwarf_Aranges *ar;
+	size_t nar = 0;
+
+	if (!dw)
 		goto err;
+	st->search_units = dwarf_getaranges(dw, &ar, &nar) != 0 || nar == 0;
 	return st;
 err:
 	if (st->dwfl)
@@ -303,12 +309,44 @@ static int cu_index_find(struct cu_index *ci, uint64_t addr)
 	return -1;
 }
 
+/* Every unit, through its function index (built once each): the one whose
+ * functions contain addr. O(units) per call; only used when libdw cannot map
+ * the address to a unit itself. */
+static Dwarf_Die *cu_search_all(struct dwarf_state *st, uint64_t addr, Dwarf_Die *cudie,
+				struct cu_index **cip, int *dp)
+{
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(st->mod, &bias);
+	Dwarf_CU *cu = NULL;
+	uint8_t unit_type;
+
+	if (!dw)
+		return NULL;
+	while (dwarf_get_units(dw, cu, &cu, NULL, &unit_type, cudie, NULL) == 0) {
+		struct cu_index *ci;
+		int d;
+
+		if (unit_type != DW_UT_compile)
+			continue;
+		ci = cu_index_get(st, cudie);
+		if (!ci)
+			return NULL;
+		d = cu_index_find(ci, addr);
+		if (d >= 0) {
+			*cip = ci;
+			*dp = d;
+			return cudie;
+		}
+	}
+	return NULL;
+}
+
 int dwarf__frames(struct elf_object *o, uint64_t vaddr, bool inlines, bool srcline,
 		  bool demangle, struct sym_frame *out, int max)
 {
 	struct dwarf_state *st;
 	struct cu_index *ci;
-	Dwarf_Die *cudie, die;
+	Dwarf_Die *cudie, die, fallback_cu;
 	Dwarf_Addr cubias, a;
 	Dwarf_Files *files = NULL;
 	Dwarf *dw;
@@ -323,12 +361,21 @@ int dwarf__frames(struct elf_object *o, uint64_t vaddr, bool inlines, bool srcli
 		return 0;
 	a = vaddr + st->bias;
 	cudie = dwfl_module_addrdie(st->mod, a, &cubias);
-	if (!cudie)
+	if (cudie) {
+		ci = cu_index_get(st, cudie);
+		if (!ci)
+			return -ENOMEM;
+		d = cu_index_find(ci, a - cubias);
+	} else if (st->search_units) {
+		/* libdw 0.188 finds no unit for some DWARF 5 (clang without
+		 * .debug_aranges): search the units' own function indexes */
+		cubias = st->bias;
+		cudie = cu_search_all(st, a - cubias, &fallback_cu, &ci, &d);
+		if (!cudie)
+			return 0;
+	} else {
 		return 0;
-	ci = cu_index_get(st, cudie);
-	if (!ci)
-		return -ENOMEM;
-	d = cu_index_find(ci, a - cubias);
+	}
 	if (d < 0)
 		return 0;
 	dw = dwarf_cu_getdwarf(cudie->cu);
@@ -339,9 +386,14 @@ int dwarf__frames(struct elf_object *o, uint64_t vaddr, bool inlines, bool srcli
 	int line = 0;
 	if (srcline) {
 		Dwfl_Line *l = dwfl_module_getsrc(st->mod, a);
+		Dwarf_Line *dl;
 
-		if (l)
+		if (l) {
 			file = intern(st, dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL));
+		} else if ((dl = dwarf_getsrc_die(cudie, a - cubias))) {
+			file = intern(st, dwarf_linesrc(dl, NULL, NULL));
+			dwarf_lineno(dl, &line);
+		}
 	}
 	for (; d >= 0 && nout < max; d = ci->dies[d].parent) {
 		if (!dwarf_offdie(dw, ci->dies[d].off, &die))
@@ -375,6 +427,14 @@ int dwarf__frames(struct elf_object *o, uint64_t vaddr, bool inlines, bool srcli
 		}
 	}
 	return nout;
+}
+
+void dwarf__prepare(struct elf_object *o)
+{
+	if (!o->dw_tried) {
+		o->dw_tried = true;
+		o->dw = dwarf_open(o);
+	}
 }
 
 int dwarf__srcline(struct elf_object *o, uint64_t vaddr, const char **file, int *line)

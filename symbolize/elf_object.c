@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -159,6 +160,84 @@ static int elf_symbols(struct symtab *t, Elf *elf, uint32_t bonus)
 	return found;
 }
 
+static Elf_Scn *section_by_name(Elf *elf, const char *want, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (name && !strcmp(name, want))
+			return scn;
+	}
+	return NULL;
+}
+
+/* x86-64 PLT stubs as "name@plt", as objdump and perf name them. A jump
+ * slot relocation patches .got.plt slot 3+k (three reserved slots), and the
+ * k-th 16-byte stub of .plt.sec (IBT) or of .plt after its header entry
+ * jumps through that slot. The relocations' order is not the stubs' order
+ * (libc mixes in IRELATIVE slots), the GOT slot is. */
+static int plt_symbols(struct symtab *t, Elf *elf)
+{
+	GElf_Shdr rsh, psh, dsh, gsh;
+	GElf_Ehdr eh;
+	Elf_Scn *rela, *plt, *dyn, *got;
+	Elf_Data *rd, *dd;
+	uint64_t base;
+	size_t i, n;
+	char name[512];
+
+	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
+		return 0;
+	rela = section_by_name(elf, ".rela.plt", &rsh);
+	if (!rela || rsh.sh_type != SHT_RELA || !rsh.sh_entsize)
+		return 0;
+	if ((plt = section_by_name(elf, ".plt.sec", &psh)) && psh.sh_type == SHT_PROGBITS) {
+		base = psh.sh_addr;
+	} else if ((plt = section_by_name(elf, ".plt", &psh)) && psh.sh_type == SHT_PROGBITS) {
+		base = psh.sh_addr + 16;
+	} else {
+		return 0;
+	}
+	got = section_by_name(elf, ".got.plt", &gsh);
+	if (!got)
+		return 0;
+	dyn = elf_getscn(elf, rsh.sh_link);
+	if (!dyn || !gelf_getshdr(dyn, &dsh) || !(rd = elf_getdata(rela, NULL)) || !(dd = elf_getdata(dyn, NULL)))
+		return 0;
+	n = rsh.sh_size / rsh.sh_entsize;
+	for (i = 0; i < n; i++) {
+		GElf_Rela r;
+		GElf_Sym sym;
+		const char *sn;
+		uint64_t at, slot;
+
+		if (!gelf_getrela(rd, (int)i, &r) || GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT ||
+		    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym))
+			continue;
+		if (r.r_offset < gsh.sh_addr + 24 || (r.r_offset - gsh.sh_addr) % 8)
+			continue;
+		slot = (r.r_offset - gsh.sh_addr) / 8 - 3;
+		at = base + 16 * slot;
+		if (at + 16 > psh.sh_addr + psh.sh_size)
+			continue;
+		sn = elf_strptr(elf, dsh.sh_link, sym.st_name);
+		if (!sn || !*sn)
+			continue;
+		snprintf(name, sizeof(name), "%s@plt", sn);
+		if (symtab__add(t, at, 16, 0, name, strlen(name), NULL, 0))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static bool elf_has_symtab(Elf *elf)
 {
 	Elf_Scn *scn = NULL;
@@ -221,6 +300,9 @@ static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
 	o->build_id_size = (uint8_t)elf_build_id(elf, o->build_id, sizeof(o->build_id));
 	has_symtab = elf_has_symtab(elf);
 	err = elf_symbols(&o->syms, elf, 0);
+	if (err < 0)
+		return err;
+	err = plt_symbols(&o->syms, elf);
 	if (err < 0)
 		return err;
 	if (search_debug) {

@@ -33,6 +33,17 @@ static const char *module_name(struct kallsyms *k, const char *mod, size_t len)
 	return v[k->nmod] ? v[k->nmod++] : NULL;
 }
 
+/* _etext, _einittext, __entry_text_end, __sched_text_end...: they mark
+ * where a text section ends and must not name what follows. (Plain "_end"
+ * suffixes are often real functions: tcp_sigpool_end.) */
+static bool end_marker(const char *name)
+{
+	size_t n = strlen(name);
+
+	return !strcmp(name, "_etext") || !strcmp(name, "_einittext") || !strcmp(name, "_end") ||
+	       (n > 11 && !strncmp(name, "__", 2) && !strcmp(name + n - 9, "_text_end"));
+}
+
 struct kallsyms *kallsyms__load(const char *path)
 {
 	struct kallsyms *k = calloc(1, sizeof(*k));
@@ -85,15 +96,33 @@ struct kallsyms *kallsyms__load(const char *path)
 				last_dso = dso;
 			}
 		}
-		err = symtab__add(&k->syms, addr, 0, 0, name, strlen(name), dso, 0);
+		bool marker = end_marker(name);
+
+		err = symtab__add(&k->syms, addr, 0, 0, name, strlen(name), dso, marker ? 0 : 1);
 		if (err)
 			goto err;
+		if (marker) {	/* an empty range: addresses after it are unknown */
+			k->syms.v[k->syms.n - 1].end = addr;
+			k->syms.v[k->syms.n - 1].sized = true;
+		}
 	}
 	if (!nonzero) {	/* kptr_restrict hides addresses */
 		err = -EPERM;
 		goto err;
 	}
 	err = symtab__finish(&k->syms);
+	if (err)
+		goto err;
+	/* The last symbol before another object's first (core -> module,
+	 * module -> module) would otherwise cover the whole gap between
+	 * allocations: cap it at 64 KiB, more than any kernel function. */
+	for (size_t i = 0; i + 1 < k->syms.n; i++) {
+		struct symtab_entry *e = &k->syms.v[i];
+
+		if (e->dso != k->syms.v[i + 1].dso && e->end - e->start > 65536)
+			e->end = e->start + 65536;
+	}
+	err = symtab__finish(&k->syms);	/* recompute the cover index */
 	if (err)
 		goto err;
 	fclose(f);

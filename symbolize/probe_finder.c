@@ -1781,6 +1781,29 @@ static bool have_var(struct pf_point *p, const char *name)
 	return false;
 }
 
+/* The first line-table statement of fn after its entry: where GCC's -O0
+ * prologue ends (what gdb's breakpoints skip to). */
+static bool prologue_end(Dwarf_Die *fn, Dwarf_Die *cu, Dwarf_Addr entry, Dwarf_Addr *out)
+{
+	Dwarf_Lines *lines;
+	size_t n;
+	bool found = false;
+	if (dwarf_getsrclines(cu, &lines, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a;
+		bool stmt;
+		if (dwarf_lineaddr(l, &a) || a <= entry || dwarf_linebeginstatement(l, &stmt) || !stmt ||
+		    dwarf_haspc(fn, a) <= 0)
+			continue;
+		if (!found || a < *out)
+			*out = a;
+		found = true;
+	}
+	return found;
+}
+
 static void var_free(struct pf_var *v)
 {
 	free(v->name);
@@ -1854,6 +1877,16 @@ static int add_var(struct probe_finder *pf, struct pf_point *p, Dwarf_Die *var, 
 		v->state = PF_VAR_OPTIMIZED_OUT;
 	} else {
 		v->state = classify(pf, ht ? &t : NULL, v->byte_size, &a, ops, n, &wb, fbase);
+		/* One expression for the whole function naming a stack slot
+		 * (-O0): at the entry the prologue has not stored the value. */
+		Dwarf_Addr entry = 0, past = 0;
+		if (v->state == PF_VAR_LOCATION && v->param && dwarf_whatform(&a) == DW_FORM_exprloc &&
+		    (ops[0].atom == DW_OP_fbreg || (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31)) &&
+		    dwarf_tag(fn) == DW_TAG_subprogram && die_entry(fn, &entry) && entry == addr &&
+		    prologue_end(fn, cu, entry, &past)) {
+			v->before_prologue = true;
+			v->valid_from = past - (s ? s->addr : 0);
+		}
 	}
 	v->where = wb.s ? sb_take(&wb) : NULL;
 	if ((flags & PF_RANGE) && !external)

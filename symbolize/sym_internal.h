@@ -104,6 +104,8 @@ void *debuginfo__minidebuginfo(void *elf, size_t *size);
  * address, or -errno. Strings live in the object's pool. */
 int dwarf__frames(struct elf_object *o, uint64_t vaddr, bool inlines, bool srcline,
 		  bool demangle, struct sym_frame *out, int max);
+/* Open the DWARF now (the debug file may be reachable only while a process lives). */
+void dwarf__prepare(struct elf_object *o);
 /* Source line of vaddr from the line table alone (no function DIE needed). 1 or 0. */
 int dwarf__srcline(struct elf_object *o, uint64_t vaddr, const char **file, int *line);
 void dwarf__free(struct elf_object *o);

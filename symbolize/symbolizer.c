@@ -338,6 +338,8 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 	} else if (n && e) {
 		/* physical function: offset from its symbol, which is exact */
 		out[n - 1].offset = vaddr - e->start;
+		if (!out[n - 1].name)	/* a DIE without a usable name */
+			out[n - 1].name = pretty_name(s, (struct symtab_entry *)e);
 	}
 	if (!n) {
 		memset(out, 0, sizeof(*out));
@@ -357,9 +359,17 @@ int symbolizer__prepare(struct symbolizer *s, pid_t pid, const struct map *m)
 {
 	if (!s || !m || !m->path)
 		return -EINVAL;
+	struct elf_object *o;
+
 	if (!map__is_file(m))
 		return 0;
-	return object_for(s, pid, m) ? 0 : -ENOMEM;
+	o = object_for(s, pid, m);
+	if (!o)
+		return -ENOMEM;
+	/* a debuglink file under /proc/PID/root is gone with the process too */
+	if (o->loaded && !o->build_id_mismatch)
+		dwarf__prepare(o);
+	return 0;
 }
 
 int symbolizer__kernel(struct symbolizer *s, uint64_t addr, bool is_return,

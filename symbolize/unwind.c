@@ -646,14 +646,18 @@ const char *uctx__dso_name(const struct uctx *c, uint64_t addr)
 }
 
 /* End of the mapping that holds sp: from maps, else from /proc/PID/maps
- * (perf's MMAP2 records carry no stack mappings). */
-static uint64_t stack_end_of(const struct maps *maps, pid_t pid, uint64_t sp)
+ * (perf's MMAP2 records carry no stack mappings), cached per process so a
+ * sampled thread costs one read of /proc/PID/maps, not one per sample. */
+static uint64_t stack_end_of(struct uproc *p, const struct maps *maps, uint64_t sp)
 {
 	const struct map *m = maps__find(maps, sp);
 	if (m)
 		return (m->prot & PROT_WRITE) && !(m->prot & PROT_EXEC) ? m->end : 0;
+	for (int i = 0; i < UPROC_STACKS; i++)
+		if (sp >= p->stacks[i].start && sp < p->stacks[i].end)
+			return p->stacks[i].end;
 	char path[64], line[512];
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
 	FILE *fp = fopen(path, "re");
 	uint64_t end = 0;
 	if (!fp)
@@ -664,8 +668,12 @@ static uint64_t stack_end_of(const struct maps *maps, pid_t pid, uint64_t sp)
 		if (sscanf(line, "%llx-%llx %7s", &s, &e, perm) != 3)
 			continue;
 		if (sp >= s && sp < e) {
-			if (perm[1] == 'w' && perm[2] != 'x')
+			if (perm[1] == 'w' && perm[2] != 'x') {
 				end = e;
+				p->stacks[p->next_stack].start = s;
+				p->stacks[p->next_stack].end = e;
+				p->next_stack = (p->next_stack + 1) % UPROC_STACKS;
+			}
 			break;
 		}
 	}
@@ -714,7 +722,7 @@ int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
 	} else {
 		c.sp = regs->r[UNWIND_REG_SP];
 	}
-	c.stack_end = stack_end_of(maps, pid, regs->r[UNWIND_REG_SP]);
+	c.stack_end = stack_end_of(p, maps, regs->r[UNWIND_REG_SP]);
 	p->ctx = &c;
 	int n = u->backend == UNWIND_LIBDW ? udw__unwind(&c, ips, max, res)
 					   : uun__unwind(&c, ips, max, res);

@@ -82,6 +82,10 @@ struct uproc {
 	void *backend;			/* Dwfl * or unw_addr_space_t */
 	bool backend_stale;		/* modules changed since the backend saw them */
 	struct uctx *ctx;		/* current sample */
+	/* stack mappings found in /proc/PID/maps when maps lacked them */
+#define UPROC_STACKS 16
+	struct { uint64_t start, end; } stacks[UPROC_STACKS];
+	int next_stack;
 };
 
 struct unwinder {

@@ -60,7 +60,8 @@ static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
 	struct uproc *p = arg;
 	const struct unwind_regs *r = p->ctx->regs;
 
-	for (unsigned i = 0; i < UNWIND_REG_IP; i++) {
+	/* rip is also DWARF register 16: the .plt CFA expression reads it */
+	for (unsigned i = 0; i <= UNWIND_REG_IP; i++) {
 		if (!(r->valid & (1u << i)))
 			continue;
 		Dwarf_Word v = r->r[i];
@@ -222,6 +223,34 @@ static bool has_cfi(struct udw *d, Dwfl *dwfl, uint64_t pc)
 	return has;
 }
 
+/* Does the CFI at lookup pc say the return address is undefined (the ABI's
+ * mark of the outermost frame)? libdw also ends a walk "normally" when it
+ * cannot evaluate a CFA expression; that is no complete stack. */
+static bool cfi_marks_outermost(Dwfl *dwfl, uint64_t pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_CFI *cfis[2];
+	Dwarf_Addr bias[2];
+	bool res = false;
+
+	if (!mod)
+		return false;
+	cfis[0] = dwfl_module_eh_cfi(mod, &bias[0]);
+	cfis[1] = dwfl_module_dwarf_cfi(mod, &bias[1]);
+	for (int i = 0; i < 2 && !res; i++) {
+		Dwarf_Frame *fr;
+		if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], pc - bias[i], &fr))
+			continue;
+		int ra = dwarf_frame_info(fr, NULL, NULL, NULL);
+		Dwarf_Op mem[3], *ops;
+		size_t nops;
+		if (ra >= 0 && dwarf_frame_register(fr, ra, mem, &ops, &nops) == 0)
+			res = nops == 0 && ops == mem;
+		free(fr);
+	}
+	return res;
+}
+
 static int frame_cb(Dwfl_Frame *st, void *arg)
 {
 	struct walk *w = arg;
@@ -298,6 +327,9 @@ int udw__unwind(struct uctx *c, uint64_t *ips, int max, struct unwind_result *re
 			res->end = UNWIND_TRUNCATED;
 		} else if (w.prev_nocfi) {
 			res->end = UNWIND_NO_CFI;
+			res->end_dso = uctx__dso_name(c, w.prev_pc);
+		} else if (!cfi_marks_outermost(d->dwfl, w.prev_lpc)) {
+			res->end = UNWIND_ERROR;
 			res->end_dso = uctx__dso_name(c, w.prev_pc);
 		} else {
 			res->end = UNWIND_COMPLETE;

@@ -122,10 +122,46 @@ int uun__sync(struct uproc *p)
 	return 0;
 }
 
+/* Frame-pointer step from a frame without CFI. libunwind 1.6's own fallback
+ * leaves the CFA of the guessed frame stale, so the next CFI step goes wrong:
+ * step by hand from the saved cursor and restart libunwind on the caller
+ * (which then looks its CFI up at the return address itself, not at ra - 1). */
+static bool fp_step(struct uctx *c, unw_cursor_t *saved, unw_cursor_t *cur,
+		    struct unwind_regs *regs, uint64_t *ra)
+{
+	unw_word_t rbp, rsp, v;
+	uint64_t prev_rbp;
+
+	if (unw_get_reg(saved, UNW_X86_64_RBP, &rbp) < 0 ||
+	    unw_get_reg(saved, UNW_X86_64_RSP, &rsp) < 0)
+		return false;
+	/* a frame pointer points into the stack above sp, 8-aligned */
+	if (rbp < rsp || (rbp & 7) || !c->stack_end || rbp + 16 > c->stack_end)
+		return false;
+	if (!uctx__read_word(c, rbp + 8, ra) || !uctx__read_word(c, rbp, &prev_rbp))
+		return false;
+	if (!uctx__is_exec(c, *ra))
+		return false;
+	regs->valid = 0;
+	for (int i = 0; i < UNWIND_NR_REGS; i++) {
+		if (unw_get_reg(saved, i, &v) == 0) {
+			regs->r[i] = v;
+			regs->valid |= 1u << i;
+		}
+	}
+	regs->r[UNWIND_REG_IP] = *ra;
+	regs->r[UNWIND_REG_SP] = rbp + 16;
+	regs->r[UNWIND_REG_BP] = prev_rbp;
+	regs->valid |= 1u << UNWIND_REG_IP | 1u << UNWIND_REG_SP | 1u << UNWIND_REG_BP;
+	c->regs = regs;
+	return unw_init_remote(cur, c->proc->backend, c) >= 0;
+}
+
 int uun__unwind(struct uctx *c, uint64_t *ips, int max, struct unwind_result *res)
 {
-	unw_cursor_t cur;
-	int n = 1;
+	unw_cursor_t cur, saved;
+	struct unwind_regs fp_regs[2];
+	int n = 1, fp_buf = 0;
 	uint64_t ip = ips[0];
 
 	if (unw_init_remote(&cur, c->proc->backend, c) < 0) {
@@ -135,43 +171,43 @@ int uun__unwind(struct uctx *c, uint64_t *ips, int max, struct unwind_result *re
 	for (;;) {
 		c->cfi_miss = false;
 		bool fail_before = c->mem_fail;
+		saved = cur;
 		int ret = unw_step(&cur);
 		bool fp = c->cfi_miss;
+		unw_word_t nip = 0;
 		if (fp && uctx__is_entry(c, n == 1 ? ip : ip - 1)) {
 			/* _start of the executable or ld.so (no CFI): outermost */
 			res->end = UNWIND_COMPLETE;
 			break;
 		}
-		if (ret < 0) {
-			if (fp) {
+		if (fp) {
+			/* regs alternate between two buffers: c->regs of the
+			 * saved cursor must stay valid while stepping from it */
+			uint64_t ra;
+			if (!fp_step(c, &saved, &cur, &fp_regs[fp_buf], &ra)) {
 				res->end = UNWIND_NO_CFI;
 				res->end_dso = uctx__dso_name(c, ip);
-			} else if (c->mem_fail && !fail_before) {
+				break;
+			}
+			fp_buf ^= 1;
+			nip = ra;
+		} else if (ret < 0) {
+			if (c->mem_fail && !fail_before) {
 				res->end = UNWIND_TRUNCATED;
 			} else {
 				res->end = UNWIND_ERROR;
 				res->end_dso = uctx__dso_name(c, ip);
 			}
 			break;
-		}
-		if (ret == 0) {
-			if (fp) {
-				res->end = UNWIND_NO_CFI;
-				res->end_dso = uctx__dso_name(c, ip);
-			} else {
-				res->end = UNWIND_COMPLETE;
-			}
+		} else if (ret == 0) {
+			res->end = UNWIND_COMPLETE;
 			break;
-		}
-		unw_word_t nip;
-		if (unw_get_reg(&cur, UNW_REG_IP, &nip) < 0) {
+		} else if (unw_get_reg(&cur, UNW_REG_IP, &nip) < 0) {
 			res->end = UNWIND_ERROR;
 			break;
 		}
 		if (!uctx__is_exec(c, nip)) {
-			res->end = fp ? UNWIND_NO_CFI : UNWIND_UNMAPPED;
-			if (fp)
-				res->end_dso = uctx__dso_name(c, ip);
+			res->end = UNWIND_UNMAPPED;
 			break;
 		}
 		if (n >= max) {

@@ -101,6 +101,10 @@ struct pf_var {
 				 * CONST: the value; COMPUTED: what it is; else NULL */
 	bool param;
 	bool external;		/* --externs: a CU-level variable */
+	bool before_prologue;	/* LOCATION is a stack slot the prologue has not
+				 * filled yet (-O0 code at the function's entry) */
+	uint64_t valid_from;	/* before_prologue: first address past the
+				 * prologue, as an offset from the symbol */
 	char *range;		/* PF_RANGE: "@<sym+[a-b,...]> lines L1-L2,..." */
 };
 

@@ -7,7 +7,7 @@
 # seconds (record + script for perf; the driver process for pprobe), bytes
 # written, lost samples, and pprobe's unwind cost per sample.
 #   scripts/bench/unwind.sh [BUILD_DIR]    (default: build)
-set -euo pipefail
+set -u
 BUILD=${1:-build}
 WL=$BUILD/tests/workloads
 DRIVER=$BUILD/tests/test_unwind
@@ -17,7 +17,7 @@ trap 'rm -rf "$TMP"' EXIT
 command -v perf >/dev/null || { echo "perf not installed (apt-get install linux-perf)"; exit 77; }
 
 cpu_of() { # CPU seconds (user+sys) of a finished command, from /usr/bin/time -f '%U %S'
-	awk '{print $1 + $2}' "$1"
+	tail -1 "$1" | awk '{print $1 + $2}'
 }
 
 printf '%-8s %-16s %9s %8s %12s %6s %s\n' depth profiler complete cpu_s bytes lost note
@@ -26,11 +26,11 @@ for depth in 10 60 200 1000; do
 		"$WL/unwind_wl" sort "$depth" $((SECS + 2)) &
 		pid=$!
 		sleep 0.3
-		/usr/bin/time -f '%U %S' -o "$TMP/t1" perf record -q -o "$TMP/perf.data" -e cpu-clock -F 500 \
-			--call-graph "$mode" -p "$pid" -- sleep "$SECS" >/dev/null 2>&1
+		/usr/bin/time -f '%U %S' -o "$TMP/t1" timeout -s INT "$SECS" perf record -q -o "$TMP/perf.data" \
+			-e cpu-clock -F 500 --call-graph "$mode" -p "$pid" >/dev/null 2>&1 || true
 		kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
 		bytes=$(stat -c %s "$TMP/perf.data")
-		lost=$(perf report -i "$TMP/perf.data" --stats 2>/dev/null | awk '/LOST_SAMPLES|LOST /{s += $NF} END {print s + 0}')
+		lost=$(perf report -i "$TMP/perf.data" --stats 2>/dev/null | awk '$1 ~ /^LOST/ {s += $3} END {print s + 0}')
 		/usr/bin/time -f '%U %S' -o "$TMP/t2" perf script -i "$TMP/perf.data" -F ip,sym > "$TMP/script.txt" 2>/dev/null
 		# a sample is a block of frame lines; complete when its last frame is _start
 		read -r total complete < <(awk '
@@ -42,9 +42,10 @@ for depth in 10 60 200 1000; do
 		printf '%-8s %-16s %9s %8.2f %12s %6s %s\n' "$depth" "perf $mode" "$ratio" "$cpu" "$bytes" "$lost" "$total samples"
 	done
 	for backend in libdw libunwind; do
-		out=$(UNWIND_BACKEND=$backend UNWIND_SECONDS=$SECS UNWIND_PERIOD_NS=2000000 "$DRIVER" sort "$depth" 8192 1 | grep " $backend ")
+		all=$(UNWIND_BACKEND=$backend UNWIND_SECONDS=$SECS UNWIND_PERIOD_NS=2000000 "$DRIVER" sort "$depth" 4096 1)
+		out=$(grep " $backend " <<<"$all")
 		ratio=$(sed -n 's/.*complete= *\([0-9.]*%\).*/\1/p' <<<"$out")
-		cpu=$(sed -n 's/.*driver_cpu_s=\([0-9.]*\).*/\1/p' <<<"$out")
+		cpu=$(sed -n 's/^driver_cpu_s=\([0-9.]*\).*/\1/p' <<<"$all")
 		med=$(sed -n 's/.*median=\([0-9.]*\).*/\1/p' <<<"$out")
 		n=$(sed -n 's/.*samples=\([0-9]*\).*/\1/p' <<<"$out")
 		printf '%-8s %-16s %9s %8.2f %12s %6s %s\n' "$depth" "pprobe $backend" "$ratio" "$cpu" 0 0 \

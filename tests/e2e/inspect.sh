@@ -44,6 +44,44 @@ check "gdb's ranges for got do not cover lost_value+$off" test "$covered" -eq 0
 # ... while n is still in a register there
 check "n in a register at lost_value:6" grep -qP '^\t\tint\tn\t%r[a-z0-9]+$' <<<"$out"
 
+# Instruction boundaries: FUNC+N is accepted exactly where objdump decodes
+# an instruction of rect_area.
+base=$(nm "$O2" | awk '$3 == "rect_area" { print $1 }')
+size=$(( 16#$(nm -S "$O2" | awk '$4 == "rect_area" { print $2 }') ))
+starts=" "
+for a in $(objdump -d --no-show-raw-insn "$O2" | awk '/^[0-9a-f]+ <rect_area>:/ { on = 1; next }
+		on && /^$/ { on = 0 } on && /^ *[0-9a-f]+:/ { sub(":", "", $1); print $1 }'); do
+	starts+="$(( 16#$a - 16#$base )) "
+done
+bad=""
+for ((off = 0; off < size; off++)); do
+	"$PPROBE" -x "$O2" -V "rect_area+$off" >/dev/null 2>&1; rc=$?
+	if [[ "$starts" == *" $off "* ]]; then [ $rc -eq 0 ] || bad+=" +$off(refused)"
+	else [ $rc -eq 2 ] || bad+=" +$off(accepted)"; fi
+done
+check "rect_area+N accepted exactly at objdump's $(wc -w <<<"$starts") instruction starts (of $size bytes)${bad}" test -z "$bad" -a "$size" -gt 0 -a "$(wc -w <<<"$starts")" -gt 5
+
+# SRC:LINE lands where gdb puts a breakpoint on that line.
+for wl in "$O0" "$O2"; do
+	want=$(gdb -batch -ex 'info line inspect_wl.c:69' "$wl" 2>/dev/null | grep -oP 'starts at address 0x[0-9a-f]+ <\K[^>]+' | head -1)
+	got=$("$PPROBE" -x "$wl" -V inspect_wl.c:69 | grep -oP '^\t@<\K[^>]+' | head -1)
+	if [ -n "$want" ]; then
+		check "$(basename "$wl") inspect_wl.c:69 at $got, gdb: $want" test "$got" = "$want"
+	else	# the compiler left no code for the line: both must say so
+		check "$(basename "$wl") inspect_wl.c:69 has no code (gdb agrees)" bash -c \
+			"! '$PPROBE' -x '$wl' -V inspect_wl.c:69 2>&1 | grep -q '^Available'"
+	fi
+done
+
+# -O0 parameters at the entry: flagged as not stored yet, valid from where
+# gdb's 'break FUNC' (which skips the prologue) stops.
+for f in main sum_to point_x; do
+	bp=$(gdb -batch -ex "break $f" "$O0" 2>/dev/null | grep -oP 'Breakpoint 1 at 0x\K[0-9a-f]+')
+	fa=$(nm "$O0" | awk -v f="$f" '$3 == f { print $1 }')
+	got=$("$PPROBE" -x "$O0" -V "$f" | grep -oP 'valid from @<[^+]+\+\K[0-9]+' | sort -u)
+	check "-O0 $f: params valid from +$got, gdb breaks at +$(( 0x$bp - 0x$fa ))" test "$got" = "$(( 0x$bp - 0x$fa ))"
+done
+
 # libc with libc6-dbg: malloc's bytes is size_t; fopen/qsort/strtol params
 # agree with gdb (names from 'info scope', types from 'whatis').
 if [ -r "$LIBC" ] && dpkg-query -W -f='${Status}' libc6-dbg 2>/dev/null | grep -q 'ok installed'; then

@@ -82,7 +82,7 @@ if [ -w $TR/uprobe_events ] && command -v readelf > /dev/null; then
 	"$PPROBE" list probe > "$T/probes"
 	check "probe class lists it" grep -q "pprobe_e2e:true_entry" "$T/probes"
 	"$PPROBE" list -v pprobe_e2e:true_entry > "$T/pv"
-	check "-v on the probe" grep -q "^pprobe_e2e:true_entry: tracepoint event" "$T/pv"
+	check "-v on the probe: a probe event" grep -q "^pprobe_e2e:true_entry: probe event" "$T/pv"
 	echo "-:pprobe_e2e/true_entry" >> $TR/uprobe_events
 	check "probe removed" sh -c "! grep -q pprobe_e2e $TR/uprobe_events"
 else

@@ -64,11 +64,14 @@ LIBC=$(readlink -f /lib/x86_64-linux-gnu/libc.so.6)
 
 # --- PIE, non-PIE, byte by byte ---
 start_wl P1 "$W/sym_pie"
-compare_eu pie "$P1" "$W/sym_pie" "$W/sym_pie" "$W/sym_pie" "$W/sym_pie" 1 1000
+CLANG=0
+readelf -p .comment "$W/sym_pie" 2>/dev/null | grep -q clang && CLANG=1
+MIN=$((CLANG ? 0 : 1000))	# see the note below on clang
+compare_eu pie "$P1" "$W/sym_pie" "$W/sym_pie" "$W/sym_pie" "$W/sym_pie" 1 $MIN
 check "pie: inline chain sym_inner <- sym_middle <- sym_outer present" \
 	grep -qzP 'sym_inner\n[^\n]*\nsym_middle\n[^\n]*\nsym_outer\n' "$T/pie.mine"
 start_wl P2 "$W/sym_nopie"
-compare_eu nopie "$P2" "$W/sym_nopie" "$W/sym_nopie" "$W/sym_nopie" "$W/sym_nopie" 1 1000
+compare_eu nopie "$P2" "$W/sym_nopie" "$W/sym_nopie" "$W/sym_nopie" "$W/sym_nopie" 1 $MIN
 
 # --- libc with libc6-dbg: build-id debug file ---
 LIBC_MAP=$(awk -v l="$LIBC" '$6 == l { print $6; exit }' /proc/"$P1"/maps)
@@ -79,6 +82,24 @@ if [ -r "$LIBC_DBG" ]; then
 	compare_eu libc "$P1" "$LIBC_MAP" "$LIBC" "$LIBC_DBG" "$LIBC_DBG" 61 999
 else
 	fail "libc debug file $LIBC_DBG missing: apt-get install libc6-dbg"
+fi
+
+# --- PLT stubs: named "func@plt" as objdump names them ---
+for x in "pie $P1 $W/sym_pie $W/sym_pie" "libc $P1 $LIBC_MAP $LIBC"; do
+	set -- $x
+	$LIB plt "$2" "$3" "$4" > "$T/plt.$1"
+	awk '{ print $1 }' "$T/plt.$1" | "$DRV" -I -p "$2" - | grep -v '^0x' > "$T/plt.$1.names"
+	check "plt $1: $(wc -l < "$T/plt.$1") PLT entries named as objdump does" \
+		cmp <(awk '{ print $2 }' "$T/plt.$1") "$T/plt.$1.names"
+done
+
+# Workloads built by clang (the CC=clang build): elfutils 0.188 reads none of
+# clang 14's DWARF 5 units without .debug_aranges, so eu-addr2line is no
+# oracle there (binutils' addr2line still is, and agreed above), and clang
+# inlines sym_static, which the checks below name. They need gcc's build.
+if readelf -p .comment "$W/sym_pie" 2>/dev/null | grep -q clang; then
+	echo "note: workloads built with clang: stripped/debuglink/build-id/C++/namespace checks need the gcc build"
+	done_testing
 fi
 
 # --- stripped: .dynsym only (sym_pie is linked -rdynamic) ---
@@ -93,6 +114,29 @@ check "stripped: unknown frame keeps its dso" \
 # --- separate debug info: .gnu_debuglink, build-id directory, MiniDebugInfo ---
 start_wl P4 "$W/sym_debuglink"
 compare_eu debuglink "$P4" "$W/sym_debuglink" "$W/sym_debuglink" "$W/sym_pie" "$W/.debug/sym_debuglink.debug" 1 1000
+# the other two debuglink places, and a debug file of another build refused
+S_OFF=$(awk '$3 == "sym_static" { print $1 }' <(nm "$W/sym_pie"))
+dl_case() {	# dl_case NAME BINDIR DEBUGFILE-PATH EXPECTED [env...]
+	local name=$1 dir=$2 dbg=$3 want=$4 pid b a; shift 4
+	mkdir -p "$dir" "$(dirname "$dbg")"
+	cp "$W/sym_debuglink" "$dir/sym_debuglink"
+	cp "$W/.debug/sym_debuglink.debug" "$dbg"
+	start_wl pid "$dir/sym_debuglink"
+	b=$(awk -v p="$dir/sym_debuglink" '$6 == p && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' /proc/"$pid"/maps)
+	a=$(printf '%x' $((0x$b + 0x$S_OFF)))
+	check "debuglink $name: static function is '$want'" test "$(env "$@" "$DRV" -I -p "$pid" "$a" | sed -n 2p)" = "$want"
+}
+dl_case "same directory" "$T/dl1" "$T/dl1/sym_debuglink.debug" sym_static
+dl_case "/usr/lib/debug/DIR" "$T/dl2" "$T/dbgroot$T/dl2/sym_debuglink.debug" sym_static PPROBE_DEBUG_DIR="$T/dbgroot"
+mkdir -p "$T/dl3/.debug"
+objcopy --only-keep-debug "$W/sym_nopie" "$T/dl3/.debug/other.debug"
+dl_case "none found: honestly unknown" "$T/dl3" "$T/dl3/x/unused" "??"
+cp "$T/dl3/.debug/other.debug" "$T/dl3/.debug/sym_debuglink.debug"
+start_wl P "$T/dl3/sym_debuglink"
+B=$(awk -v p="$T/dl3/sym_debuglink" '$6 == p && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' /proc/"$P"/maps)
+check "debuglink: a debug file with another build-id is refused" \
+	test "$("$DRV" -I -p "$P" "$(printf '%x' $((0x$B + 0x$S_OFF)))" | sed -n 2p)" = "??"
+
 start_wl P5 "$W/sym_buildid"
 S=$(rt_of x "$P5" "$W/sym_buildid" "$W/sym_buildid" "$W/sym_nopie" sym_static)
 check "build-id dir: static function without the directory is unknown" test "$(name_at "$P5" "$S")" = "??"
@@ -169,6 +213,18 @@ if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
 	A=$(printf '%x' $((0x$B + 0x$F)))
 	check "mntns: static function named through /proc/PID/root" test "$(name_at "$P9" "$A")" = sym_static
 	check "mntns: prepared while alive, named after exit" test "$(name_at "$P9" "$A" -X)" = sym_static
+	# a debuglink file that exists only in that namespace: inline frames after exit
+	INL=$(awk '/^0x/ { a = $1; getline; if ($1 == "sym_inner") { print a; exit } }' "$T/pie.mine")
+	B1=$(awk -v p="$W/sym_pie" '$6 == p && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' /proc/"$P1"/maps)
+	OFF=$((INL - 0x$B1))
+	mkdir -p "$T/ns2"
+	start_wl P10 unshare -m --propagation private sh -c \
+		"mount -t tmpfs none '$T/ns2' && mkdir '$T/ns2/.debug' && cp '$W/sym_debuglink' '$T/ns2/' &&
+		 cp '$W/.debug/sym_debuglink.debug' '$T/ns2/.debug/' && exec '$T/ns2/sym_debuglink'"
+	B=$(awk -v p="$T/ns2/sym_debuglink" '$6 == p && $3 == "00000000" { split($1, a, "-"); print a[1]; exit }' /proc/"$P10"/maps)
+	A=$(printf '%x' $((0x$B + OFF)))
+	check "mntns: debuglink file inside the namespace gives inline frames after exit" \
+		test "$("$DRV" -X -p "$P10" "$A" | sed -n 2,4p | tr '\n' ' ')" = "sym_inner sym_middle sym_outer "
 else
 	echo "note: unshare -m unavailable; mount-namespace check not run"
 fi

@@ -85,6 +85,17 @@ if ($cmd eq 'addrs') {
 		my $rt = rt(hex($v));
 		printf("%x %s\n", $rt, $name) if defined $rt;
 	}
+} elsif ($cmd eq 'plt') {
+	# plt PID MAPPATH ELF: "runtime-address name@plt" of objdump's PLT entries
+	my ($pid, $mappath, $elf) = @ARGV;
+	layout($pid, $mappath, $elf);
+	open(my $od, '-|', 'objdump', '-d', '-j', '.plt', '-j', '.plt.sec', $elf) or die;
+	while (<$od>) {
+		my ($v, $name) = /^([0-9a-f]+) <(.*\@plt)>:$/ or next;
+		next if $name =~ /^\*ABS\*/;	# IRELATIVE slots have no symbol
+		my $rt = rt(hex($v));
+		printf("%x %s\n", $rt, $name) if defined $rt;
+	}
 } elsif ($cmd eq 'compare') {
 	my ($mine, $eu, $symfile, $pid, $mappath, $elf, $dwarffile) = @ARGV;
 	layout($pid, $mappath, $elf) if $dwarffile;

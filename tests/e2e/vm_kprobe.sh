@@ -48,10 +48,10 @@ check "leftover guest process killed" grep -qE "^vmtest: killing process [0-9]+ 
 
 # 3. Timeout: qemu killed, status 124, nothing left.
 mkdir -p "$T/tmp3"
-TMPDIR=$T/tmp3 "$VMTEST" --build "$BUILD" --timeout 5 "$SRCDIR/tests/vm/harness_status.sh" sleep >"$T/out3" 2>&1
+TMPDIR=$T/tmp3 "$VMTEST" --build "$BUILD" --timeout 3 "$SRCDIR/tests/vm/harness_status.sh" sleep >"$T/out3" 2>&1
 rc=$?
 check "timeout gives status 124 (got $rc)" [ $rc -eq 124 ]
-check "timeout says so" grep -q "vmtest: timeout: the VM did not finish within 5s" "$T/out3"
+check "timeout says so" grep -q "vmtest: timeout: the VM did not finish within 3s" "$T/out3"
 check "nothing left after a timeout" nothing_left "$T/tmp3"
 
 # 4. SIGINT while the guest runs: status 130, qemu gone, nothing left.

@@ -47,7 +47,7 @@ static void test_kallsyms(struct symbolizer *s)
 {
 	FILE *f = fopen("/proc/kallsyms", "r");
 	struct ksym *v = NULL;
-	size_t n = 0, cap = 0, checked = 0, modules = 0;
+	size_t n = 0, cap = 0, checked = 0, modules = 0, markers = 0;
 	char line[512];
 
 	if (!f) {
@@ -85,6 +85,19 @@ static void test_kallsyms(struct symbolizer *s)
 
 		if (v[i].addr == v[next].addr)
 			continue;
+		/* section-end markers name nothing after them (checked below) */
+		size_t len = strlen(v[i].name);
+		if (!strcmp(v[i].name, "_etext") || !strcmp(v[i].name, "_einittext") ||
+		    (len > 11 && !strncmp(v[i].name, "__", 2) && !strcmp(v[i].name + len - 9, "_text_end"))) {
+			struct sym_frame m;
+
+			if (i && v[i - 1].addr == v[i].addr)
+				continue;	/* a real symbol at the same address wins */
+			markers++;
+			CHECK(symbolizer__kernel(s, v[i].addr, false, &m, 1) == 1 && !m.name,
+			      "marker %s names %s", v[i].name, m.name);
+			continue;
+		}
 		bool mod = strcmp(v[i].dso, "[kernel.kallsyms]") != 0;
 		if (i % 37 && !mod)
 			continue;
@@ -102,9 +115,62 @@ static void test_kallsyms(struct symbolizer *s)
 		      "return to %#" PRIx64 ": got %s", v[next].addr, fr.name);
 		checked++;
 	}
-	printf("kallsyms: %zu symbols checked (%zu in modules) of %zu\n", checked, modules, n);
+	printf("kallsyms: %zu symbols checked (%zu in modules, %zu end markers) of %zu\n", checked, modules,
+	       markers, n);
 	CHECK(checked > 1000, "only %zu kallsyms checked", checked);
 	free(v);
+}
+
+/* Module names and symbol types on a kallsyms file of known content
+ * (this kernel has no loadable modules to check against). */
+static void test_kallsyms_modules(void)
+{
+	char fn[] = "/tmp/pprobe-kallsyms-XXXXXX";
+	int fd = mkstemp(fn);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	struct symbolizer *s;
+	struct sym_frame fr;
+
+	if (!f) {
+		CHECK(0, "mkstemp");
+		return;
+	}
+	fputs("ffffffff81000000 T _text\n"
+	      "ffffffff81000000 T startup_64\n"
+	      "ffffffff81000100 t helper\n"
+	      "ffffffff81000200 D some_data\n"	/* data: never names code */
+	      "ffffffff81000300 T last_core\n"
+	      "ffffffff81000400 T _etext\n"
+	      "ffffffffc0001000 t ext4_thing\t[ext4]\n"
+	      "ffffffffc0001080 T ext4_other\t[ext4]\n"
+	      "ffffffffc0002000 t xfs_fn\t[xfs]\n", f);
+	fclose(f);
+	setenv("PPROBE_KALLSYMS", fn, 1);
+	s = symbolizer__new(NULL);
+	CHECK(symbolizer__kernel(s, 0xffffffff81000280, false, &fr, 1) == 1 && fr.name &&
+	      !strcmp(fr.name, "helper") && fr.offset == 0x180 && !strcmp(fr.dso, "[kernel.kallsyms]"),
+	      "data symbol skipped: %s+%#" PRIx64, fr.name, fr.offset);
+	unsetenv("PPROBE_KALLSYMS");	/* read on first use */
+	CHECK(symbolizer__kernel(s, 0xffffffff81000410, false, &fr, 1) == 1 && !fr.name,
+	      "after the _etext marker: unknown (%s)", fr.name);
+	CHECK(symbolizer__kernel(s, 0xffffffff81000310, false, &fr, 1) == 1 && fr.name && !strcmp(fr.name, "last_core"),
+	      "before _etext: %s", fr.name);
+	CHECK(symbolizer__kernel(s, 0xffffffff81000010, false, &fr, 1) == 1 && fr.name &&
+	      (!strcmp(fr.name, "_text") || !strcmp(fr.name, "startup_64")), "alias: %s", fr.name);
+	CHECK(symbolizer__kernel(s, 0xffffffffc0001090, false, &fr, 1) == 1 && fr.name &&
+	      !strcmp(fr.name, "ext4_other") && !strcmp(fr.dso, "[ext4]") && fr.offset == 0x10 && fr.kernel,
+	      "module: %s %s", fr.name, fr.dso);
+	CHECK(symbolizer__kernel(s, 0xffffffffc0001080, true, &fr, 1) == 1 && fr.name &&
+	      !strcmp(fr.name, "ext4_thing") && !strcmp(fr.dso, "[ext4]"), "module return: %s", fr.name);
+	CHECK(symbolizer__kernel(s, 0xffffffffc0001080 + 65536, false, &fr, 1) == 1 && !fr.name,
+	      "a module's last symbol does not cover the gap to the next module: %s", fr.name);
+	CHECK(symbolizer__kernel(s, 0xffffffffc0002010, false, &fr, 1) == 1 && fr.name &&
+	      !strcmp(fr.name, "xfs_fn") && !strcmp(fr.dso, "[xfs]"), "last module: %s %s", fr.name, fr.dso);
+	CHECK(symbolizer__kernel(s, 0xffffffffc0003000, false, &fr, 1) == 1 && !fr.name &&
+	      !strcmp(fr.dso, "[kernel.kallsyms]"), "past the last symbol's page: unknown (%s)", fr.name);
+	CHECK(symbolizer__kernel(s, 0xffffffff80000000, false, &fr, 1) == 1 && !fr.name, "before the first: %s", fr.name);
+	symbolizer__delete(s);
+	unlink(fn);
 }
 
 __attribute__((noinline)) int pprobe_test_target(int x)
@@ -264,6 +330,7 @@ int main(void)
 		return 1;
 	test_demangle();
 	test_kallsyms(s);
+	test_kallsyms_modules();
 	test_self(s, maps);
 	test_libc(s, maps);
 	test_vdso(s, maps);

@@ -113,6 +113,80 @@ static const char *symtab__find(const struct symtab *st, uint64_t vaddr)
 	return vaddr < s->addr + (s->size ? s->size : 1) ? s->name : NULL;
 }
 
+/* Where to put a uprobe: vaddr and file offset of a function's first
+ * instruction, or of the PLT stub of an imported function ("name@plt"). */
+static int probe_location(const char *path, const char *what, uint64_t *vaddr, uint64_t *offset)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	size_t shstrndx;
+	char name[128];
+	const char *at = strstr(what, "@plt");
+	snprintf(name, sizeof(name), "%.*s", at ? (int)(at - what) : (int)strlen(what), what);
+	*vaddr = 0;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		goto out;
+	uint64_t plt = 0, plt_sec = 0;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *sn = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (sn && !strcmp(sn, ".plt"))
+			plt = sh.sh_addr;
+		else if (sn && !strcmp(sn, ".plt.sec"))
+			plt_sec = sh.sh_addr;
+	}
+	for (Elf_Scn *scn = NULL; !*vaddr && (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		const char *sn = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!d || !sh.sh_entsize)
+			continue;
+		size_t cnt = sh.sh_size / sh.sh_entsize;
+		if (!at && sh.sh_type == SHT_SYMTAB) {
+			for (size_t i = 0; i < cnt; i++) {
+				GElf_Sym sym;
+				if (gelf_getsym(d, (int)i, &sym) && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+				    !strcmp(elf_strptr(elf, sh.sh_link, sym.st_name), name))
+					*vaddr = sym.st_value;
+			}
+		} else if (at && sh.sh_type == SHT_RELA && sn && !strcmp(sn, ".rela.plt")) {
+			Elf_Scn *dyns = elf_getscn(elf, sh.sh_link);
+			Elf_Data *dd = dyns ? elf_getdata(dyns, NULL) : NULL;
+			GElf_Shdr dsh;
+			if (!dd || !gelf_getshdr(dyns, &dsh))
+				continue;
+			for (size_t i = 0; i < cnt; i++) {
+				GElf_Rela r;
+				GElf_Sym sym;
+				if (!gelf_getrela(d, (int)i, &r) ||
+				    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym))
+					continue;
+				if (!strcmp(elf_strptr(elf, dsh.sh_link, sym.st_name), name))
+					*vaddr = plt_sec ? plt_sec + 16 * i : plt + 16 * (i + 1);
+			}
+		}
+	}
+	size_t phnum;
+	if (!*vaddr || elf_getphdrnum(elf, &phnum))
+		goto out;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && *vaddr >= ph.p_vaddr &&
+		    *vaddr < ph.p_vaddr + ph.p_filesz)
+			*offset = *vaddr - ph.p_vaddr + ph.p_offset;
+	}
+out:
+	elf_end(elf);
+	close(fd);
+	return *vaddr ? 0 : -ENOENT;
+}
+
 /* ---- scenario ---- */
 struct scenario {
 	const char *name;
@@ -126,6 +200,9 @@ struct scenario {
 	double seconds;
 	bool expect_truncated;	/* copy too small and live off: honest truncation */
 	bool check;		/* assert */
+	/* sample with a uprobe instead of cpu-clock: at a function's first
+	 * instruction ("cmp_spin") or at a PLT stub ("qsort@plt") */
+	const char *probe;
 };
 
 struct stats {
@@ -176,6 +253,7 @@ struct ctx {
 	struct symtab exe, plugin;
 	uint64_t exe_bias, plugin_bias;
 	bool have_plugin;
+	uint64_t probe_vaddr;	/* in the executable; 0: cpu-clock */
 	uint64_t ips[2][MAX_IPS];
 	uint8_t *scratch;
 };
@@ -202,11 +280,11 @@ static const char *addr_name(struct ctx *x, uint64_t a)
 	return NULL;
 }
 
-static void compute_biases(struct ctx *x)
+static void compute_biases(struct ctx *x, const struct maps *maps)
 {
 	/* PIE and .so from GNU ld: first PT_LOAD at vaddr 0, mapped at offset 0 */
-	for (size_t i = 0; i < maps__count(x->maps); i++) {
-		const struct map *m = maps__at(x->maps, i);
+	for (size_t i = 0; i < maps__count(maps); i++) {
+		const struct map *m = maps__at(maps, i);
 		if (!m->path || m->pgoff)
 			continue;
 		const char *b = strrchr(m->path, '/');
@@ -297,6 +375,11 @@ static void dump(struct ctx *x, int b, const uint64_t *ips, int n, const struct 
 	}
 }
 
+static bool is_nofp(const struct scenario *sc)
+{
+	return sc->mode && !strcmp(sc->mode, "nofp");
+}
+
 static void handle_sample(struct ctx *x, const uint8_t *p, size_t len)
 {
 	/* IP | TID | REGS_USER | STACK_USER */
@@ -362,21 +445,35 @@ static void handle_sample(struct ctx *x, const uint8_t *p, size_t len)
 			dump(x, b, x->ips[b], n[b], &res[b]);
 		const struct map *im = maps__find(x->maps, ip);
 		const char *ifn = im && im->path && !strcmp(im->path, "[vdso]") ? "[vdso]" : addr_name(x, ip);
-		if (!is_leaf_fn(x->sc, ifn))
+		if (x->probe_vaddr ? ip != x->exe_bias + x->probe_vaddr : !is_leaf_fn(x->sc, ifn))
 			continue;
 		st->leaf++;
 		char why[200];
+		bool nocfi = x->sc->mode && !strcmp(x->sc->mode, "nocfi");
 		bool good = res[b].end == UNWIND_COMPLETE &&
 			    check_stack(x, x->ips[b], n[b], why, sizeof(why));
+		if (good && res[b].fp_frames != (nocfi ? 1 : 0)) {
+			/* only nocfi_call lacks CFI: exactly one frame-pointer step */
+			snprintf(why, sizeof(why), "%d frame-pointer frames, want %d",
+				 res[b].fp_frames, nocfi ? 1 : 0);
+			good = false;
+		}
 		if (x->sc->expect_truncated)
 			good = res[b].end == UNWIND_TRUNCATED;
+		if (is_nofp(x->sc)) {
+			/* no CFI and no frame pointer: stop there, say where */
+			const char *last = addr_name(x, x->ips[b][n[b] - 1] - 1);
+			good = res[b].end == UNWIND_NO_CFI && res[b].end_dso &&
+			       !strcmp(res[b].end_dso, "unwind_wl") && last &&
+			       !strcmp(last, "nocfi_nofp_call") && res[b].fp_frames == 0;
+		}
 		if (good)
 			st->ok++;
 		else if (!st->why[0])
 			snprintf(st->why, sizeof(st->why), "%s%s%s (%d frames)",
 				 unwind_end__str(res[b].end),
-				 res[b].end == UNWIND_COMPLETE ? ": " : "",
-				 res[b].end == UNWIND_COMPLETE ? why : "", n[b]);
+				 good || res[b].end == UNWIND_COMPLETE ? ": " : "",
+				 good || res[b].end == UNWIND_COMPLETE ? why : "", n[b]);
 	}
 	if (n[0] > 0 && n[0] == n[1] && !memcmp(x->ips[0], x->ips[1], n[0] * 8) &&
 	    res[0].end == res[1].end)
@@ -456,6 +553,8 @@ static int run_scenario(const struct scenario *sc, struct stats out[2], long *ag
 	}
 	x.scratch = malloc(1 << 17);
 	x.maps = maps__new();
+	bool exec_only = !strncmp(sc->name, "execmaps", 8);
+	struct maps *full = maps__new();
 	for (int b = 0; b < 2; b++) {
 		x.uw[b] = unwinder__new(b ? UNWIND_LIBUNWIND : UNWIND_LIBDW);
 		unwinder__set_live_stack(x.uw[b], sc->live);
@@ -482,11 +581,35 @@ static int run_scenario(const struct scenario *sc, struct stats out[2], long *ag
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_CPU_CLOCK;
 	a.sample_period = sc->period_ns;
+	if (sc->probe) {
+		uint64_t off = 0;
+		int type = -1;
+		FILE *tf = fopen("/sys/bus/event_source/devices/uprobe/type", "re");
+		if (!tf || fscanf(tf, "%d", &type) != 1)
+			type = -1;
+		if (tf)
+			fclose(tf);
+		if (type < 0 || probe_location(exe, sc->probe, &x.probe_vaddr, &off)) {
+			kill(x.pid, SIGKILL);
+			waitpid(x.pid, NULL, 0);
+			if (type < 0) {
+				printf("SKIP %s: no uprobe PMU (CONFIG_UPROBE_EVENTS off)\n", sc->name);
+				ret = 77;
+			} else {
+				FAIL("%s: cannot locate %s in %s", sc->name, sc->probe, exe);
+			}
+			goto out;
+		}
+		a.type = (uint32_t)type;
+		a.config1 = (uint64_t)(uintptr_t)exe;	/* uprobe_path */
+		a.config2 = off;			/* probe_offset */
+		a.sample_period = sc->period_ns;	/* here: every Nth hit */
+	}
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER |
 			PERF_SAMPLE_STACK_USER;
 	a.sample_regs_user = UNWIND_X86_SAMPLE_REGS_MASK;
 	a.sample_stack_user = sc->copy;
-	a.exclude_kernel = 1;
+	a.exclude_kernel = !sc->probe;
 	a.exclude_hv = 1;
 	a.disabled = 1;
 	a.enable_on_exec = 1;
@@ -516,16 +639,31 @@ static int run_scenario(const struct scenario *sc, struct stats out[2], long *ag
 		goto out;
 	close(go[1]);
 
-	double t_end = now_us() + sc->seconds * 1e6;
+	/* at least sc->seconds, and on until 200 leaf samples (a loaded
+	 * machine gives the workload less CPU), at most 20 s */
+	double t0 = now_us(), t_end = t0 + sc->seconds * 1e6, t_cap = t0 + 20e6;
 	bool maps_loaded = false;
-	while (now_us() < t_end) {
+	for (;;) {
+		double t = now_us();
+		long leaf = x.st[0].leaf > x.st[1].leaf ? x.st[0].leaf : x.st[1].leaf;
+		if (t >= t_cap || (t >= t_end && (leaf >= 200 || !sc->check)))
+			break;
 		struct pollfd pfd[MAX_CPUS];
 		for (int i = 0; i < nr_rings; i++)
 			pfd[i] = (struct pollfd){ .fd = rings[i].fd, .events = POLLIN };
 		poll(pfd, nr_rings, 20);
 		/* the child has exec'd once its maps name the workload */
-		if (maps__load_proc(x.maps, x.pid) == 0) {
-			compute_biases(&x);
+		if (exec_only && maps__load_proc(full, x.pid) == 0) {
+			/* what MMAP2 records give without mmap_data: executable
+			 * mappings only, no stacks, no heap */
+			maps__clear(x.maps);
+			for (size_t i = 0; i < maps__count(full); i++)
+				if (maps__at(full, i)->prot & PROT_EXEC)
+					maps__insert(x.maps, maps__at(full, i));
+			compute_biases(&x, full);
+			maps_loaded = x.exe_bias != 0;
+		} else if (!exec_only && maps__load_proc(x.maps, x.pid) == 0) {
+			compute_biases(&x, x.maps);
 			maps_loaded = x.exe_bias != 0;
 		}
 		if (!maps_loaded)
@@ -549,6 +687,7 @@ out:
 	for (int b = 0; b < 2; b++)
 		unwinder__delete(x.uw[b]);
 	maps__delete(x.maps);
+	maps__delete(full);
 	symtab__free(&x.exe);
 	if (x.have_plugin)
 		symtab__free(&x.plugin);
@@ -594,8 +733,9 @@ static void check_stats(const struct scenario *sc, const struct stats st[2], lon
 		if (s->ok * 100 < s->leaf * 99)
 			FAIL("%s/%s: %.2f%% of leaf stacks %s (want >= 99%%); first bad: %s", sc->name, be,
 			     100.0 * s->ok / s->leaf,
-			     sc->expect_truncated ? "end truncated" : "complete and exact", s->why);
-		if (!sc->expect_truncated && s->complete * 100 < s->samples * 99)
+			     sc->expect_truncated ? "end truncated" :
+			     is_nofp(sc) ? "end no-cfi in nocfi_nofp_call" : "complete and exact", s->why);
+		if (!sc->expect_truncated && !is_nofp(sc) && s->complete * 100 < s->samples * 99)
 			FAIL("%s/%s: %.2f%% of all stacks complete (want >= 99%%)", sc->name, be,
 			     100.0 * s->complete / s->samples);
 	}
@@ -623,18 +763,25 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	static const struct scenario all[] = {
-		{ "sort-10", "unwind_wl", "unwind_wl", "sort", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true },
-		{ "sort-60", "unwind_wl", "unwind_wl", "sort", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true },
-		{ "sort-200", "unwind_wl", "unwind_wl", "sort", 200, DEFAULT_COPY, true, 1000000, 1.5, false, true },
-		{ "sort-1000", "unwind_wl", "unwind_wl", "sort", 1000, DEFAULT_COPY, true, 2000000, 2.0, false, true },
-		{ "signal-10", "unwind_wl", "unwind_wl", "signal", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true },
-		{ "threads-60", "unwind_wl", "unwind_wl", "threads", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true },
-		{ "dlopen-10", "unwind_wl", "unwind_wl", "dlopen", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true },
-		{ "vdso-10", "unwind_wl", "unwind_wl", "vdso", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true },
-		{ "inline-10", "unwind_wl", "unwind_wl", "inline", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true },
-		{ "stripped-60", "unwind_wl_stripped", "unwind_wl", "sort", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true },
-		{ "cxx-60", "unwind_cxx", "unwind_cxx", NULL, 60, DEFAULT_COPY, true, 1000000, 1.5, false, true },
-		{ "nolive-200", "unwind_wl", "unwind_wl", "sort", 200, DEFAULT_COPY, false, 1000000, 1.0, true, true },
+		{ "sort-10", "unwind_wl", "unwind_wl", "sort", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
+		{ "sort-60", "unwind_wl", "unwind_wl", "sort", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
+		{ "sort-200", "unwind_wl", "unwind_wl", "sort", 200, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
+		{ "sort-1000", "unwind_wl", "unwind_wl", "sort", 1000, DEFAULT_COPY, true, 2000000, 2.0, false, true, NULL },
+		{ "signal-10", "unwind_wl", "unwind_wl", "signal", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
+		{ "threads-60", "unwind_wl", "unwind_wl", "threads", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
+		{ "dlopen-10", "unwind_wl", "unwind_wl", "dlopen", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
+		{ "vdso-10", "unwind_wl", "unwind_wl", "vdso", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
+		{ "nocfi-10", "unwind_wl", "unwind_wl", "nocfi", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
+		{ "nofp-10", "unwind_wl", "unwind_wl", "nofp", 10, DEFAULT_COPY, true, 1000000, 1.0, false, true, NULL },
+		{ "inline-10", "unwind_wl", "unwind_wl", "inline", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
+		{ "stripped-60", "unwind_wl_stripped", "unwind_wl", "sort", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
+		{ "cxx-60", "unwind_cxx", "unwind_cxx", NULL, 60, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
+		/* maps as perf's MMAP2 records give them: no stack mapping */
+		{ "execmaps-200", "unwind_wl", "unwind_wl", "threads", 200, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
+		{ "nolive-200", "unwind_wl", "unwind_wl", "sort", 200, DEFAULT_COPY, false, 1000000, 1.0, true, true, NULL },
+		/* period = every Nth probe hit */
+		{ "entry-60", "unwind_wl", "unwind_wl", "sort", 60, DEFAULT_COPY, true, 100, 1.5, false, true, "cmp_spin" },
+		{ "plt-60", "unwind_wl", "unwind_wl", "sort", 60, DEFAULT_COPY, true, 1, 1.5, false, true, "qsort@plt" },
 	};
 	struct stats st[2];
 	long agree;
@@ -645,7 +792,8 @@ int main(int argc, char **argv)
 		struct scenario sc = { "custom", "unwind_wl", "unwind_wl", argv[1], atoi(argv[2]),
 				       (uint32_t)atoi(argv[3]), atoi(argv[4]) != 0,
 				       period ? strtoull(period, NULL, 10) : 1000000,
-				       secs ? atof(secs) : 1.5, false, false };
+				       secs ? atof(secs) : 1.5, false, false, NULL };
+		sc.probe = getenv("UNWIND_PROBE");
 		if (!strcmp(argv[1], "cxx")) {
 			sc.exe = sc.syms = "unwind_cxx";
 			sc.mode = NULL;
@@ -677,7 +825,7 @@ int main(int argc, char **argv)
 					char name[32];
 					snprintf(name, sizeof(name), "sort-%d", depths[d]);
 					struct scenario sc = { name, "unwind_wl", "unwind_wl", "sort",
-							       depths[d], copies[c], live, 2000000, 1.0, false, false };
+							       depths[d], copies[c], live, 2000000, 1.0, false, false, NULL };
 					if (run_scenario(&sc, st, &agree) == 0)
 						print_stats(&sc, st, agree);
 				}

@@ -10,8 +10,10 @@ volatile unsigned long sink;
 
 static inline __attribute__((always_inline)) unsigned long sym_inner(unsigned long x)
 {
+	/* the volatile load keeps instructions that belong to this inline
+	 * instance with any compiler (clang folds the pure arithmetic) */
 	for (int i = 0; i < 3; i++)
-		x = x * 2654435761u + (x >> 7);
+		x = x * 2654435761u + (x >> 7) + sink;
 	return x;
 }
 

@@ -1,6 +1,15 @@
 # Unwinding ground truth (tests/unit/test_unwind.c, scripts/bench/unwind.sh):
 # -O2 without frame pointers, so only CFI can walk them.
 pprobe_workload(unwind_wl unwind_wl.c FLAGS ${WL_NOFP} LIBS dl pthread)
+# One function without any CFI (no .eh_frame, no .debug_frame: -g0), with a
+# frame pointer (mode nocfi).
+target_sources(unwind_wl PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/unwind_nocfi.c)
+set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/unwind_nocfi.c PROPERTIES COMPILE_OPTIONS
+  "-g0;-fno-asynchronous-unwind-tables;-fno-unwind-tables;-fno-omit-frame-pointer")
+# ... and one with neither CFI nor frame pointer (mode nofp: must end no-cfi).
+target_sources(unwind_wl PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/unwind_nocfi_nofp.c)
+set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/unwind_nocfi_nofp.c PROPERTIES COMPILE_OPTIONS
+  "-g0;-fno-asynchronous-unwind-tables;-fno-unwind-tables;-fomit-frame-pointer")
 add_library(unwind_plugin MODULE unwind_plugin.c)
 target_compile_options(unwind_plugin PRIVATE -fno-sanitize=all ${WL_NOFP})
 target_link_options(unwind_plugin PRIVATE -fno-sanitize=all)

@@ -8,6 +8,8 @@
  *   unwind_wl dlopen DEPTH SECONDS     leaf_plugin -> plugin_run (dlopen'd .so, 5 levels) -> leaf_sort
  *   unwind_wl inline DEPTH SECONDS     leaf_inline with always-inline helpers
  *   unwind_wl vdso DEPTH SECONDS       leaf_vdso -> clock_gettime in [vdso]
+ *   unwind_wl nocfi DEPTH SECONDS      leaf_nocfi -> nocfi_call (no CFI, frame pointer) -> leaf_sort
+ *   unwind_wl nofp DEPTH SECONDS       leaf_nofp -> nocfi_nofp_call (no CFI, no fp) -> leaf_sort
  *
  * Stacks therefore read, outermost first:
  *   _start __libc_start_main __libc_start_call_main main run recurse*DEPTH leaf_* ...
@@ -106,6 +108,18 @@ NOINL void leaf_vdso(void)
 	}
 }
 
+int nocfi_call(void (*fn)(void));	/* unwind_nocfi.c: no CFI */
+NOINL void leaf_nocfi(void)
+{
+	sink += (unsigned long)nocfi_call(leaf_sort);
+}
+
+int nocfi_nofp_call(void (*fn)(void));	/* unwind_nocfi_nofp.c: no CFI, no fp */
+NOINL void leaf_nofp(void)
+{
+	sink += (unsigned long)nocfi_nofp_call(leaf_sort);
+}
+
 static char plugin_path[PATH_MAX];
 NOINL void leaf_plugin(void)
 {
@@ -154,6 +168,10 @@ NOINL int run(const char *mode)
 		leaf = leaf_signal;
 	} else if (!strcmp(mode, "inline")) {
 		leaf = leaf_inline;
+	} else if (!strcmp(mode, "nofp")) {
+		leaf = leaf_nofp;
+	} else if (!strcmp(mode, "nocfi")) {
+		leaf = leaf_nocfi;
 	} else if (!strcmp(mode, "vdso")) {
 		leaf = leaf_vdso;
 	} else if (!strcmp(mode, "dlopen")) {
@@ -176,7 +194,7 @@ NOINL int run(const char *mode)
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
-		fprintf(stderr, "usage: unwind_wl sort|signal|threads|dlopen|inline|vdso DEPTH SECONDS\n");
+		fprintf(stderr, "usage: unwind_wl sort|signal|threads|dlopen|inline|vdso|nocfi|nofp DEPTH SECONDS\n");
 		return 2;
 	}
 	depth = atoi(argv[2]);

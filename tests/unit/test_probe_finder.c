@@ -1,0 +1,137 @@
+/* probe_finder.h: the filter, and the resolver the probe-creation code
+ * uses (file offsets, %return, clones, inlined copies, instruction checks)
+ * on the inspect_wl_O2 workload. The -V/-L text is covered by
+ * tests/e2e/inspect.sh. */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pprobe/probe_finder.h"
+
+static int fails;
+#define CHECK(c, ...) do { if (!(c)) { fails++; fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #c); \
+	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+
+/* The file offset of vaddr through the section headers (the finder uses
+ * the program headers): an independent answer. */
+static int64_t section_offset(const char *path, uint64_t vaddr)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	int64_t ret = -1;
+	for (Elf_Scn *s = elf_nextscn(e, NULL); s; s = elf_nextscn(e, s)) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(s, &sh) && sh.sh_type == SHT_PROGBITS && vaddr >= sh.sh_addr &&
+		    vaddr < sh.sh_addr + sh.sh_size)
+			ret = (int64_t)(sh.sh_offset + vaddr - sh.sh_addr);
+	}
+	elf_end(e);
+	close(fd);
+	return ret;
+}
+
+static void filters(void)
+{
+	CHECK(probe_filter__match(PROBE_FILTER_DEFAULT, "malloc") == 1, "malloc");
+	CHECK(probe_filter__match(PROBE_FILTER_DEFAULT, "_IO_new_fopen") == 0, "_IO_new_fopen");
+	CHECK(probe_filter__match(PROBE_FILTER_DEFAULT, "puts@plt") == 0, "puts@plt");
+	CHECK(probe_filter__match("a* | b*", "bar") == 1, "or");
+	CHECK(probe_filter__match("!(a* | b*) & *z", "quiz") == 1, "not/and/parens");
+	CHECK(probe_filter__match("!(a* | b*) & *z", "baz") == 0, "not/and/parens 2");
+	CHECK(probe_filter__match("(a*", "a") == -EINVAL, "unbalanced");
+	CHECK(probe_filter__match("a & ", "a") == -EINVAL, "dangling &");
+}
+
+static void resolve(const char *wl)
+{
+	char err[512];
+	struct probe_finder_opts o = { .binary = wl };
+	struct probe_finder *pf = probe_finder__new(&o, err, sizeof(err));
+	struct pf_points *p = NULL;
+	if (!pf) {
+		CHECK(pf, "open %s: %s", wl, err);
+		return;
+	}
+	CHECK(probe_finder__has_dwarf(pf), "%s", probe_finder__strerror(pf));
+
+	/* FUNC: one out-of-line copy; its file offset agrees with the sections */
+	CHECK(!probe_finder__find(pf, "sum_to", 0, &p) && p->n == 1, "sum_to: %s", probe_finder__strerror(pf));
+	if (p && p->n == 1) {
+		CHECK(!strcmp(p->pts[0].symbol, "sum_to") && p->pts[0].sym_offset == 0, "%s+%" PRIu64,
+		      p->pts[0].symbol, p->pts[0].sym_offset);
+		int64_t so = section_offset(wl, p->pts[0].addr);
+		CHECK(so >= 0 && (uint64_t)so == p->pts[0].file_offset, "file offset %#" PRIx64 " vs %#" PRIx64,
+		      p->pts[0].file_offset, (uint64_t)so);
+		CHECK(!p->pts[0].retprobe && !p->pts[0].inlined, "flags");
+	}
+	pf_points__delete(p);
+	p = NULL;
+
+	/* %return */
+	CHECK(!probe_finder__find(pf, "sum_to%return", 0, &p) && p->n == 1 && p->pts[0].retprobe, "%%return");
+	pf_points__delete(p);
+	p = NULL;
+
+#ifndef __clang__
+	/* GCC-specific code generation (the workload is built by the same CC
+	 * as this test): a clone under its source name and under its symbol */
+	CHECK(!probe_finder__find(pf, "scale", 0, &p) && p->n == 1 && !strcmp(p->pts[0].symbol, "scale.constprop.0"),
+	      "scale -> %s", p && p->n ? p->pts[0].symbol : probe_finder__strerror(pf));
+	pf_points__delete(p);
+	p = NULL;
+	CHECK(!probe_finder__find(pf, "scale.constprop.0+0", 0, &p) && p->n == 1, "scale.constprop.0+0");
+	pf_points__delete(p);
+	p = NULL;
+
+	/* an inlined-only function: two copies with call sites; no %return */
+	CHECK(!probe_finder__find(pf, "clamp", 0, &p) && p->n == 2, "clamp copies: %d", p ? p->n : -1);
+	if (p && p->n == 2) {
+		CHECK(p->pts[0].inlined && p->pts[0].call_line == 37 && !strcmp(p->pts[0].caller, "rect_area"),
+		      "first copy: %d %s", p->pts[0].call_line, p->pts[0].caller);
+		CHECK(p->pts[1].inlined && p->pts[1].call_line == 38, "second copy: %d", p->pts[1].call_line);
+	}
+	pf_points__delete(p);
+	p = NULL;
+	CHECK(probe_finder__find(pf, "clamp%return", 0, &p) == -EINVAL, "clamp%%return must be refused");
+	CHECK(probe_finder__find(pf, "clamp", PF_NO_INLINES, &p) == -ENOENT, "clamp --no-inlines");
+
+	/* offsets: the middle of an instruction refused */
+	CHECK(probe_finder__find(pf, "sum_to+1", 0, &p) == -EINVAL, "sum_to+1 is mid-instruction");
+	CHECK(strstr(probe_finder__strerror(pf), "middle of the instruction"), "%s", probe_finder__strerror(pf));
+#else
+	printf("SKIP GCC clone/inline checks: built with clang\n");
+#endif
+	CHECK(probe_finder__find(pf, "no_such_function", 0, &p) == -ENOENT, "missing function");
+	CHECK(probe_finder__find(pf, "sum_to+100000", 0, &p) == -EINVAL, "past the end");
+	probe_finder__delete(pf);
+}
+
+int main(void)
+{
+	char dir[4096];
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 64);
+	if (n <= 0)
+		return 1;
+	dir[n] = 0;
+	*strrchr(dir, '/') = 0;		/* build/tests */
+	strcat(dir, "/workloads/inspect_wl_O2");
+	elf_version(EV_CURRENT);
+	filters();
+	if (access(dir, R_OK)) {
+		printf("SKIP resolver checks: %s not built\n", dir);
+	} else {
+		resolve(dir);
+	}
+	if (fails) {
+		fprintf(stderr, "%d check(s) failed\n", fails);
+		return 1;
+	}
+	printf("all checks passed\n");
+	return 0;
+}
