@@ -54,6 +54,10 @@ static void read_counts(struct collect *c, struct stat_count *counts)
 	for (int e = 0; e < el->nr_evsels; e++) {
 		struct stat_count *sc = &counts[e];
 		sc->value = sc->enabled = sc->running = 0;
+		if (el->evsels[e]->open_errno) {
+			sc->supported = false;
+			continue;
+		}
 		for (int ci = 0; ci < el->nr_cpus; ci++)
 			for (int t = 0; t < el->nr_tids; t++) {
 				int fd = evlist__fd_of(el, ci, t, e);
@@ -66,6 +70,26 @@ static void read_counts(struct collect *c, struct stat_count *counts)
 			}
 		sc->supported = !(sc->enabled && !sc->running);
 	}
+}
+
+/* -I: the counts since the previous interval, then remember these. */
+static void print_interval(const struct stat_print *pp_in, double ts, double interval_s,
+			   const struct stat_count *counts, struct stat_count *prev, size_t n)
+{
+	struct stat_count *d = xcalloc(n, sizeof(*d));
+	for (size_t i = 0; i < n; i++) {
+		d[i] = counts[i];
+		d[i].value -= prev[i].value;
+		d[i].enabled -= prev[i].enabled;
+		d[i].running -= prev[i].running;
+	}
+	struct stat_print pp = *pp_in;
+	pp.interval_ts = ts;
+	pp.elapsed = interval_s;
+	stat_print__counts(&pp, d, n);
+	fflush(pp.out);
+	memcpy(prev, counts, n * sizeof(*prev));
+	free(d);
 }
 
 static int stat_once(const struct event_list *evl, const struct collect_opts *co, double interval_ms,
@@ -82,6 +106,23 @@ static int stat_once(const struct event_list *evl, const struct collect_opts *co
 	ret = collect__prepare(&c, co);
 	if (ret)
 		goto out;
+	/* What cannot be counted here is said, and the rest is counted. */
+	int opened = 0;
+	for (int e = 0; e < c.evlist.nr_evsels; e++) {
+		const struct evsel *ev = c.evlist.evsels[e];
+		if (!ev->open_errno) {
+			opened++;
+			continue;
+		}
+		char msg[1024];
+		event_spec__explain_open_error(ev->spec, ev->open_errno, msg, sizeof(msg));
+		fprintf(stderr, "pprobe stat: %s\n", msg);
+	}
+	if (!opened) {
+		fprintf(stderr, "pprobe stat: none of the events can be counted\n");
+		ret = 1;
+		goto out;
+	}
 	ret = collect__start(&c);
 	if (ret)
 		goto out;
@@ -99,31 +140,22 @@ static int stat_once(const struct event_list *evl, const struct collect_opts *co
 			collect__wait(&c, (int)(wake * 1000) + 1);
 		now = now_seconds();
 		if (next && now >= next) {
-			/* -I: the counts of this interval (deltas). */
 			read_counts(&c, counts);
-			struct stat_count *d = xcalloc(evl->nr, sizeof(*d));
-			for (size_t i = 0; i < evl->nr; i++) {
-				d[i] = counts[i];
-				d[i].value -= prev[i].value;
-				d[i].enabled -= prev[i].enabled;
-				d[i].running -= prev[i].running;
-			}
-			struct stat_print pp = *pp_in;
-			pp.interval_ts = now - c.t_start;
-			pp.elapsed = interval_ms / 1e3;
-			stat_print__counts(&pp, d, evl->nr);
-			fflush(pp.out);
-			memcpy(prev, counts, evl->nr * sizeof(*prev));
-			free(d);
+			print_interval(pp_in, now - c.t_start, interval_ms / 1e3, counts, prev, evl->nr);
 			next += interval_ms / 1e3;
 		}
 		if (deadline && now >= deadline)
 			break;
 	}
-	free(prev);
 	evlist__disable(&c.evlist);
 	read_counts(&c, counts);
 	*elapsed = now_seconds() - c.t_start;
+	if (prev) {
+		/* The last, partial interval: the intervals add up to the total. */
+		double last = next - interval_ms / 1e3;
+		print_interval(pp_in, *elapsed, *elapsed - (last - c.t_start), counts, prev, evl->nr);
+		free(prev);
+	}
 out:
 	collect__cleanup(&c);
 	*child_status = collect__exit_status(&c);
@@ -273,20 +305,22 @@ int cmd_stat(int argc, char **argv)
 
 	pp.elapsed = elapsed;
 	if (pp.style == STAT_HUMAN && interval_ms <= 0) {
+		/* What was counted: a target named by option wins over a command
+		 * that only bounds the duration (as perf stat). */
 		fprintf(pp.out, "\n Performance counter stats for ");
-		if (co.argv) {
-			fprintf(pp.out, "'");
-			for (char **a = co.argv; *a; a++)
-				fprintf(pp.out, "%s%s", a == co.argv ? "" : " ", *a);
-			fprintf(pp.out, "'");
-		} else if (co.pid_list) {
+		if (co.pid_list) {
 			fprintf(pp.out, "process id '%s'", co.pid_list);
 		} else if (co.tid_list) {
 			fprintf(pp.out, "thread id '%s'", co.tid_list);
 		} else if (co.cpu_list) {
 			fprintf(pp.out, "CPU(s) %s", co.cpu_list);
-		} else {
+		} else if (co.system_wide) {
 			fprintf(pp.out, "'system wide'");
+		} else {
+			fprintf(pp.out, "'");
+			for (char **a = co.argv; *a; a++)
+				fprintf(pp.out, "%s%s", a == co.argv ? "" : " ", *a);
+			fprintf(pp.out, "'");
 		}
 		if (repeat > 1)
 			fprintf(pp.out, " (%ld runs)", repeat);

@@ -382,7 +382,10 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 	for (int i = 0; i < c->evlist.nr_evsels; i++)
 		normalize_attr(c, c->evlist.evsels[i], on_command);
 	evlist__set_targets(&c->evlist, cpus, nr_cpus, tids, nr_tids);
-	c->evlist.ring_pages = opts->ring_pages;
+	c->evlist.ring_pages = opts->counting ? 0 : opts->ring_pages;
+	/* Counting goes on without the events this machine cannot count (as
+	 * perf stat): the command reports them. */
+	c->evlist.tolerant = opts->counting;
 
 	/* What exists already: the sideband only tells us about changes. */
 	if (opts->counting)

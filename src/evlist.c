@@ -68,6 +68,14 @@ int evlist__open(struct evlist *el)
 				continue;
 			for (int e = 0; e < el->nr_evsels; e++) {
 				struct evsel *ev = el->evsels[e];
+				if (ev->open_errno)
+					continue;
+				if (ev->group_leader >= 0 && ev->group_leader != e &&
+				    el->evsels[ev->group_leader]->open_errno) {
+					/* A member cannot be scheduled without its leader. */
+					ev->open_errno = el->evsels[ev->group_leader]->open_errno;
+					continue;
+				}
 				int group_fd = ev->group_leader >= 0 && ev->group_leader != e
 					       ? *evlist__fd(el, c, t, ev->group_leader) : -1;
 				int fd = sys_perf_event_open(&ev->attr, el->tids[t], el->cpus[c], group_fd,
@@ -81,6 +89,18 @@ int evlist__open(struct evlist *el)
 						*evlist__fd(el, c, t, k) = -1;
 					}
 					break;
+				}
+				if (fd < 0 && el->tolerant && errno != EMFILE && errno != ESRCH) {
+					/* This event cannot be counted here: forget all of its fds. */
+					ev->open_errno = errno;
+					for (int cc = 0; cc <= c; cc++)
+						for (int tt = 0; tt < el->nr_tids; tt++) {
+							int *f = evlist__fd(el, cc, tt, e);
+							if (*f >= 0)
+								close(*f);
+							*f = -1;
+						}
+					continue;
 				}
 				if (fd < 0) {
 					err = -errno;

@@ -22,6 +22,7 @@ struct evsel {
 	int idx;
 	void *priv;			/* the command's per-event state */
 	int group_leader;		/* index of its {group}'s leader in the evlist, -1 if none */
+	int open_errno;			/* with evlist.tolerant: why it could not be opened, 0 if it was */
 	uint64_t samples;
 };
 
@@ -35,6 +36,7 @@ struct evlist {
 	int *fds;			/* [(cpu * nr_tids + tid) * nr_evsels + ev] */
 	struct ring *rings;		/* one per CPU index */
 	size_t ring_pages;		/* 0: no rings (counting) */
+	bool tolerant;			/* an event that cannot be opened is skipped (open_errno), not fatal */
 	struct u64map ids;		/* sample id -> evsel */
 	/* On open failure: which event/cpu/tid failed and why. */
 	struct evsel *failed_evsel;
