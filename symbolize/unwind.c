@@ -153,6 +153,8 @@ static int ufile__parse(struct ufile *f)
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf, (int)i, &ph))
 			goto out;
+		if (ph.p_type == PT_LOAD && !f->nr_loads)
+			f->first_load = ph.p_vaddr & -(ph.p_align ? ph.p_align : 1);
 		if (ph.p_type == PT_LOAD && f->nr_loads < UNW_MAX_LOADS) {
 			f->loads[f->nr_loads].vaddr = ph.p_vaddr;
 			f->loads[f->nr_loads].memsz = ph.p_memsz;

@@ -32,6 +32,7 @@ struct ufile {
 		uint32_t flags;
 	} loads[UNW_MAX_LOADS];
 	uint64_t align;		/* page alignment used for bias */
+	uint64_t first_load;	/* first PT_LOAD's p_vaddr & -p_align (libdw's module start) */
 	/* .eh_frame_hdr (binary search table) for libunwind */
 	uint64_t eh_hdr_vaddr;	/* 0: none */
 	uint64_t eh_table_vaddr;

@@ -22,9 +22,25 @@ struct udw {
 	uint8_t cfi_has[CFI_CACHE];
 };
 
+/* Modules are reported with dwfl_report_module and get their ELF here: an
+ * in-memory Elf over the unwinder's one mapping of the file, so no process
+ * holds a file descriptor per module and all processes share the pages. */
+static int cb_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
+		       Dwarf_Addr base, char **file_name, Elf **elfp)
+{
+	const struct ufile *f = *userdata;
+	*elfp = NULL;
+	if (!f || !f->data)
+		return -1;
+	*elfp = elf_memory((char *)f->data, f->size);
+	if (*elfp && f->open_path && strncmp(f->open_path, "/proc/self/fd/", 14))
+		*file_name = strdup(f->open_path);	/* for .gnu_debuglink lookups */
+	return -1;
+}
+
 static char *debuginfo_path;
 static const Dwfl_Callbacks dwfl_cbs = {
-	.find_elf = dwfl_build_id_find_elf,
+	.find_elf = cb_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
@@ -173,9 +189,12 @@ int udw__sync(struct uproc *p)
 		d->rep[d->nr_rep].file = m->file;
 		d->rep[d->nr_rep].bias = m->bias;
 		d->nr_rep++;
-		/* a module that fails (unreadable) is simply absent: its
-		 * frames end as no-cfi */
-		dwfl_report_elf(d->dwfl, m->file->name, m->file->open_path, -1, m->bias, true);
+		/* a module that fails is simply absent: its frames end as no-cfi */
+		Dwfl_Module *mod = dwfl_report_module(d->dwfl, m->file->name,
+						      m->bias + m->file->first_load, m->high);
+		void **ud;
+		if (mod && dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
+			*ud = m->file;
 	}
 	if (dwfl_report_end(d->dwfl, NULL, NULL))
 		return -EIO;
@@ -235,10 +254,10 @@ static bool cfi_marks_outermost(Dwfl *dwfl, uint64_t pc)
 
 	if (!mod)
 		return false;
-	cfis[0] = dwfl_module_eh_cfi(mod, &bias[0]);
-	cfis[1] = dwfl_module_dwarf_cfi(mod, &bias[1]);
 	for (int i = 0; i < 2 && !res; i++) {
 		Dwarf_Frame *fr;
+		/* .debug_frame (maybe a separate debug file) only if needed */
+		cfis[i] = i ? dwfl_module_dwarf_cfi(mod, &bias[i]) : dwfl_module_eh_cfi(mod, &bias[i]);
 		if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], pc - bias[i], &fr))
 			continue;
 		int ra = dwarf_frame_info(fr, NULL, NULL, NULL);

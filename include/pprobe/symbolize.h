@@ -22,15 +22,19 @@ struct symbolizer_opts {
 };
 
 struct sym_frame {
-	const char *name;	/* function name; NULL when unknown */
-	const char *dso;	/* short name of the object ("libc.so.6", "[kernel.kallsyms]", module name) */
+	const char *name;	/* function name; NULL when unknown. PLT stubs are "func@plt" */
+	/* short name of the object: the file's basename ("libc.so.6"), "[vdso]",
+	 * "[kernel.kallsyms]", a module in brackets as perf writes it ("[ext4]"),
+	 * "perf-PID.map" for JIT code, else the mapping's path ("//anon", "[heap]") */
+	const char *dso;
 	const char *srcfile;	/* NULL unless srcline */
 	int line;
 	uint64_t offset;	/* address - function start */
 	bool inlined;		/* an inlined instance (not the physical function) */
 	bool kernel;
 	bool jit;		/* from /tmp/perf-PID.map */
-	bool build_id_mismatch;	/* the file on disk is not the one that was mapped */
+	bool build_id_mismatch;	/* the file on disk is not the one that was mapped
+				 * (inode or build-id differ): name is then NULL */
 };
 
 void symbolizer_opts__init(struct symbolizer_opts *opts);

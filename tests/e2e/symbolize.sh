@@ -73,6 +73,16 @@ check "pie: inline chain sym_inner <- sym_middle <- sym_outer present" \
 start_wl P2 "$W/sym_nopie"
 compare_eu nopie "$P2" "$W/sym_nopie" "$W/sym_nopie" "$W/sym_nopie" "$W/sym_nopie" 1 $MIN
 
+# --- lld: the text segment's vaddr is not its file offset ---
+if [ -x "$W/sym_lld" ]; then
+	start_wl P11 "$W/sym_lld"
+	check "lld: text segment offset != vaddr (the case under test)" \
+		test -n "$(readelf -lW "$W/sym_lld" | awk '$1 == "LOAD" && / R E / { a = $2; b = $3; sub(/^0x0*/, "", a); sub(/^0x0*/, "", b); if (a != b) print }')"
+	compare_eu lld "$P11" "$W/sym_lld" "$W/sym_lld" "$W/sym_lld" "$W/sym_lld" 1 $MIN
+else
+	fail "sym_lld not built: apt-get install lld"
+fi
+
 # --- libc with libc6-dbg: build-id debug file ---
 LIBC_MAP=$(awk -v l="$LIBC" '$6 == l { print $6; exit }' /proc/"$P1"/maps)
 [ -n "$LIBC_MAP" ] || LIBC_MAP=$(awk '/libc.so.6/ { print $6; exit }' /proc/"$P1"/maps)

@@ -671,6 +671,12 @@ static int run_scenario(const struct scenario *sc, struct stats out[2], long *ag
 		for (int i = 0; i < nr_rings; i++)
 			drain(&x, &rings[i]);
 	}
+	if (getenv("UNWIND_DEBUG")) {
+		char cmd[256];
+		snprintf(cmd, sizeof(cmd), "ls -l /proc/%d/fd | sed -n 's/.*-> //p' | sort | uniq -c; grep VmRSS /proc/%d/status", (int)getpid(), (int)getpid());
+		if (system(cmd))
+			fprintf(stderr, "(fd count failed)\n");
+	}
 	kill(x.pid, SIGKILL);
 	waitpid(x.pid, NULL, 0);
 	finish_times(&x.st[0]);

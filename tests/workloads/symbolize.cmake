@@ -21,3 +21,12 @@ add_custom_target(sym_split_binaries ALL DEPENDS sym_stripped sym_debuglink sym_
 add_executable(symbolize_driver ${CMAKE_SOURCE_DIR}/tests/tools/symbolize_driver.c)
 target_link_libraries(symbolize_driver PRIVATE pprobe_symbolize)
 set_target_properties(symbolize_driver PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+
+# lld lays out the executable segment at a virtual address that differs from
+# its file offset (offset 0x780, vaddr 0x1780): runtime -> ELF translation must
+# go through the PT_LOADs, not assume vaddr == offset.
+find_program(PPROBE_LLD ld.lld)
+if(PPROBE_LLD)
+  pprobe_workload(sym_lld ${CMAKE_CURRENT_SOURCE_DIR}/symbolize_wl.c FLAGS ${WL_NOFP} -fPIE)
+  target_link_options(sym_lld PRIVATE -pie -fuse-ld=lld)
+endif()
