@@ -205,6 +205,23 @@ static void test_add_stack(void)
 	svg_free(&b);
 	svg_free(&c);
 	svg_free(&d);
+
+	/* differential stacks: same as two-column lines */
+	const char *dl[] = { "comm;main;work 10 4", "comm;main 5 9", NULL };
+	render_lines(&o, dl, &a);
+	fg = flamegraph__new(&o);
+	CHECK(flamegraph__add_diff_stack(fg, s3, 3, 10, 4) == 0, "add diff");
+	CHECK(flamegraph__add_diff_stack(fg, s2, 2, 5, 9) == 0, "add diff");
+	CHECK(flamegraph__add_diff_stack(fg, s2, 2, -1, 9) == -EINVAL, "negative count");
+	memset(&b, 0, sizeof(b));
+	m = open_memstream(&b.text, &b.len);
+	CHECK(flamegraph__write_svg(fg, m) == 0, "write");
+	fclose(m);
+	CHECK(a.len == b.len && !memcmp(a.text, b.text, a.len), "add_diff_stack output differs");
+	CHECK(strstr(b.text, "<title>work (4 samples, 30.77%; -46.15%)</title>"), "diff tooltip");
+	flamegraph__delete(fg);
+	svg_free(&a);
+	svg_free(&b);
 }
 
 /* --- shapes */
