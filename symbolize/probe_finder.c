@@ -1918,13 +1918,17 @@ static int add_var(struct probe_finder *pf, struct pf_point *p, Dwarf_Die *var, 
 		Dwarf_Sword sv;
 		Dwarf_Word uv;
 		v->state = PF_VAR_CONST;
-		if (dwarf_whatform(&a) == DW_FORM_sdata && !dwarf_formsdata(&a, &sv))
-			sb_add(&wb, "%" PRId64, (int64_t)sv);
-		else if (dwarf_whatform(&a) == DW_FORM_udata && !dwarf_formudata(&a, &uv))
-			sb_add(&wb, "%" PRIu64, (uint64_t)uv);
-		else if (!dwarf_formblock(&a, &blk))
+		bool got = false;
+		if (dwarf_whatform(&a) == DW_FORM_sdata && !dwarf_formsdata(&a, &sv)) {
+			uv = (Dwarf_Word)sv;
+			got = true;
+		} else if (!dwarf_formblock(&a, &blk)) {
 			fmt_value(ht ? &t : NULL, v->byte_size, blk.data, blk.length, &wb);
-		else if (!dwarf_formudata(&a, &uv)) {
+		} else if (!dwarf_formudata(&a, &uv)) {
+			got = true;
+		}
+		if (got) {
+			/* through the type: a double may come as an integer form */
 			uint8_t bytes[8];
 			size_t nb = v->byte_size > 0 && v->byte_size <= 8 ? (size_t)v->byte_size : 8;
 			for (size_t i = 0; i < 8; i++)
