@@ -24,13 +24,14 @@ static void usage(FILE *f)
 		"       pprobe list -v EVENT...       what an event is: a tracepoint's fields and types\n"
 		"\n"
 		"GLOB matches event names (sched:*, *fault*); a word without glob characters\n"
-		"matches names containing it; hw, sw, cache, pmu, tracepoint, probe, sdt select a class.\n"
+		"matches names containing it; hw, sw, cache, breakpoint, pmu, tracepoint, probe, sdt\n"
+		"select a class.\n"
 		"-x BINARY adds the binary's USDT (SystemTap SDT) probes as sdt_PROVIDER:NAME.\n"
 		"EVENT is anything -e accepts (sched:sched_switch, syscalls:sys_enter_open*, cycles:u).\n");
 }
 
 enum class_mask {
-	CL_SW = 1, CL_HW = 2, CL_CACHE = 4, CL_PMU = 8, CL_TP = 16, CL_PROBE = 32, CL_SDT = 64, CL_ALL = 127,
+	CL_SW = 1, CL_HW = 2, CL_CACHE = 4, CL_PMU = 8, CL_TP = 16, CL_PROBE = 32, CL_SDT = 64, CL_BP = 128, CL_ALL = 255,
 };
 
 struct filter {
@@ -212,6 +213,8 @@ static int list_all(struct filter *f)
 				line(f, cn[i], NULL, what);
 			}
 	}
+	if (f->classes & CL_BP)
+		line(f, "mem:<addr>[/len][:access]", NULL, "Hardware breakpoint");
 	if (f->classes & CL_PMU) {
 		struct pmu **pmus;
 		int np = pmu__load_all(&pmus);
@@ -309,9 +312,14 @@ static int list_verbose(int argc, char **argv)
 		}
 		for (size_t j = 0; j < l.nr; j++) {
 			const struct event_spec *s = &l.v[j];
-			printf("%s: %s event, type %u config 0x%llx", s->name, event_kind__name(s->kind), s->attr.type,
-			       (unsigned long long)s->attr.config);
-			if (s->attr.config1 || s->attr.config2)
+			printf("%s: %s event, type %u", s->name, event_kind__name(s->kind), s->attr.type);
+			if (s->kind == EVENT_KIND_BREAKPOINT)
+				printf(" address 0x%llx length %llu access %s%s%s", (unsigned long long)s->attr.bp_addr,
+				       (unsigned long long)s->attr.bp_len, s->attr.bp_type & 1 ? "r" : "",
+				       s->attr.bp_type & 2 ? "w" : "", s->attr.bp_type & 4 ? "x" : "");
+			else
+				printf(" config 0x%llx", (unsigned long long)s->attr.config);
+			if (s->kind != EVENT_KIND_BREAKPOINT && (s->attr.config1 || s->attr.config2))
 				printf(" config1 0x%llx config2 0x%llx", (unsigned long long)s->attr.config1,
 				       (unsigned long long)s->attr.config2);
 			if (s->modifiers[0])
@@ -400,7 +408,7 @@ int cmd_list(int argc, char **argv)
 		{ "sw", CL_SW }, { "software", CL_SW }, { "hw", CL_HW }, { "hardware", CL_HW },
 		{ "cache", CL_CACHE }, { "hwcache", CL_CACHE }, { "pmu", CL_PMU },
 		{ "tracepoint", CL_TP }, { "tracepoints", CL_TP }, { "probe", CL_PROBE }, { "probes", CL_PROBE },
-		{ "sdt", CL_SDT }, { "usdt", CL_SDT },
+		{ "sdt", CL_SDT }, { "usdt", CL_SDT }, { "breakpoint", CL_BP },
 	};
 	for (int i = 0; i < argc; i++) {
 		size_t k;

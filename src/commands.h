@@ -5,10 +5,11 @@
 #define PPROBE_COMMANDS_H
 
 int cmd_record(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_list(int argc, char **argv);
-int cmd_stat(int argc, char **argv);
 
 #endif

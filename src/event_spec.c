@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/hw_breakpoint.h>
+
 #include "event_spec.h"
 #include "pmu.h"
 #include "tracefs.h"
@@ -199,6 +201,7 @@ const char *event_kind__name(enum event_kind kind)
 	case EVENT_KIND_RAW:        return "raw";
 	case EVENT_KIND_TRACEPOINT: return "tracepoint";
 	case EVENT_KIND_PROBE:      return "probe";
+	case EVENT_KIND_BREAKPOINT: return "breakpoint";
 	}
 	return "?";
 }
@@ -922,6 +925,90 @@ static int lookup_symbolic(const char *base, enum event_kind *kind, uint32_t *ty
 	return 0;
 }
 
+/* mem:ADDR[/LEN][:ACCESS][:MODS] */
+static int parse_breakpoint(struct parse_ctx *c, const char *tok, const char *group_mods)
+{
+	const char *p = tok + 4;
+	char *end;
+	uint64_t addr, len = 0;
+	unsigned type = 0;
+	char mods[32] = "";
+	size_t display_len = strlen(tok);   /* the name without the modifiers */
+
+	errno = 0;
+	addr = strtoull(p, &end, 0);
+	if (end == p || errno) {
+		seterr(c->err, c->errlen, "'%s': a breakpoint is written mem:ADDRESS[/LENGTH][:rwx] "
+		       "(e.g. mem:0x601040/8:w)", tok);
+		return -EINVAL;
+	}
+	p = end;
+	if (*p == '/') {
+		len = strtoull(p + 1, &end, 0);
+		if (end == p + 1 || !(len == 1 || len == 2 || len == 4 || len == 8)) {
+			seterr(c->err, c->errlen, "'%s': breakpoint length must be 1, 2, 4 or 8", tok);
+			return -EINVAL;
+		}
+		p = end;
+	}
+	if (*p == ':') {
+		p++;
+		const char *q = p;
+		while (*q == 'r' || *q == 'w' || *q == 'x') {
+			type |= *q == 'r' ? HW_BREAKPOINT_R : *q == 'w' ? HW_BREAKPOINT_W : HW_BREAKPOINT_X;
+			q++;
+		}
+		if (q == p || (*q && *q != ':')) {
+			/* no access letters: perhaps only modifiers ("mem:0x10:u") */
+			if (q == p && is_modifier_string(p)) {
+				snprintf(mods, sizeof(mods), "%s", p);
+				display_len = (size_t)(p - 1 - tok);
+				q = p + strlen(p);
+			} else {
+				seterr(c->err, c->errlen, "'%s': breakpoint access is r, w, x or a mix (rw, rwx)", tok);
+				return -EINVAL;
+			}
+		}
+		p = q;
+		if (*p == ':') {
+			if (!is_modifier_string(p + 1)) {
+				seterr(c->err, c->errlen, "'%s': '%s' is not a modifier", tok, p + 1);
+				return -EINVAL;
+			}
+			snprintf(mods, sizeof(mods), "%s", p + 1);
+			display_len = (size_t)(p - tok);
+			p += strlen(p);
+		}
+	}
+	if (*p) {
+		seterr(c->err, c->errlen, "'%s': unexpected '%s' (mem:ADDRESS[/LENGTH][:rwx])", tok, p);
+		return -EINVAL;
+	}
+	if (!type)
+		type = HW_BREAKPOINT_R | HW_BREAKPOINT_W;
+	if ((type & HW_BREAKPOINT_X) && (type & (HW_BREAKPOINT_R | HW_BREAKPOINT_W))) {
+		seterr(c->err, c->errlen, "'%s': an execute breakpoint cannot also watch reads or writes", tok);
+		return -EINVAL;
+	}
+	if (!len)
+		len = type == HW_BREAKPOINT_X ? sizeof(long) : HW_BREAKPOINT_LEN_4;
+	if (group_mods)
+		snprintf(mods + strlen(mods), sizeof(mods) - strlen(mods), "%s", group_mods);
+
+	char display[128];
+	snprintf(display, sizeof(display), "%.*s", (int)display_len, tok);
+	struct event_spec *s = new_spec(c, EVENT_KIND_BREAKPOINT, display);
+	if (!s)
+		return -ENOMEM;
+	s->attr.type = PERF_TYPE_BREAKPOINT;
+	s->attr.config = 0;
+	s->attr.bp_type = type;
+	s->attr.bp_addr = addr;
+	s->attr.bp_len = len;
+	s->sample_freq_default = false;   /* every hit, as perf */
+	return finish_spec(c, s, mods);
+}
+
 static int parse_event(struct parse_ctx *c, const char *tok, const char *group_mods)
 {
 	char base[512], mods[32] = "";
@@ -930,6 +1017,8 @@ static int parse_event(struct parse_ctx *c, const char *tok, const char *group_m
 	uint64_t config;
 	int r;
 
+	if (!strncmp(tok, "mem:", 4))
+		return parse_breakpoint(c, tok, group_mods);
 	const char *colon0 = strchr(tok, ':');
 	if (colon0 && (size_t)(colon0 - tok) < sizeof(base)) {
 		/* probe groups first: their names may contain '/' (uprobe:/bin/bash:readline) */

@@ -16,6 +16,8 @@
  *              (sysfs format/ and events/; built-in terms config, config1,
  *              config2, period, freq, name)
  *   tracepoint subsys:name with globs (sched:*, syscalls:sys_enter_open*)
+ *   breakpoint mem:ADDR[/LEN][:ACCESS] (perf's syntax: ACCESS r, w, x or a mix,
+ *              default rw; LEN 1, 2, 4, 8, default 4, sizeof(long) for x)
  *   probe      probe:..., uprobe:..., kprobe:... (hook for dynamic probes;
  *              existing tracefs probe events are usable, creating them is not
  *              supported yet)
@@ -39,6 +41,7 @@ enum event_kind {
 	EVENT_KIND_RAW,         /* rHEX and pmu/.../ */
 	EVENT_KIND_TRACEPOINT,
 	EVENT_KIND_PROBE,       /* dynamic probe (a tracefs event of a probe group) */
+	EVENT_KIND_BREAKPOINT,  /* mem:ADDR[/LEN][:rwx] hardware breakpoint */
 };
 
 struct event_spec {

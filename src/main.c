@@ -16,11 +16,12 @@ struct command {
 
 static const struct command commands[] = {
 	{ "record",     cmd_record,     "sample events and write folded stacks (or an SVG)" },
+	{ "stat",       cmd_stat,       "count events: exact totals, rates, intervals, repeats" },
+	{ "trace",      cmd_trace,      "print events as they happen, fields decoded, kernel-filtered" },
 	{ "flamegraph", cmd_flamegraph, "draw folded stacks as an interactive SVG flame graph" },
 	{ "diff",       cmd_diff,       "compare two folded profiles (difffolded), optionally as SVG" },
 	{ "probe",      cmd_probe,      "inspect probe points: -F functions, -L lines, -V variables (perf probe syntax)" },
 	{ "list",       cmd_list,       "list the events -e accepts; -v EVENT shows a tracepoint's fields" },
-	{ "stat",       cmd_stat,       "count events (perf stat): totals, rates, intervals, repeats" },
 };
 
 static void usage(FILE *f)

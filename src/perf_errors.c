@@ -121,10 +121,11 @@ int event_spec__explain_open_error(const struct event_spec *s, int err, char *bu
 		return snprintf(buf, len,
 				"cannot open '%s': too many open files (RLIMIT_NOFILE soft limit %llu, hard limit "
 				"%llu; every event needs one descriptor per CPU (%ld online) and per thread); raise "
-				"the limit with 'ulimit -n %llu' (up to the hard limit; as root beyond it), or "
-				"record fewer events",
+				"the limit with 'ulimit -n %llu' (pprobe already uses the whole soft limit; beyond "
+				"the hard limit only as root), or record fewer events",
 				NAME(s), (unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max, cpus,
-				(unsigned long long)(rl.rlim_max == RLIM_INFINITY ? 1048576 : rl.rlim_max));
+				/* pprobe has raised the soft limit to the hard one already: ask for more. */
+				(unsigned long long)(rl.rlim_max == RLIM_INFINITY || rl.rlim_max < 1024 ? 4096 : rl.rlim_max * 4));
 	}
 	case ESRCH:
 		return snprintf(buf, len,

@@ -24,6 +24,7 @@ struct fn_die {
 	Dwarf_Off off;		/* DIE offset in its Dwarf */
 	int parent;		/* index of the enclosing fn_die, -1 */
 	bool inlined;
+	uint32_t first, count;	/* its ranges in cu_index.by_die */
 };
 
 struct fn_range {
@@ -34,7 +35,8 @@ struct fn_range {
 struct cu_index {
 	Dwarf_Off cu_off;
 	struct fn_die *dies;
-	struct fn_range *ranges;
+	struct fn_range *ranges;	/* sorted by start */
+	struct fn_range *by_die;	/* the same, grouped per DIE */
 	size_t ndies, nranges, capdies, capranges;
 };
 
@@ -119,6 +121,7 @@ void dwarf__free(struct elf_object *o)
 	for (size_t i = 0; i < o->dw->ncus; i++) {
 		free(o->dw->cus[i].dies);
 		free(o->dw->cus[i].ranges);
+		free(o->dw->cus[i].by_die);
 	}
 	free(o->dw->cus);
 	dwfl_end(o->dw->dwfl);
@@ -189,7 +192,8 @@ static int index_walk(struct cu_index *ci, Dwarf_Die *die, int parent, int depth
 			}
 			me = (int)ci->ndies;
 			ci->dies[ci->ndies++] = (struct fn_die){ dwarf_dieoffset(die), parent,
-								 tag == DW_TAG_inlined_subroutine };
+								 tag == DW_TAG_inlined_subroutine,
+								 (uint32_t)ci->nranges, 0 };
 			while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
 				if (hi <= lo)
 					continue;
@@ -203,6 +207,7 @@ static int index_walk(struct cu_index *ci, Dwarf_Die *die, int parent, int depth
 					ci->capranges = cap;
 				}
 				ci->ranges[ci->nranges++] = (struct fn_range){ lo, hi, me };
+				ci->dies[me].count++;
 			}
 		}
 		/* functions nest in functions, lexical blocks and (C++) namespaces
@@ -251,9 +256,13 @@ static struct cu_index *cu_index_get(struct dwarf_state *st, Dwarf_Die *cudie)
 		free(ci.ranges);
 		return NULL;
 	}
+	ci.by_die = malloc((ci.nranges ? ci.nranges : 1) * sizeof(*ci.by_die));
+	if (ci.by_die)
+		memcpy(ci.by_die, ci.ranges, ci.nranges * sizeof(*ci.by_die));
 	qsort(ci.ranges, ci.nranges, sizeof(*ci.ranges), range_cmp);
-	v = realloc(st->cus, (st->ncus + 1) * sizeof(*v));
+	v = ci.by_die ? realloc(st->cus, (st->ncus + 1) * sizeof(*v)) : NULL;
 	if (!v) {
+		free(ci.by_die);
 		free(ci.dies);
 		free(ci.ranges);
 		return NULL;
@@ -265,15 +274,13 @@ static struct cu_index *cu_index_get(struct dwarf_state *st, Dwarf_Die *cudie)
 	return &v[lo];
 }
 
-static bool die_contains(struct cu_index *ci, int die, uint64_t addr, size_t hint)
+static bool die_contains(struct cu_index *ci, int die, uint64_t addr)
 {
-	/* ranges of one DIE are few; scan those near the hint first */
-	for (size_t i = 0; i < ci->nranges; i++) {
-		size_t j = (hint + i) % ci->nranges;
+	const struct fn_die *d = &ci->dies[die];
 
-		if (ci->ranges[j].die == die && addr >= ci->ranges[j].lo && addr < ci->ranges[j].hi)
+	for (uint32_t i = d->first; i < d->first + d->count; i++)
+		if (addr >= ci->by_die[i].lo && addr < ci->by_die[i].hi)
 			return true;
-	}
 	return false;
 }
 
@@ -298,7 +305,7 @@ static int cu_index_find(struct cu_index *ci, uint64_t addr)
 		return r->die;
 	/* walk up from the last function starting before addr */
 	for (d = ci->dies[r->die].parent; d >= 0; d = ci->dies[d].parent)
-		if (die_contains(ci, d, addr, lo - 1))
+		if (die_contains(ci, d, addr))
 			return d;
 	/* not nested under it: an earlier sibling tree may still contain addr */
 	for (size_t i = lo - 1; i-- > 0;)

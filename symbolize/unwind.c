@@ -334,16 +334,20 @@ static int uproc__build_mods(struct unwinder *u, struct uproc *p, const struct m
 			continue;
 		if (!f)
 			continue;
-		/* the PT_LOAD that this mapping's file offset falls in */
+		/* the PT_LOAD this mapping's file offset falls in; executable
+		 * ones first: lld lets segments share a file page, so the
+		 * page at pgoff may also start a read-only segment */
 		uint64_t bias = 0;
 		bool found = false;
-		for (int k = 0; k < f->nr_loads && !found; k++) {
-			uint64_t off = f->loads[k].offset & ~(f->align - 1);
-			if (off == m->pgoff ||
-			    (m->pgoff >= f->loads[k].offset &&
-			     m->pgoff < f->loads[k].offset + f->loads[k].filesz)) {
-				bias = m->start - (f->loads[k].vaddr + m->pgoff - f->loads[k].offset);
-				found = true;
+		for (int pass = 0; pass < 2 && !found; pass++) {
+			for (int k = 0; k < f->nr_loads && !found; k++) {
+				uint64_t off = f->loads[k].offset & ~(f->align - 1);
+				if (!pass && !(f->loads[k].flags & PF_X))
+					continue;
+				if (m->pgoff >= off && m->pgoff < f->loads[k].offset + f->loads[k].filesz) {
+					bias = m->start - (f->loads[k].vaddr + m->pgoff - f->loads[k].offset);
+					found = true;
+				}
 			}
 		}
 		if (!found)

@@ -8,7 +8,9 @@
  * time order and merges only adjacent stacks, as flamegraph.pl does.)
  *
  * Errors: functions returning int return 0 or a negative errno; constructors
- * return NULL with errno set. Nothing here prints or exits.
+ * return NULL with errno set. Nothing here prints or exits. Numbers are read
+ * and written with strtod/printf: keep LC_NUMERIC at "C" (pprobe never calls
+ * setlocale). Objects are not thread-safe; use one per thread.
  */
 #ifndef PPROBE_FLAMEGRAPH_H
 #define PPROBE_FLAMEGRAPH_H

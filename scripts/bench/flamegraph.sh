@@ -43,17 +43,20 @@ if [ ! -s "$IN" ]; then
 		}
 	}' >"$IN"
 fi
+SORTED="$W/stacks-v2-$LINES.sorted.folded"
+[ -s "$SORTED" ] || LC_ALL=C sort -S 1G -T "$W" "$IN" >"$SORTED"
 size=$(du -h "$IN" | cut -f1)
 
-# run NAME CMD...: prints "seconds rss_mb" of CMD (stdout to $W/NAME.svg)
+# run NAME CMD...: prints "wall_s cpu_s rss_mb" of CMD (stdout to $W/NAME.svg)
 run() {
 	local name=$1; shift
 	/usr/bin/time -v -o "$W/$name.time" "$@" >"$W/$name.svg" 2>"$W/$name.err" || {
 		echo "$name failed: $(tail -2 "$W/$name.err")" >&2; return 1; }
 	awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0
 			for (i = 1; i <= n; i++) s = s * 60 + t[i] }
+		/User time|System time/ { cpu += $2 }
 		/Maximum resident set size/ { rss = $2 / 1024 }
-		END { printf "%.2f %.0f\n", s, rss }' "$W/$name.time"
+		END { printf "%.2f %.2f %.0f\n", s, cpu, rss }' "$W/$name.time"
 }
 
 FG=${FLAMEGRAPH_PL:-}
@@ -65,19 +68,22 @@ if [ -z "$FG" ] && [ "${SKIP_PERL:-0}" != 1 ]; then
 	fi
 fi
 
-echo "input: $LINES lines, $size ($IN)"
-read -r pt pm < <(run pprobe "$PPROBE" flamegraph "$IN")
-pf=$(grep -c '^<g>$' "$W/pprobe.svg")
-printf '| %-28s | %10s | %12s | %15s |\n' tool "wall (s)" "peak RSS (MB)" "frames drawn"
-printf '|%s|%s|%s|%s|\n' ------------------------------ ------------ -------------- -----------------
-printf '| %-28s | %10s | %12s | %15s |\n' "pprobe flamegraph" "$pt" "$pm" "$pf"
+row() { printf '| %-34s | %9s | %8s | %13s | %12s |\n' "$@"; }
+echo "input: $LINES lines, $size ($IN), $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
+echo
+row tool "wall (s)" "CPU (s)" "peak RSS (MB)" "frames drawn"
+echo "|------------------------------------|-----------|----------|---------------|--------------|"
+read -r pt pc pm < <(run pprobe "$PPROBE" flamegraph "$IN")
+row "pprobe flamegraph" "$pt" "$pc" "$pm" "$(grep -c '<title>' "$W/pprobe.svg")"
+read -r st sc sm < <(run pprobe-sorted "$PPROBE" flamegraph "$SORTED")
+row "pprobe flamegraph (sorted input)" "$st" "$sc" "$sm" "$(grep -c '<title>' "$W/pprobe-sorted.svg")"
 if [ -n "$FG" ] && [ "${SKIP_PERL:-0}" != 1 ]; then
-	if read -r gt gm < <(run perl perl "$FG" "$IN"); then
-		gf=$(grep -c '^<g>$' "$W/perl.svg" || true)
-		printf '| %-28s | %10s | %12s | %15s |\n' "flamegraph.pl (perl $(perl -e 'print $^V'))" "$gt" "$gm" "$gf"
-		awk -v a="$pt" -v b="$gt" -v c="$pm" -v d="$gm" 'BEGIN {
-			printf "\npprobe is %.1fx faster and uses %.1fx less memory\n", b / a, d / c }'
+	if read -r gt gc gm < <(run perl perl "$FG" "$IN"); then
+		row "flamegraph.pl (perl $(perl -e 'print $^V'))" "$gt" "$gc" "$gm" "$(grep -c '<title>' "$W/perl.svg" || true)"
+		awk -v a="$pc" -v b="$gc" -v c="$pm" -v d="$gm" 'BEGIN {
+			printf "\npprobe: %.1fx less CPU time, %.1fx less memory than flamegraph.pl\n", b / a, d / c }'
 	fi
 else
+	echo
 	echo "flamegraph.pl: unavailable (set FLAMEGRAPH_PL=/path/to/flamegraph.pl)"
 fi

@@ -138,6 +138,38 @@ try {
 	// --- escaped names survive the round trip into the DOM
 	const tpl = await page.evaluate(() => [...document.querySelectorAll('#frames title')]
 		.map((t) => t.textContent).find((t) => t.startsWith('tpl')));
+	// --- keyboard: Ctrl-F opens the search prompt; a bad regexp is reported
+	dialogAnswer = '(';
+	await page.keyboard.press('Control+f');
+	check('Ctrl-F prompts', dialogs === 2, dialogs);
+	check('invalid regexp is reported, not thrown', (await text('matched')).t === 'Invalid regexp',
+		(await text('matched')).t);
+	await page.click('#search');
+
+	// --- icicle graph (root on top): zoom keeps ancestors above the frame
+	const icicle = process.argv[3];
+	if (icicle) {
+		await page.goto(pathToFileURL(resolve(icicle)).href);
+		await page.waitForFunction(() => typeof fg !== 'undefined' && fg.frames.length > 0);
+		const mainY = (await page.evaluate(() => fg.frames.find((f) => f.name === 'main').y));
+		const betaY = (await page.evaluate(() => fg.frames.find((f) => f.name === 'beta').y));
+		check('icicle: children below parents', betaY > mainY, `${betaY} ${mainY}`);
+		await rect('beta').click();
+		const b = await attrs('beta'), mn = await attrs('main'), o2 = await attrs('ba_other');
+		check('icicle zoom fills the width', near(b.x, 10) && near(b.w, 1180), `${b.x} ${b.w}`);
+		check('icicle zoom keeps ancestors', mn.shown && mn.cls.includes('parent'));
+		check('icicle zoom scales children', near(o2.w, 200 * 1180 / 380, 0.1), o2.w);
+		check('icicle zoom hides siblings', !(await attrs('alpha')).shown);
+		check('zoom state is in the URL', /[?&]x=/.test(page.url()) && /[?&]y=/.test(page.url()), page.url());
+		// reopening that URL restores the zoom
+		await page.goto(page.url());
+		await page.waitForFunction(() => typeof fg !== 'undefined' && fg.frames.length > 0);
+		check('zoom restored from the URL', near((await attrs('beta')).w, 1180), (await attrs('beta')).w);
+		await rect('all').click();
+		check('clicking the root resets the zoom', near((await attrs('beta')).w, 380) &&
+			(await attrs('alpha')).shown && (await text('unzoom')).hidden);
+	}
+
 	check('escaped name reaches the DOM intact', tpl === 'tpl<a&b> (100 samples, 8.47%)', tpl);
 	check('no script errors', errors.length === 0, errors.join('; '));
 } catch (e) {

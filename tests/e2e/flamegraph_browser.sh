@@ -20,4 +20,5 @@ fi
 printf '%s\n' 'app;main;alpha;ba_leaf 300' 'app;main;alpha 100' 'app;main;beta;ba_other 200' \
 	'app;main;beta 180' 'app;main;gamma 300' 'app;main;gamma;tpl<a&b> 100' >"$T/b.folded"
 "$PPROBE" flamegraph "$T/b.folded" >"$T/b.svg" || { echo "FAIL: pprobe flamegraph" >&2; exit 1; }
-CHROMIUM="$CHROMIUM" node "$B/flamegraph.test.mjs" "$T/b.svg"
+"$PPROBE" flamegraph --inverted "$T/b.folded" >"$T/i.svg" || { echo "FAIL: pprobe flamegraph --inverted" >&2; exit 1; }
+CHROMIUM="$CHROMIUM" node "$B/flamegraph.test.mjs" "$T/b.svg" "$T/i.svg"

@@ -13,6 +13,8 @@ pass() { echo "ok: $*"; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
 need_root() { [ "$(id -u)" -eq 0 ] || skip "needs root (perf_event_paranoid and tracefs)"; }
 # check DESCRIPTION COMMAND...: run a test command, record pass/fail
+# not COMMAND...: succeed when the command fails (for check)
+not() { ! "$@"; }
 check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
 # folded_sum FILE [REGEX]: total count of folded lines (matching REGEX)
 folded_sum() { awk -v re="${2:-}" 're == "" || $0 ~ re { n += $NF } END { print n + 0 }' "$1"; }

@@ -187,6 +187,38 @@ static void test_add_stack(void)
 	fclose(m);
 	CHECK(a.len == b.len && !memcmp(a.text, b.text, a.len), "add_stack output differs");
 	CHECK(flamegraph__nr_frames(fg) == 6, "frames %zu", flamegraph__nr_frames(fg));
+
+	/* writing is repeatable, and more input after a write is merged as if
+	 * it had all come first */
+	const char *more[] = { "comm;main;work 10", "comm;main 5", "other;x_[k] 3", "comm;aaa 7",
+			       "comm;main;work 1", NULL };
+	struct svg c, d = { 0 };
+	render_lines(&o, more, &c);
+	CHECK(flamegraph__add_line(fg, "comm;aaa 7") == 0 && flamegraph__add_line(fg, "comm;main;work 1") == 0,
+	      "add after write");
+	m = open_memstream(&d.text, &d.len);
+	CHECK(flamegraph__write_svg(fg, m) == 0, "second write");
+	fclose(m);
+	CHECK(c.len == d.len && !memcmp(c.text, d.text, c.len), "write, add, write differs");
+	flamegraph__delete(fg);
+	svg_free(&a);
+	svg_free(&b);
+	svg_free(&c);
+	svg_free(&d);
+
+	/* differential stacks: same as two-column lines */
+	const char *dl[] = { "comm;main;work 10 4", "comm;main 5 9", NULL };
+	render_lines(&o, dl, &a);
+	fg = flamegraph__new(&o);
+	CHECK(flamegraph__add_diff_stack(fg, s3, 3, 10, 4) == 0, "add diff");
+	CHECK(flamegraph__add_diff_stack(fg, s2, 2, 5, 9) == 0, "add diff");
+	CHECK(flamegraph__add_diff_stack(fg, s2, 2, -1, 9) == -EINVAL, "negative count");
+	memset(&b, 0, sizeof(b));
+	m = open_memstream(&b.text, &b.len);
+	CHECK(flamegraph__write_svg(fg, m) == 0, "write");
+	fclose(m);
+	CHECK(a.len == b.len && !memcmp(a.text, b.text, a.len), "add_diff_stack output differs");
+	CHECK(strstr(b.text, "<title>work (4 samples, 30.77%; -46.15%)</title>"), "diff tooltip");
 	flamegraph__delete(fg);
 	svg_free(&a);
 	svg_free(&b);

@@ -46,7 +46,7 @@ static int nr_failures;
 
 /* ---- tiny symbol table lookup ---- */
 struct sym { uint64_t addr, size; char *name; };
-struct symtab { char *path; struct sym *syms; size_t n; };
+struct symtab { char *path; struct sym *syms; size_t n; uint64_t x_vaddr, x_offset; /* PF_X PT_LOAD */ };
 
 static int sym_cmp(const void *a, const void *b)
 {
@@ -79,6 +79,15 @@ static int symtab__load(struct symtab *st, const char *path)
 			st->syms[st->n].size = s.st_size;
 			st->syms[st->n].name = strdup(elf_strptr(elf, sh.sh_link, s.st_name));
 			st->n++;
+		}
+	}
+	size_t phnum;
+	for (size_t i = 0; elf && !elf_getphdrnum(elf, &phnum) && i < phnum; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			st->x_vaddr = ph.p_vaddr;
+			st->x_offset = ph.p_offset;
+			break;
 		}
 	}
 	elf_end(elf);
@@ -282,17 +291,17 @@ static const char *addr_name(struct ctx *x, uint64_t a)
 
 static void compute_biases(struct ctx *x, const struct maps *maps)
 {
-	/* PIE and .so from GNU ld: first PT_LOAD at vaddr 0, mapped at offset 0 */
+	/* from the executable mapping and the PF_X PT_LOAD (GNU ld and lld) */
 	for (size_t i = 0; i < maps__count(maps); i++) {
 		const struct map *m = maps__at(maps, i);
-		if (!m->path || m->pgoff)
+		if (!m->path || !(m->prot & PROT_EXEC))
 			continue;
 		const char *b = strrchr(m->path, '/');
 		b = b ? b + 1 : m->path;
 		if (!strcmp(b, x->sc->exe))
-			x->exe_bias = m->start;
-		else if (!strcmp(b, "libunwind_plugin.so"))
-			x->plugin_bias = m->start;
+			x->exe_bias = m->start - (x->exe.x_vaddr + m->pgoff - x->exe.x_offset);
+		else if (!strcmp(b, "libunwind_plugin.so"))	/* GNU ld: vaddr == offset */
+			x->plugin_bias = m->start - m->pgoff;
 	}
 }
 
@@ -360,7 +369,7 @@ static bool check_stack(struct ctx *x, const uint64_t *ips, int n, char *why, si
 
 static void dump(struct ctx *x, int b, const uint64_t *ips, int n, const struct unwind_result *r)
 {
-	fprintf(stderr, "%s: %s end=%s dso=%s nr=%d fp=%d live=%d\n", x->sc->name,
+	fprintf(stderr, "%s: bias=%#" PRIx64 " xv=%#" PRIx64 " xo=%#" PRIx64 " %s end=%s dso=%s nr=%d fp=%d live=%d\n", x->sc->name, x->exe_bias, x->exe.x_vaddr, x->exe.x_offset,
 		b ? "libunwind" : "libdw", unwind_end__str(r->end), r->end_dso ? r->end_dso : "-",
 		n, r->fp_frames, r->used_live_stack);
 	for (int i = 0; i < n; i++) {
@@ -559,8 +568,10 @@ static int run_scenario(const struct scenario *sc, struct stats out[2], long *ag
 		x.uw[b] = unwinder__new(b ? UNWIND_LIBUNWIND : UNWIND_LIBDW);
 		unwinder__set_live_stack(x.uw[b], sc->live);
 	}
-	if (pipe(go))
+	if (pipe(go)) {
+		FAIL("%s: pipe: %s", sc->name, strerror(errno));
 		goto out;
+	}
 	x.pid = fork();
 	if (x.pid == 0) {
 		char c;
@@ -635,8 +646,10 @@ static int run_scenario(const struct scenario *sc, struct stats out[2], long *ag
 		}
 		rings[nr_rings++] = (struct ring){ (int)fd, base, (size_t)RING_PAGES * 4096 };
 	}
-	if (write(go[1], "g", 1) != 1)
+	if (write(go[1], "g", 1) != 1) {
+		FAIL("%s: starting the workload: %s", sc->name, strerror(errno));
 		goto out;
+	}
 	close(go[1]);
 
 	/* at least sc->seconds, and on until 200 leaf samples (a loaded
@@ -780,6 +793,7 @@ int main(int argc, char **argv)
 		{ "nocfi-10", "unwind_wl", "unwind_wl", "nocfi", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		{ "nofp-10", "unwind_wl", "unwind_wl", "nofp", 10, DEFAULT_COPY, true, 1000000, 1.0, false, true, NULL },
 		{ "inline-10", "unwind_wl", "unwind_wl", "inline", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
+		{ "lld-60", "unwind_wl_lld", "unwind_wl_lld", "sort", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		{ "stripped-60", "unwind_wl_stripped", "unwind_wl", "sort", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		{ "cxx-60", "unwind_cxx", "unwind_cxx", NULL, 60, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		/* maps as perf's MMAP2 records give them: no stack mapping */
@@ -838,6 +852,15 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		const char *only = getenv("UNWIND_ONLY");	/* one scenario by name */
+		if (only && strcmp(only, all[i].name))
+			continue;
+		char path[4200];
+		snprintf(path, sizeof(path), "%s/%s", wl_dir, all[i].exe);
+		if (!strncmp(all[i].name, "lld", 3) && access(path, X_OK)) {
+			printf("SKIP %s: no %s (ld.lld not installed: apt-get install lld)\n", all[i].name, path);
+			continue;
+		}
 		int rc = run_scenario(&all[i], st, &agree);
 		if (rc == 77)
 			return 77;

@@ -22,3 +22,12 @@ add_custom_command(OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/unwind_wl_stripped
   DEPENDS unwind_wl VERBATIM)
 add_custom_target(unwind_wl_stripped ALL DEPENDS ${CMAKE_CURRENT_BINARY_DIR}/unwind_wl_stripped)
 pprobe_workload(unwind_cxx unwind_cxx.cpp FLAGS ${WL_NOFP})
+# The same program linked by lld, whose executable segment shares a file page
+# with the read-only one at another virtual address (vaddr != file offset).
+find_program(PPROBE_LLD ld.lld)
+if(PPROBE_LLD)
+  pprobe_workload(unwind_wl_lld unwind_wl.c FLAGS ${WL_NOFP} -fPIE LIBS dl pthread)
+  target_sources(unwind_wl_lld PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/unwind_nocfi.c ${CMAKE_CURRENT_SOURCE_DIR}/unwind_nocfi_nofp.c)
+  target_link_options(unwind_wl_lld PRIVATE -pie -fuse-ld=lld)
+  add_dependencies(unwind_wl_lld unwind_plugin)
+endif()

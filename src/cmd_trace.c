@@ -1,0 +1,489 @@
+/* pprobe trace: one line per event as it happens, decoded from the event's
+ * format, in timestamp order across CPUs. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "commands.h"
+#include "event_spec.h"
+#include "tp_format.h"
+#include "trace_filter.h"
+#include "pprobe/symbolize.h"
+#include "pprobe/unwind.h"
+
+#define MAX_USER_FRAMES 512
+
+struct trace_event {
+	const struct event_spec *spec;
+	struct tp_format *fmt;		/* NULL for events without a format */
+	const char *filter;
+	uint64_t count;
+};
+
+struct trace {
+	FILE *out;
+	bool json, kstack, ustack;
+	struct symbolizer *sym;
+	struct unwinder *unwinder;
+	uint64_t ips[MAX_USER_FRAMES];
+	char *buf;
+	size_t buf_len;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: pprobe trace -e EVENT [--filter EXPR] [-e EVENT ...] [options] [--] [command [args...]]\n"
+"\n"
+"Print each event as it happens, in timestamp order across CPUs:\n"
+"  comm-tid [cpu] seconds: subsys:event: field=value ...\n"
+"\n"
+"  -e, --event EVENT     tracepoint (subsys:name, globs), probe, or any other event\n"
+"      --filter EXPR     kernel filter for the preceding -e, as perf: 'sig == 5 && pid == 42'\n"
+"  -a, -C LIST, -p PID, -t TID   all CPUs, some CPUs, processes, threads\n"
+"                        (default: the command; with -a/-p a command bounds the duration)\n"
+"  -d, --duration SECS   stop after SECS seconds (SIGINT/SIGTERM stop too)\n"
+"  -H, --header          print a header line first\n"
+"  -s, --kstack          the kernel stack under each event\n"
+"  -g                    kernel and user stacks (user stacks unwound with DWARF)\n"
+"  -o, --output FILE     write there instead of stdout\n"
+"      --json            one JSON object per line\n"
+"  -m, --mmap-pages N    ring pages per CPU\n"
+"\n"
+"Examples:\n"
+"  pprobe trace -a -e signal:signal_generate --filter 'sig == 5 && pid == 3073758'\n"
+"  pprobe trace -e 'syscalls:sys_enter_open*' -- ls\n"
+"  pprobe trace -s -e sched:sched_process_exec -a -d 10\n");
+}
+
+static void json_str(FILE *f, const char *s, size_t n)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < n && s[i]; i++) {
+		unsigned char ch = (unsigned char)s[i];
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch == '\n')
+			fputs("\\n", f);
+		else if (ch == '\t')
+			fputs("\\t", f);
+		else if (ch < 0x20 || ch >= 0x7f)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void json_fields(FILE *f, const struct tp_format *fmt, const void *raw, size_t size)
+{
+	char tmp[4096];
+	bool first = true;
+	fputs(",\"fields\":{", f);
+	for (size_t i = 0; i < fmt->nr_fields; i++) {
+		const struct tp_field *fld = &fmt->fields[i];
+		if (fld->is_common)
+			continue;
+		if (!first)
+			fputc(',', f);
+		first = false;
+		json_str(f, fld->name, strlen(fld->name));
+		fputc(':', f);
+		int64_t v;
+		if (fld->is_string) {
+			const void *p = NULL;
+			size_t n = 0;
+			if (fld->is_dynamic) {
+				if (tp_field__dynamic(fld, raw, size, &p, &n))
+					p = NULL;
+			} else if (fld->offset + fld->size <= size) {
+				p = (const char *)raw + fld->offset;
+				n = fld->size;
+			}
+			if (p)
+				json_str(f, p, n);
+			else
+				fputs("null", f);
+		} else if (!fld->is_array && !fld->is_pointer && tp_field__int(fld, raw, size, &v) == 0) {
+			if (fld->elem_signed)
+				fprintf(f, "%lld", (long long)v);
+			else
+				fprintf(f, "%llu", (unsigned long long)(uint64_t)v);
+		} else {
+			tp_field__format(fld, raw, size, tmp, sizeof(tmp));
+			json_str(f, tmp, strlen(tmp));
+		}
+	}
+	fputc('}', f);
+}
+
+static void print_frame(struct trace *tr, pid_t pid, const struct map *m, uint64_t ip, bool kernel, bool ret,
+			bool *first_json)
+{
+	struct sym_frame sf[16];
+	int n = kernel ? symbolizer__kernel(tr->sym, ip, ret, sf, 16)
+		       : (m ? symbolizer__user(tr->sym, pid, m, ip, ret, sf, 16) : -1);
+	if (n <= 0) {
+		sf[0] = (struct sym_frame){ .dso = kernel ? "[kernel.kallsyms]" : m && m->path ? m->path : "[unknown]" };
+		n = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *name = sf[i].name ? sf[i].name : "[unknown]";
+		const char *dso = sf[i].dso ? sf[i].dso : "?";
+		if (tr->json) {
+			char line[1024];
+			snprintf(line, sizeof(line), "%s%s (%s)", name, sf[i].inlined ? " (inlined)" : "", dso);
+			if (!*first_json)
+				fputc(',', tr->out);
+			*first_json = false;
+			json_str(tr->out, line, strlen(line));
+		} else {
+			fprintf(tr->out, "\t%16llx %s%s+0x%llx (%s)\n", (unsigned long long)ip, name,
+				sf[i].inlined ? " (inlined)" : "", (unsigned long long)sf[i].offset, dso);
+		}
+	}
+}
+
+static void print_stacks(struct trace *tr, const struct sample *s, const struct process *p)
+{
+	bool first_json = true;
+	pid_t pid = (pid_t)s->pid;
+	if (tr->json)
+		fputs(",\"stack\":[", tr->out);
+	uint64_t ctx = 0;
+	bool first = true;
+	for (uint64_t i = 0; i < s->callchain_nr; i++) {
+		uint64_t ip = s->callchain[i];
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			ctx = ip;
+			first = true;
+			continue;
+		}
+		if (ctx == (uint64_t)PERF_CONTEXT_KERNEL)
+			print_frame(tr, pid, NULL, ip, true, !first, &first_json);
+		first = false;
+	}
+	if (tr->ustack && s->regs_abi && s->regs && p) {
+		struct unwind_regs regs;
+		struct unwind_result res;
+		unwind_regs__from_x86_sample(&regs, UNWIND_X86_SAMPLE_REGS_MASK, s->regs);
+		struct unwind_stack st = { regs.r[UNWIND_REG_SP], s->stack, (size_t)s->stack_dyn_size };
+		int nr = unwinder__unwind(tr->unwinder, pid, p->maps, &regs, &st, tr->ips, MAX_USER_FRAMES, &res);
+		for (int i = 0; i < nr; i++)
+			print_frame(tr, pid, maps__find(p->maps, tr->ips[i]), tr->ips[i], false, i > 0, &first_json);
+		if (nr >= 0 && res.end != UNWIND_COMPLETE) {
+			char why[300];
+			snprintf(why, sizeof(why), "[%s%s%s]", unwind_end__str(res.end), res.end_dso ? " " : "",
+				 res.end_dso ? res.end_dso : "");
+			if (tr->json) {
+				if (!first_json)
+					fputc(',', tr->out);
+				json_str(tr->out, why, strlen(why));
+			} else {
+				fprintf(tr->out, "\t%16s %s\n", "", why);
+			}
+		}
+	}
+	if (tr->json)
+		fputc(']', tr->out);
+}
+
+static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s,
+		     struct thread *t, struct process *p)
+{
+	struct trace *tr = c->priv;
+	struct trace_event *te = ev->priv;
+	char comm[32];
+	if (!te)
+		return 0;
+	te->count++;
+	snprintf(comm, sizeof(comm), "%s", t ? t->comm : "?");
+	double secs = (double)s->time / 1e9;
+	/* The raw data of a tracepoint starts with common_type; pprobe's
+	 * events carry it when the sample has PERF_SAMPLE_RAW. */
+	const void *raw = s->raw;
+	size_t raw_size = s->raw_size;
+
+	if (tr->json) {
+		fputs("{\"comm\":", tr->out);
+		json_str(tr->out, comm, strlen(comm));
+		fprintf(tr->out, ",\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"time\":%.9f,\"event\":", s->pid, s->tid, s->cpu, secs);
+		json_str(tr->out, te->spec->name, strlen(te->spec->name));
+		if (te->fmt && raw)
+			json_fields(tr->out, te->fmt, raw, raw_size);
+		if (tr->kstack || tr->ustack)
+			print_stacks(tr, s, p);
+		fputs("}\n", tr->out);
+		return 0;
+	}
+	fprintf(tr->out, "%16s-%-7u [%03u] %14.6f: %s:", comm, s->tid, s->cpu, secs, te->spec->name);
+	if (te->fmt && raw) {
+		int n = tp_format__decode(te->fmt, raw, raw_size, 0, tr->buf, tr->buf_len);
+		if (n >= (int)tr->buf_len) {
+			tr->buf_len = (size_t)n + 1;
+			tr->buf = xrealloc(tr->buf, tr->buf_len);
+			n = tp_format__decode(te->fmt, raw, raw_size, 0, tr->buf, tr->buf_len);
+		}
+		if (n >= 0)
+			fprintf(tr->out, " %s", tr->buf);
+		else
+			fprintf(tr->out, " (record shorter than its format)");
+	} else {
+		fprintf(tr->out, " ip=0x%llx period=%llu", (unsigned long long)s->ip, (unsigned long long)s->period);
+	}
+	fputc('\n', tr->out);
+	if (tr->kstack || tr->ustack)
+		print_stacks(tr, s, p);
+	return 0;
+}
+
+/* Apply each event's filter to all its fds; explain a refusal. */
+static int apply_filters(struct collect *c)
+{
+	struct evlist *el = &c->evlist;
+	size_t per_cpu_tid = (size_t)el->nr_evsels;
+	for (int e = 0; e < el->nr_evsels; e++) {
+		struct evsel *ev = el->evsels[e];
+		struct trace_event *te = ev->priv;
+		if (!te || !te->filter)
+			continue;
+		for (size_t k = 0; k < (size_t)el->nr_cpus * el->nr_tids; k++) {
+			int fd = el->fds[k * per_cpu_tid + (size_t)e];
+			if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_FILTER, te->filter) == 0)
+				continue;
+			int err = errno;
+			char msg[2048];
+			if (trace_filter__kernel_error(te->spec->tp_sys, te->spec->tp_name, te->filter, msg,
+						       sizeof(msg)) == 0)
+				fprintf(stderr, "pprobe trace: the kernel refused the filter for %s:\n%s\n",
+					te->spec->name, msg);
+			else
+				fprintf(stderr, "pprobe trace: the kernel refused the filter for %s: %s\n",
+					te->spec->name, strerror(err));
+			return 2;
+		}
+	}
+	return 0;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "header", no_argument, NULL, 'H' },
+		{ "kstack", no_argument, NULL, 's' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct collect_opts co = { 0 };
+	struct trace tr = { 0 };
+	struct collect c;
+	struct event_list evl;
+	const char **filters = NULL;	/* per spec index */
+	size_t nr_filters = 0;
+	const char *output = NULL;
+	bool header = false;
+	long pages = 0;
+	int ret = 0, opt;
+	struct outfile of = { 0 };
+
+	collect__init(&c);
+	event_list__init(&evl);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:d:Hsgo:m:h", longopts, NULL)) != -1) {
+		char *end;
+		char err[1024];
+		switch (opt) {
+		case 'e': {
+			size_t before = evl.nr;
+			if (event_list__add(&evl, optarg, err, sizeof(err))) {
+				fprintf(stderr, "pprobe trace: %s\n", err);
+				ret = 2;
+				goto out;
+			}
+			filters = xrealloc(filters, evl.nr * sizeof(*filters));
+			for (size_t i = before; i < evl.nr; i++)
+				filters[i] = NULL;
+			nr_filters = evl.nr;
+			break;
+		}
+		case 'f':
+			if (!evl.nr) {
+				fprintf(stderr, "pprobe trace: --filter applies to the -e before it; give -e first\n");
+				ret = 2;
+				goto out;
+			}
+			/* As perf: the filter goes with the last -e (all its globbed events). */
+			for (size_t i = evl.nr; i-- > 0;) {
+				filters[i] = optarg;
+				if (i == 0 || strcmp(evl.v[i - 1].tp_sys, evl.v[i].tp_sys) || filters[i - 1])
+					break;
+			}
+			break;
+		case 'a': co.system_wide = true; break;
+		case 'C': co.cpu_list = optarg; break;
+		case 'p': co.pid_list = optarg; break;
+		case 't': co.tid_list = optarg; break;
+		case 'd':
+			co.duration = strtod(optarg, &end);
+			if (*end || co.duration <= 0) {
+				fprintf(stderr, "pprobe trace: bad duration '%s' (seconds, e.g. 2.5)\n", optarg);
+				ret = 2;
+				goto out;
+			}
+			break;
+		case 'H': header = true; break;
+		case 's': tr.kstack = true; break;
+		case 'g': tr.kstack = tr.ustack = true; break;
+		case 'o': output = optarg; break;
+		case 'J': tr.json = true; break;
+		case 'm':
+			pages = strtol(optarg, &end, 10);
+			if (*end || pages <= 0 || (pages & (pages - 1))) {
+				fprintf(stderr, "pprobe trace: -m wants a power of two of pages, got '%s'\n", optarg);
+				ret = 2;
+				goto out;
+			}
+			break;
+		case 'h': usage(stdout); goto out;
+		default: usage(stderr); ret = 2; goto out;
+		}
+	}
+	if (!evl.nr) {
+		fprintf(stderr, "pprobe trace: no event: give -e EVENT (e.g. -e 'syscalls:sys_enter_open*'; 'pprobe list' shows them)\n");
+		ret = 2;
+		goto out;
+	}
+	if (optind < argc)
+		co.argv = argv + optind;
+
+	/* Every event is traced: one sample per occurrence. */
+	event_list__set_sampling(&evl, 0, 1);
+	for (size_t i = 0; i < evl.nr; i++) {
+		const struct event_spec *spec = &evl.v[i];
+		struct trace_event *te = xcalloc(1, sizeof(*te));
+		te->spec = spec;
+		te->filter = i < nr_filters ? filters[i] : NULL;
+		if (spec->kind == EVENT_KIND_TRACEPOINT || spec->kind == EVENT_KIND_PROBE) {
+			te->fmt = tp_format__load(spec->tp_sys, spec->tp_name);
+			if (!te->fmt) {
+				fprintf(stderr, "pprobe trace: cannot read the format of %s: %s\n", spec->name,
+					strerror(errno));
+				free(te);
+				ret = 1;
+				goto out;
+			}
+		}
+		struct evsel *ev = evlist__add(&c.evlist, spec->name, &spec->attr);
+		ev->spec = spec;
+		ev->priv = te;
+		if (te->filter) {
+			char msg[4096];
+			if (!te->fmt) {
+				fprintf(stderr, "pprobe trace: --filter needs a tracepoint or probe; %s is not one\n",
+					spec->name);
+				ret = 2;
+				goto out;
+			}
+			if (trace_filter__check(te->fmt, spec->tp_sys, te->filter, msg, sizeof(msg))) {
+				fprintf(stderr, "pprobe trace: %s\n", msg);
+				ret = 2;
+				goto out;
+			}
+		}
+	}
+
+	co.extra_sample_type = PERF_SAMPLE_RAW;
+	if (tr.kstack || tr.ustack) {
+		co.extra_sample_type |= PERF_SAMPLE_CALLCHAIN;
+		co.max_stack = 127;
+		co.exclude_callchain_user = true;
+	}
+	if (tr.ustack) {
+		co.extra_sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		co.regs_user_mask = UNWIND_X86_SAMPLE_REGS_MASK;
+		co.stack_user_size = 8192;
+		tr.unwinder = unwinder__new(UNWIND_LIBDW);
+		if (!tr.unwinder) {
+			fprintf(stderr, "pprobe trace: cannot set up the unwinder: %s\n", strerror(errno));
+			ret = 1;
+			goto out;
+		}
+	}
+	if (tr.kstack || tr.ustack) {
+		struct symbolizer_opts so;
+		symbolizer_opts__init(&so);
+		tr.sym = symbolizer__new(&so);
+	}
+	co.ring_pages = pages ? (size_t)pages : tr.ustack ? 4096 : 1024;
+	co.quiet = true;
+	c.priv = &tr;
+	c.on_sample = on_sample;
+
+	if (output) {
+		int err = outfile__open(&of, output);
+		if (err) {
+			fprintf(stderr, "pprobe trace: cannot write %s: %s\n", output, strerror(-err));
+			ret = 1;
+			goto out;
+		}
+		tr.out = of.f;
+	} else {
+		tr.out = stdout;
+		setvbuf(stdout, NULL, _IOLBF, 0);	/* live: a line as it happens */
+	}
+	tr.buf_len = 4096;
+	tr.buf = xmalloc(tr.buf_len);
+
+	ret = collect__prepare(&c, &co);
+	if (!ret)
+		ret = apply_filters(&c);
+	if (ret)
+		goto out;
+	if (header && !tr.json)
+		fprintf(tr.out, "# %14s-%-7s [CPU] %14s: EVENT: FIELDS\n", "COMM", "TID", "SECONDS");
+	ret = collect__run(&c);
+	if (c.lost || c.lost_samples)
+		fprintf(stderr, "pprobe trace: %llu events lost (ring full); a larger -m may help\n",
+			(unsigned long long)(c.lost + c.lost_samples));
+out:
+	if (of.f) {
+		if (ret)
+			outfile__abort(&of);
+		else if (outfile__commit(&of)) {
+			fprintf(stderr, "pprobe trace: writing %s failed\n", output);
+			ret = 1;
+		}
+	}
+	for (int i = 0; i < c.evlist.nr_evsels; i++) {
+		struct trace_event *te = c.evlist.evsels[i]->priv;
+		if (te) {
+			tp_format__free(te->fmt);
+			free(te);
+		}
+	}
+	collect__cleanup(&c);
+	if (!ret)
+		ret = collect__exit_status(&c);
+	symbolizer__delete(tr.sym);
+	unwinder__delete(tr.unwinder);
+	free(tr.buf);
+	free(filters);
+	event_list__exit(&evl);
+	return ret;
+}

@@ -1,0 +1,723 @@
+#define _GNU_SOURCE
+#include "collect.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "event_spec.h"
+
+/* Records newer than (read time - slack) may still be followed by older
+ * records from another CPU that were being written while we read: hold them
+ * one more round. */
+#define ORDER_SLACK_NS 2000000ULL
+#define POLL_MS 50
+
+static sigset_t collect_sigs(void)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGHUP);
+	return set;
+}
+
+static void raise_nofile_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static int parse_id_list(const char *s, pid_t **out)
+{
+	pid_t *v = NULL;
+	int nr = 0;
+	const char *p = s;
+	while (*p) {
+		char *end;
+		long x = strtol(p, &end, 10);
+		if (end == p || x <= 0 || x > INT_MAX || (*end && *end != ',')) {
+			free(v);
+			return -EINVAL;
+		}
+		v = xrealloc(v, (size_t)(nr + 1) * sizeof(*v));
+		v[nr++] = (pid_t)x;
+		p = *end ? end + 1 : end;
+	}
+	if (!nr)
+		return -EINVAL;
+	*out = v;
+	return nr;
+}
+
+/* All threads of the given processes. */
+static int threads_of(const pid_t *pids, int nr, pid_t **out, pid_t *missing)
+{
+	pid_t *v = NULL;
+	int n = 0;
+	for (int i = 0; i < nr; i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/task", pids[i]);
+		DIR *d = opendir(path);
+		if (!d) {
+			*missing = pids[i];
+			free(v);
+			return -ESRCH;
+		}
+		struct dirent *de;
+		while ((de = readdir(d))) {
+			pid_t tid = (pid_t)atoi(de->d_name);
+			if (tid <= 0)
+				continue;
+			v = xrealloc(v, (size_t)(n + 1) * sizeof(*v));
+			v[n++] = tid;
+		}
+		closedir(d);
+	}
+	*out = v;
+	return n;
+}
+
+static int start_child(struct collect *c, bool hold_until_go)
+{
+	int go[2], errp[2];
+	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
+		fprintf(stderr, "pprobe: pipe: %s\n", strerror(errno));
+		return 1;
+	}
+	sigset_t sigs = collect_sigs();
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "pprobe: fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		sigprocmask(SIG_UNBLOCK, &sigs, NULL);
+		close(go[1]);
+		close(errp[0]);
+		if (hold_until_go) {
+			char b;
+			/* EOF without a byte: pprobe gave up; do not run the command. */
+			if (read(go[0], &b, 1) != 1)
+				_exit(127);
+		}
+		execvp(c->opts.argv[0], c->opts.argv);
+		int e = errno;
+		if (write(errp[1], &e, sizeof(e)) < 0) {
+			/* nothing more to tell */
+		}
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	close(go[0]);
+	close(errp[1]);
+	c->child = pid;
+	c->child_go_fd = go[1];
+	c->child_err_fd = errp[0];
+	return 0;
+}
+
+/* Release the child; returns 0 once it has exec'd, or the exit status
+ * (127 command not found, 126 not executable) after saying why. */
+static int release_child(struct collect *c)
+{
+	if (c->child_go_fd >= 0) {
+		if (write(c->child_go_fd, "g", 1) != 1) {
+			/* the child is gone; the error pipe tells */
+		}
+		close(c->child_go_fd);
+		c->child_go_fd = -1;
+	}
+	int e = 0;
+	ssize_t n = read(c->child_err_fd, &e, sizeof(e));
+	close(c->child_err_fd);
+	c->child_err_fd = -1;
+	if (n == (ssize_t)sizeof(e)) {
+		fprintf(stderr, "pprobe: cannot run '%s': %s\n", c->opts.argv[0], strerror(e));
+		int st;
+		waitpid(c->child, &st, 0);
+		c->child = 0;
+		return e == ENOENT ? 127 : 126;
+	}
+	return 0;
+}
+
+static void normalize_attr(struct collect *c, struct evsel *ev, bool on_command)
+{
+	struct perf_event_attr *a = &ev->attr;
+	a->size = sizeof(*a);
+	if (c->opts.counting) {
+		a->sample_type = 0;
+		a->sample_period = 0;
+		a->freq = 0;
+		a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+		/* Group members follow their leader; only a leader starts disabled. */
+		a->disabled = ev->group_leader < 0 || ev->group_leader == ev->idx;
+		a->inherit = (on_command || c->opts.pid_list) ? 1 : 0;
+		a->enable_on_exec = on_command && a->disabled ? 1 : 0;
+		return;
+	}
+	a->sample_type = c->layout.sample_type;
+	a->sample_regs_user = c->layout.regs_user_mask;
+	if (c->opts.extra_sample_type & PERF_SAMPLE_STACK_USER)
+		a->sample_stack_user = c->opts.stack_user_size;
+	if (c->opts.extra_sample_type & PERF_SAMPLE_CALLCHAIN) {
+		a->sample_max_stack = c->opts.max_stack;
+		a->exclude_callchain_user = c->opts.exclude_callchain_user;
+	}
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->disabled = 1;
+	a->inherit = (on_command || c->opts.pid_list) ? 1 : 0;
+	a->enable_on_exec = on_command ? 1 : 0;
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(c->opts.ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 16);
+}
+
+static void add_tracking(struct collect *c)
+{
+	struct perf_event_attr a = { 0 };
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.sample_period = 1;
+	a.mmap = 1;
+	a.mmap2 = 1;
+	a.comm = 1;
+	a.comm_exec = 1;
+	a.task = 1;
+	a.build_id = 1;
+	/* Sideband only: the dummy never samples. Put it first so it owns each
+	 * CPU's ring. */
+	struct evsel *ev = evlist__add(&c->evlist, "dummy:sideband", &a);
+	ev->tracking = true;
+	struct evlist *el = &c->evlist;
+	memmove(el->evsels + 1, el->evsels, (size_t)(el->nr_evsels - 1) * sizeof(*el->evsels));
+	el->evsels[0] = ev;
+	for (int i = 0; i < el->nr_evsels; i++)
+		el->evsels[i]->idx = i;
+}
+
+static int open_events(struct collect *c)
+{
+	int err = evlist__open(&c->evlist);
+	if (err == -EINVAL && c->evlist.failed_evsel && c->evlist.failed_evsel->tracking &&
+	    c->evlist.failed_evsel->attr.build_id) {
+		/* Kernels before 5.12 have no build ids in MMAP2. */
+		c->evlist.failed_evsel->attr.build_id = 0;
+		err = evlist__open(&c->evlist);
+	}
+	if (err == -EMFILE) {
+		raise_nofile_limit();
+		err = evlist__open(&c->evlist);
+	}
+	if (!err)
+		return 0;
+	char msg[1024];
+	const struct evsel *ev = c->evlist.failed_evsel;
+	struct event_spec sideband = { .kind = EVENT_KIND_SOFTWARE };
+	if (!ev->spec) {
+		/* The sideband dummy fails for the reasons any software event would
+		 * (permissions, limits): explain it as one. */
+		snprintf(sideband.name, sizeof(sideband.name), "dummy (sideband tracking)");
+		sideband.attr = ev->attr;
+	}
+	event_spec__explain_open_error(ev->spec ? ev->spec : &sideband, c->evlist.failed_errno, msg, sizeof(msg));
+	if (c->evlist.failed_tid > 0 && c->evlist.failed_errno == ESRCH)
+		fprintf(stderr, "pprobe: no such process: %d\n", c->evlist.failed_tid);
+	else
+		fprintf(stderr, "pprobe: %s\n", msg);
+	return 1;
+}
+
+void collect__init(struct collect *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->sigfd = -1;
+	c->child_go_fd = c->child_err_fd = -1;
+	evlist__init(&c->evlist);
+	session__init(&c->session);
+	ordered__init(&c->queue);
+}
+
+int collect__prepare(struct collect *c, const struct collect_opts *opts)
+{
+	int *cpus = NULL, nr_cpus;
+	pid_t *tids = NULL;
+	int nr_tids;
+	bool on_command = false;
+	int ret;
+
+	c->opts = *opts;
+	c->layout.sample_type = SAMPLE_TYPE_BASE | opts->extra_sample_type;
+	c->layout.regs_user_mask = opts->regs_user_mask;
+	raise_nofile_limit();
+
+	if (opts->cpu_list) {
+		nr_cpus = cpulist__parse(opts->cpu_list, &cpus);
+		if (nr_cpus < 0) {
+			fprintf(stderr, "pprobe: bad CPU list '%s' (expected e.g. 0-3,5)\n", opts->cpu_list);
+			return 2;
+		}
+		int *online, nr_online = cpulist__online(&online);
+		for (int i = 0; i < nr_cpus && nr_online > 0; i++) {
+			bool ok = false;
+			for (int k = 0; k < nr_online; k++)
+				ok |= online[k] == cpus[i];
+			if (!ok) {
+				fprintf(stderr, "pprobe: CPU %d is not online (online: %d-%d)\n", cpus[i],
+					online[0], online[nr_online - 1]);
+				free(online);
+				free(cpus);
+				return 2;
+			}
+		}
+		if (nr_online > 0)
+			free(online);
+	} else {
+		nr_cpus = cpulist__online(&cpus);
+		if (nr_cpus < 0) {
+			fprintf(stderr, "pprobe: cannot read the online CPUs: %s\n", strerror(-nr_cpus));
+			return 1;
+		}
+	}
+
+	if (opts->pid_list || opts->tid_list) {
+		pid_t *ids;
+		int n = parse_id_list(opts->pid_list ? opts->pid_list : opts->tid_list, &ids);
+		if (n < 0) {
+			fprintf(stderr, "pprobe: bad %s list '%s' (expected e.g. 1234,5678)\n",
+				opts->pid_list ? "PID" : "TID", opts->pid_list ? opts->pid_list : opts->tid_list);
+			free(cpus);
+			return 2;
+		}
+		if (opts->pid_list) {
+			pid_t missing = 0;
+			nr_tids = threads_of(ids, n, &tids, &missing);
+			if (nr_tids < 0) {
+				fprintf(stderr, "pprobe: no such process: %d\n", missing);
+				free(ids);
+				free(cpus);
+				return 1;
+			}
+			c->target_pids = ids;
+			c->nr_target_pids = n;
+		} else {
+			for (int i = 0; i < n; i++) {
+				char path[64];
+				snprintf(path, sizeof(path), "/proc/%d", ids[i]);
+				if (access(path, F_OK)) {
+					fprintf(stderr, "pprobe: no such thread: %d\n", ids[i]);
+					free(ids);
+					free(cpus);
+					return 1;
+				}
+			}
+			tids = ids;
+			nr_tids = n;
+			/* A thread is followed on every CPU without inherit. */
+			c->target_pids = xmalloc((size_t)n * sizeof(pid_t));
+			memcpy(c->target_pids, ids, (size_t)n * sizeof(pid_t));
+			c->nr_target_pids = n;
+		}
+	} else if (opts->system_wide || opts->cpu_list || !opts->argv) {
+		if (!opts->system_wide && !opts->cpu_list && !opts->argv) {
+			fprintf(stderr, "pprobe: nothing to record: give a command, -p PID, -t TID, -a or -C CPUS\n");
+			free(cpus);
+			return 2;
+		}
+		tids = xmalloc(sizeof(*tids));
+		tids[0] = -1;
+		nr_tids = 1;
+	} else {
+		on_command = true;
+		nr_tids = 1;
+		tids = NULL;	/* the child's pid, below */
+	}
+
+	/* Signals arrive through a signalfd polled with the rings. */
+	sigset_t sigs = collect_sigs();
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	c->sigfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (opts->argv) {
+		ret = start_child(c, true);
+		if (ret) {
+			free(cpus);
+			free(tids);
+			return ret;
+		}
+		if (on_command) {
+			tids = xmalloc(sizeof(*tids));
+			tids[0] = c->child;
+		}
+	}
+
+	if (opts->counting && !opts->system_wide && !opts->cpu_list) {
+		/* Counting a task: one counter per thread that follows it on every
+		 * CPU (as perf stat), so enabled/running mean what they say. */
+		free(cpus);
+		cpus = xmalloc(sizeof(*cpus));
+		cpus[0] = -1;
+		nr_cpus = 1;
+	}
+	if (!opts->counting)
+		add_tracking(c);
+	for (int i = 0; i < c->evlist.nr_evsels; i++)
+		normalize_attr(c, c->evlist.evsels[i], on_command);
+	evlist__set_targets(&c->evlist, cpus, nr_cpus, tids, nr_tids);
+	c->evlist.ring_pages = opts->counting ? 0 : opts->ring_pages;
+	/* Counting goes on without the events this machine cannot count (as
+	 * perf stat): the command reports them. */
+	c->evlist.tolerant = opts->counting;
+
+	/* What exists already: the sideband only tells us about changes. */
+	if (opts->counting)
+		; /* counting needs no process table */
+	else if (opts->system_wide || opts->cpu_list)
+		session__synthesize_all(&c->session);
+	else if (opts->pid_list)
+		for (int i = 0; i < c->nr_target_pids; i++)
+			session__synthesize_pid(&c->session, c->target_pids[i]);
+	else if (opts->tid_list)
+		for (int i = 0; i < nr_tids; i++) {
+			char path[64], buf[256];
+			/* The thread's process: Tgid from status. */
+			snprintf(path, sizeof(path), "/proc/%d/status", tids[i]);
+			FILE *f = fopen(path, "re");
+			pid_t tgid = tids[i];
+			while (f && fgets(buf, sizeof(buf), f))
+				if (!strncmp(buf, "Tgid:", 5))
+					tgid = atoi(buf + 5);
+			if (f)
+				fclose(f);
+			session__synthesize_pid(&c->session, tgid);
+		}
+
+	ret = open_events(c);
+	if (ret)
+		return ret;
+	return 0;
+}
+
+/* ---- the loop ---- */
+
+static void read_rings(struct collect *c);
+
+/* Processing a sample (unwinding) can take longer than the kernel takes to
+ * fill a ring in a burst: keep draining the rings into the queue while we
+ * work, so the kernel never has to drop. */
+#define DRAIN_EVERY_NS 1000000ULL
+
+static int process_record(void *ctx, const struct perf_event_header *hdr, int cpu)
+{
+	struct collect *c = ctx;
+	struct sample s;
+
+	switch (hdr->type) {
+	case PERF_RECORD_SAMPLE: {
+		if (sample__parse(hdr, &c->layout, &s)) {
+			c->bad_records++;
+			return 0;
+		}
+		struct evsel *ev = evlist__evsel_by_id(&c->evlist, s.id);
+		if (!ev) {
+			c->unknown_id++;
+			return 0;
+		}
+		ev->samples++;
+		c->nr_samples++;
+		struct thread *t = session__thread(&c->session, (pid_t)s.pid, (pid_t)s.tid);
+		struct process *p = s.pid > 0 ? session__process(&c->session, (pid_t)s.pid) : NULL;
+		int ret = c->on_sample ? c->on_sample(c, ev, &s, t, p) : 0;
+		if (now_ns() - c->last_read_ns > DRAIN_EVERY_NS)
+			read_rings(c);	/* s points into the queue: not used after this */
+		return ret;
+	}
+	case PERF_RECORD_MMAP2: {
+		const struct {
+			struct perf_event_header h;
+			uint32_t pid, tid;
+			uint64_t addr, len, pgoff;
+			union {
+				struct {
+					uint32_t maj, min;
+					uint64_t ino, ino_generation;
+				};
+				struct {
+					uint8_t build_id_size, r1;
+					uint16_t r2;
+					uint8_t build_id[20];
+				};
+			};
+			uint32_t prot, flags;
+			char filename[];
+		} *r = (const void *)hdr;
+		struct map m = { 0 };
+		m.start = r->addr;
+		m.end = r->addr + r->len;
+		m.pgoff = r->pgoff;
+		m.prot = r->prot;
+		m.flags = r->flags;
+		if (hdr->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			m.build_id_size = r->build_id_size > 20 ? 20 : r->build_id_size;
+			memcpy(m.build_id, r->build_id, m.build_id_size);
+		} else {
+			m.maj = r->maj;
+			m.min = r->min;
+			m.ino = r->ino;
+		}
+		m.path = (char *)r->filename;
+		session__mmap(&c->session, (pid_t)r->pid, &m);
+		return 0;
+	}
+	case PERF_RECORD_COMM: {
+		const struct {
+			struct perf_event_header h;
+			uint32_t pid, tid;
+			char comm[];
+		} *r = (const void *)hdr;
+		bool exec = hdr->misc & PERF_RECORD_MISC_COMM_EXEC;
+		session__comm(&c->session, (pid_t)r->pid, (pid_t)r->tid, r->comm, exec);
+		if (exec && c->on_process_gone)
+			c->on_process_gone(c, (pid_t)r->pid);
+		return 0;
+	}
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT: {
+		const struct {
+			struct perf_event_header h;
+			uint32_t pid, ppid, tid, ptid;
+			uint64_t time;
+		} *r = (const void *)hdr;
+		if (hdr->type == PERF_RECORD_FORK)
+			session__fork(&c->session, (pid_t)r->pid, (pid_t)r->ppid, (pid_t)r->tid, (pid_t)r->ptid);
+		else {
+			session__task_exit(&c->session, (pid_t)r->pid, (pid_t)r->tid);
+			if (r->pid == r->tid && c->on_process_gone)
+				c->on_process_gone(c, (pid_t)r->pid);
+		}
+		return 0;
+	}
+	case PERF_RECORD_LOST: {
+		const struct {
+			struct perf_event_header h;
+			uint64_t id, lost;
+		} *r = (const void *)hdr;
+		c->lost += r->lost;
+		return 0;
+	}
+	case PERF_RECORD_LOST_SAMPLES: {
+		const struct {
+			struct perf_event_header h;
+			uint64_t lost;
+		} *r = (const void *)hdr;
+		c->lost_samples += r->lost;
+		return 0;
+	}
+	case PERF_RECORD_THROTTLE:
+		c->throttled++;
+		return 0;
+	default:
+		(void)cpu;
+		return 0;
+	}
+}
+
+static int queue_record(void *ctx, const struct perf_event_header *hdr, int cpu)
+{
+	struct collect *c = ctx;
+	ordered__push(&c->queue, hdr, sample__record_time(hdr, &c->layout), cpu);
+	c->bytes += hdr->size;
+	return 0;
+}
+
+static void read_rings(struct collect *c)
+{
+	c->last_read_ns = now_ns();
+	for (int i = 0; i < c->evlist.nr_cpus; i++)
+		if (c->evlist.rings[i].meta && ring__read(&c->evlist.rings[i], queue_record, c) == -EBADMSG)
+			c->bad_records++;
+}
+
+static void handle_signals(struct collect *c)
+{
+	struct signalfd_siginfo si;
+	while (read(c->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			int st;
+			if (c->child && !c->child_exited && waitpid(c->child, &st, WNOHANG) == c->child) {
+				c->child_status = st;
+				c->child_exited = true;
+				c->stop = true;
+			}
+			/* Reap anything else we may have (none expected). */
+		} else {
+			c->stop_signal = (int)si.ssi_signo;
+			c->stop = true;
+		}
+	}
+}
+
+static bool targets_gone(struct collect *c)
+{
+	if (!c->nr_target_pids)
+		return false;
+	for (int i = 0; i < c->nr_target_pids; i++) {
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/stat", c->target_pids[i]);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		char buf[512];
+		char *ok = fgets(buf, sizeof(buf), f);
+		fclose(f);
+		char *rp = ok ? strrchr(buf, ')') : NULL;
+		if (rp && rp[1] == ' ' && rp[2] != 'Z' && rp[2] != 'X')
+			return false;
+	}
+	return true;
+}
+
+static void show_status(struct collect *c, bool final)
+{
+	if (c->opts.quiet || !isatty(2))
+		return;
+	if (final) {
+		if (c->status_shown)
+			fprintf(stderr, "\r\033[K");
+		return;
+	}
+	fprintf(stderr, "\r\033[K[ %s: %.1fs, %llu samples, %llu lost, %.1f MB read ]",
+		c->opts.status_prefix ? c->opts.status_prefix : "pprobe", now_seconds() - c->t_start,
+		(unsigned long long)c->nr_samples, (unsigned long long)(c->lost + c->lost_samples),
+		(double)c->bytes / 1e6);
+	c->status_shown = true;
+}
+
+int collect__start(struct collect *c)
+{
+	bool on_command = c->evlist.nr_tids == 1 && c->child && c->evlist.tids[0] == c->child;
+	c->t_start = now_seconds();
+	if (!on_command)
+		evlist__enable(&c->evlist);
+	/* With a command the events arm themselves at its exec. */
+	return c->child ? release_child(c) : 0;
+}
+
+void collect__wait(struct collect *c, int timeout_ms)
+{
+	struct pollfd p = { .fd = c->sigfd, .events = POLLIN };
+	poll(&p, 1, timeout_ms);
+	handle_signals(c);
+	if (targets_gone(c))
+		c->stop = true;
+}
+
+int collect__run(struct collect *c)
+{
+	int nfds = c->evlist.nr_cpus + 1;
+	struct pollfd *pfd = xcalloc((size_t)nfds, sizeof(*pfd));
+	int np = 0;
+	for (int i = 0; i < c->evlist.nr_cpus; i++)
+		if (c->evlist.rings[i].meta)
+			pfd[np++] = (struct pollfd){ .fd = c->evlist.rings[i].fd, .events = POLLIN };
+	pfd[np++] = (struct pollfd){ .fd = c->sigfd, .events = POLLIN };
+
+	int st = collect__start(c);
+	if (st) {
+		free(pfd);
+		return st;
+	}
+	double deadline = c->opts.duration > 0 ? c->t_start + c->opts.duration : 0;
+	double next_status = c->t_start + 0.5;
+
+	while (!c->stop) {
+		int timeout = POLL_MS;
+		if (deadline) {
+			double left = deadline - now_seconds();
+			if (left <= 0)
+				break;
+			if (left * 1000 < timeout)
+				timeout = (int)(left * 1000) + 1;
+		}
+		poll(pfd, (nfds_t)np, timeout);
+		handle_signals(c);
+		uint64_t t_read = now_ns();
+		read_rings(c);
+		ordered__flush(&c->queue, t_read - ORDER_SLACK_NS, process_record, c);
+		if (targets_gone(c))
+			break;
+		double now = now_seconds();
+		if (now >= next_status) {
+			show_status(c, false);
+			next_status = now + 0.5;
+		}
+	}
+	evlist__disable(&c->evlist);
+	read_rings(c);
+	ordered__flush(&c->queue, UINT64_MAX, process_record, c);
+	c->t_end = now_seconds();
+	show_status(c, true);
+	free(pfd);
+	return 0;
+}
+
+int collect__exit_status(const struct collect *c)
+{
+	if (!c->child || !c->child_exited)
+		return 0;
+	if (WIFEXITED(c->child_status))
+		return WEXITSTATUS(c->child_status);
+	if (WIFSIGNALED(c->child_status))
+		return 128 + WTERMSIG(c->child_status);
+	return 1;
+}
+
+void collect__cleanup(struct collect *c)
+{
+	if (c->child_go_fd >= 0)
+		close(c->child_go_fd);	/* EOF: a held child exits without running the command */
+	if (c->child_err_fd >= 0)
+		close(c->child_err_fd);
+	c->child_go_fd = c->child_err_fd = -1;
+	if (c->child && !c->child_exited) {
+		/* Never leave a child behind: ask, then insist. */
+		int st = 0;
+		if (waitpid(c->child, &st, WNOHANG) == 0) {
+			kill(c->child, SIGTERM);
+			for (int i = 0; i < 200 && waitpid(c->child, &st, WNOHANG) == 0; i++)
+				usleep(10000);
+			if (waitpid(c->child, &st, WNOHANG) == 0) {
+				kill(c->child, SIGKILL);
+				waitpid(c->child, &st, 0);
+			}
+		}
+		c->child_status = st;
+		c->child_exited = true;
+	}
+	evlist__exit(&c->evlist);
+	session__exit(&c->session);
+	ordered__exit(&c->queue);
+	free(c->target_pids);
+	c->target_pids = NULL;
+	if (c->sigfd >= 0)
+		close(c->sigfd);
+	c->sigfd = -1;
+}

@@ -1,0 +1,87 @@
+/* The recording engine shared by record and trace: resolves the target
+ * (command, -p, -t, -a, -C), opens the events with a sideband tracker, runs
+ * the poll loop over the per-CPU rings, keeps the session (processes, threads,
+ * maps) current and hands each sample, in timestamp order, to the caller. */
+#ifndef PPROBE_COLLECT_H
+#define PPROBE_COLLECT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "evlist.h"
+#include "ordered.h"
+#include "sample.h"
+#include "session.h"
+
+struct collect;
+typedef int (*collect_sample_fn)(struct collect *c, struct evsel *ev, const struct sample *s,
+				 struct thread *t, struct process *p);
+
+struct collect_opts {
+	bool system_wide;		/* -a */
+	const char *cpu_list;		/* -C */
+	const char *pid_list;		/* -p */
+	const char *tid_list;		/* -t */
+	char **argv;			/* command, NULL-terminated, or NULL */
+	double duration;		/* -d, 0 = none */
+	size_t ring_pages;		/* per CPU, a power of two */
+	uint64_t extra_sample_type;	/* CALLCHAIN, REGS_USER, STACK_USER, RAW... */
+	uint64_t regs_user_mask;
+	uint32_t stack_user_size;
+	uint16_t max_stack;		/* sample_max_stack */
+	bool exclude_callchain_user;
+	bool quiet;
+	bool counting;			/* stat: no rings, no sideband; read_format with times */
+	const char *status_prefix;	/* live status line label */
+};
+
+struct collect {
+	struct collect_opts opts;
+	struct evlist evlist;
+	struct session session;
+	struct sample_layout layout;
+	struct ordered queue;
+	collect_sample_fn on_sample;
+	/* A process exited or replaced its image (exec): drop state kept for it. */
+	void (*on_process_gone)(struct collect *c, pid_t pid);
+	void *priv;
+	int sigfd;
+	pid_t child;			/* our command, 0 if none */
+	int child_go_fd;		/* write end: releases the child to exec */
+	int child_err_fd;		/* read end: errno of a failed exec */
+	int child_status;
+	bool child_exited;
+	pid_t *target_pids;		/* -p processes, to notice when they are all gone */
+	int nr_target_pids;
+	int stop_signal;		/* SIGINT/SIGTERM that stopped us, 0 if none */
+	bool stop;
+	double t_start, t_end;
+	/* counters */
+	uint64_t nr_samples, lost, lost_samples, throttled, bad_records, unknown_id;
+	uint64_t bytes;
+	bool status_shown;
+	uint64_t last_read_ns;		/* when the rings were last drained */
+};
+
+/* Zero the engine: always first, so collect__cleanup is safe on any path. */
+void collect__init(struct collect *c);
+/* Set up: targets, signal handling, the child (stopped before exec), and the
+ * open fds. Events the command wants are added to c->evlist before this.
+ * On failure prints the error and returns the exit status to use (>0). */
+int collect__prepare(struct collect *c, const struct collect_opts *opts);
+/* Start counting/sampling: enable the events (or release the command, whose
+ * exec enables them). Returns 0 or an exit status (127: command not found). */
+int collect__start(struct collect *c);
+/* Wait up to timeout_ms for a signal (SIGCHLD, SIGINT, SIGTERM): sets
+ * c->stop, c->child_exited, c->stop_signal. For loops that have no rings. */
+void collect__wait(struct collect *c, int timeout_ms);
+/* Run until the command exits, -d expires, the targets are gone, or
+ * SIGINT/SIGTERM. Returns 0 or an exit status. */
+int collect__run(struct collect *c);
+/* The exit status for pprobe: the command's own status where one ran. */
+int collect__exit_status(const struct collect *c);
+/* Close everything; kills and reaps a child that is still running. */
+void collect__cleanup(struct collect *c);
+
+#endif

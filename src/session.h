@@ -1,0 +1,51 @@
+/* Sideband state: processes, threads and their mappings, kept current from
+ * COMM/MMAP2/FORK/EXIT records and seeded from /proc for processes that
+ * existed before recording started. */
+#ifndef PPROBE_SESSION_H
+#define PPROBE_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pprobe/maps.h"
+#include "util.h"
+
+struct process {
+	pid_t pid;
+	struct maps *maps;
+	uint32_t generation;	/* bumped on exec: a new image under the same pid */
+	bool exited;
+	bool from_proc;		/* maps were read from /proc (may lack early history) */
+};
+
+struct thread {
+	pid_t tid, pid;
+	char comm[16];
+};
+
+struct session {
+	struct u64map threads;		/* tid -> struct thread */
+	struct u64map processes;	/* pid -> struct process */
+	uint64_t nr_mmap, nr_comm, nr_fork, nr_exit;
+};
+
+void session__init(struct session *s);
+void session__exit(struct session *s);
+
+/* Look up, creating from /proc when unknown (NULL if the process is gone and
+ * was never seen). */
+struct thread *session__thread(struct session *s, pid_t pid, pid_t tid);
+struct process *session__process(struct session *s, pid_t pid);
+
+/* Seed from /proc: one process (all its threads), or every process. */
+int session__synthesize_pid(struct session *s, pid_t pid);
+int session__synthesize_all(struct session *s);
+
+/* Sideband records. */
+void session__comm(struct session *s, pid_t pid, pid_t tid, const char *comm, bool exec);
+void session__mmap(struct session *s, pid_t pid, const struct map *m);
+void session__fork(struct session *s, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid);
+void session__task_exit(struct session *s, pid_t pid, pid_t tid);
+
+#endif

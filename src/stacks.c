@@ -1,0 +1,417 @@
+#define _GNU_SOURCE
+#include "stacks.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+enum frame_kind { FK_USER, FK_KERNEL, FK_SPECIAL };
+
+struct mapref {
+	pid_t pid;
+	struct map map;		/* path owned */
+};
+
+struct frame {
+	uint8_t kind;
+	bool is_return;
+	bool symbolized;
+	uint32_t mapref;	/* FK_USER: index into maprefs, UINT32_MAX = unmapped; FK_SPECIAL: strtab id */
+	uint64_t addr;
+	uint32_t *names;	/* strtab ids, outermost first (physical function, then inlined) */
+	uint32_t nr_names;
+};
+
+struct frametab {
+	struct frame *frames;
+	size_t nr, alloc;
+	struct u64map index;	/* hash(kind, mapref, addr, ret) -> frame id + 1 (chained by probing on collision) */
+	struct mapref *maprefs;
+	size_t nr_maprefs, alloc_maprefs;
+	struct u64map map_index;	/* hash of map identity -> mapref index + 1 */
+	struct strtab names;
+};
+
+struct frametab *frametab__new(void)
+{
+	struct frametab *ft = xcalloc(1, sizeof(*ft));
+	u64map__init(&ft->index);
+	u64map__init(&ft->map_index);
+	strtab__init(&ft->names);
+	return ft;
+}
+
+void frametab__delete(struct frametab *ft)
+{
+	if (!ft)
+		return;
+	for (size_t i = 0; i < ft->nr; i++)
+		free(ft->frames[i].names);
+	free(ft->frames);
+	for (size_t i = 0; i < ft->nr_maprefs; i++)
+		free(ft->maprefs[i].map.path);
+	free(ft->maprefs);
+	u64map__free(&ft->index);
+	u64map__free(&ft->map_index);
+	strtab__free(&ft->names);
+	free(ft);
+}
+
+size_t frametab__count(const struct frametab *ft)
+{
+	return ft->nr;
+}
+
+static bool mapref_eq(const struct mapref *r, pid_t pid, const struct map *m)
+{
+	return r->pid == pid && r->map.start == m->start && r->map.end == m->end &&
+	       r->map.pgoff == m->pgoff && r->map.ino == m->ino &&
+	       r->map.build_id_size == m->build_id_size &&
+	       !memcmp(r->map.build_id, m->build_id, m->build_id_size) &&
+	       !strcmp(r->map.path ? r->map.path : "", m->path ? m->path : "");
+}
+
+static uint32_t frametab__mapref(struct frametab *ft, pid_t pid, const struct map *m)
+{
+	uint64_t h = hash_u64((uint64_t)pid ^ hash_u64(m->start ^ hash_u64(m->pgoff ^ m->ino)));
+	/* Linear probing over the hash space: key h, h+1, ... */
+	for (uint64_t k = h;; k++) {
+		uintptr_t v = (uintptr_t)u64map__get(&ft->map_index, k);
+		if (!v)
+			break;
+		if (mapref_eq(&ft->maprefs[v - 1], pid, m))
+			return (uint32_t)(v - 1);
+	}
+	if (ft->nr_maprefs == ft->alloc_maprefs) {
+		ft->alloc_maprefs = ft->alloc_maprefs ? ft->alloc_maprefs * 2 : 64;
+		ft->maprefs = xrealloc(ft->maprefs, ft->alloc_maprefs * sizeof(*ft->maprefs));
+	}
+	struct mapref *r = &ft->maprefs[ft->nr_maprefs];
+	r->pid = pid;
+	r->map = *m;
+	r->map.path = xstrdup(m->path ? m->path : "");
+	uint64_t k = h;
+	while (u64map__get(&ft->map_index, k))
+		k++;
+	u64map__put(&ft->map_index, k, (void *)(uintptr_t)(ft->nr_maprefs + 1));
+	return (uint32_t)ft->nr_maprefs++;
+}
+
+static uint32_t frametab__intern(struct frametab *ft, uint8_t kind, uint32_t mapref,
+				 uint64_t addr, bool is_return)
+{
+	uint64_t h = hash_u64(addr ^ hash_u64(((uint64_t)mapref << 8) | ((uint64_t)kind << 1) | is_return));
+	for (uint64_t k = h;; k++) {
+		uintptr_t v = (uintptr_t)u64map__get(&ft->index, k);
+		if (!v)
+			break;
+		struct frame *f = &ft->frames[v - 1];
+		if (f->kind == kind && f->mapref == mapref && f->addr == addr && f->is_return == is_return)
+			return (uint32_t)(v - 1);
+	}
+	if (ft->nr == ft->alloc) {
+		ft->alloc = ft->alloc ? ft->alloc * 2 : 1024;
+		ft->frames = xrealloc(ft->frames, ft->alloc * sizeof(*ft->frames));
+	}
+	struct frame *f = &ft->frames[ft->nr];
+	memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	f->mapref = mapref;
+	f->addr = addr;
+	f->is_return = is_return;
+	uint64_t k = h;
+	while (u64map__get(&ft->index, k))
+		k++;
+	u64map__put(&ft->index, k, (void *)(uintptr_t)(ft->nr + 1));
+	return (uint32_t)ft->nr++;
+}
+
+uint32_t frametab__user(struct frametab *ft, pid_t pid, const struct map *m, uint64_t addr, bool is_return)
+{
+	uint32_t ref = m ? frametab__mapref(ft, pid, m) : UINT32_MAX;
+	return frametab__intern(ft, FK_USER, ref, addr, is_return);
+}
+
+uint32_t frametab__kernel(struct frametab *ft, uint64_t addr, bool is_return)
+{
+	return frametab__intern(ft, FK_KERNEL, 0, addr, is_return);
+}
+
+uint32_t frametab__special(struct frametab *ft, const char *name)
+{
+	uint32_t id = strtab__intern(&ft->names, name);
+	return frametab__intern(ft, FK_SPECIAL, id, 0, false);
+}
+
+/* Folded output uses ';' between frames and the last blank before the count:
+ * keep names from breaking either. */
+static void sanitize(char *s)
+{
+	for (; *s; s++)
+		if (*s == ';')
+			*s = ':';
+		else if (*s == '\n' || *s == '\r' || *s == '\t')
+			*s = ' ';
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+static void frame__set_names(struct frametab *ft, struct frame *f, struct sym_frame *sf, int n)
+{
+	char buf[4096];
+	f->names = xmalloc(sizeof(uint32_t) * (size_t)(n > 0 ? n : 1));
+	f->nr_names = 0;
+	/* sf[] is innermost first; folded order is outermost first. */
+	for (int i = n - 1; i >= 0; i--) {
+		const char *suffix = "";
+		if (f->kind == FK_KERNEL)
+			suffix = "_[k]";
+		else if (sf[i].inlined)
+			suffix = "_[i]";
+		else if (sf[i].jit)
+			suffix = "_[j]";
+		const char *dso = sf[i].dso ? sf[i].dso : "unknown";
+		if (sf[i].name)
+			snprintf(buf, sizeof(buf), "%s%s", sf[i].name, suffix);
+		else if (dso[0] == '[')	/* already bracketed: [vdso], [kernel.kallsyms] */
+			snprintf(buf, sizeof(buf), "%s%s", dso, suffix);
+		else
+			snprintf(buf, sizeof(buf), "[%s]%s", dso, suffix);
+		sanitize(buf);
+		f->names[f->nr_names++] = strtab__intern(&ft->names, buf);
+	}
+}
+
+void frametab__symbolize(struct frametab *ft, struct symbolizer *sym)
+{
+	struct sym_frame sf[64];
+	char buf[4096];
+
+	for (size_t i = 0; i < ft->nr; i++) {
+		struct frame *f = &ft->frames[i];
+		int n = 0;
+		if (f->symbolized)
+			continue;
+		f->symbolized = true;
+		switch (f->kind) {
+		case FK_SPECIAL:
+			f->names = xmalloc(sizeof(uint32_t));
+			f->names[0] = f->mapref;
+			f->nr_names = 1;
+			continue;
+		case FK_KERNEL:
+			n = sym ? symbolizer__kernel(sym, f->addr, f->is_return, sf, 64) : -1;
+			if (n <= 0) {
+				sf[0] = (struct sym_frame){ .dso = "kernel.kallsyms", .kernel = true };
+				n = 1;
+			}
+			break;
+		case FK_USER:
+			if (f->mapref == UINT32_MAX) {
+				sf[0] = (struct sym_frame){ .dso = "unknown" };
+				n = 1;
+				break;
+			}
+			{
+				struct mapref *r = &ft->maprefs[f->mapref];
+				n = sym ? symbolizer__user(sym, r->pid, &r->map, f->addr, f->is_return, sf, 64) : -1;
+				if (n <= 0) {
+					snprintf(buf, sizeof(buf), "%s", basename_of(r->map.path));
+					sf[0] = (struct sym_frame){ .dso = buf };
+					n = 1;
+				} else {
+					for (int j = 0; j < n; j++)
+						if (!sf[j].name && !sf[j].dso)
+							sf[j].dso = basename_of(r->map.path);
+				}
+			}
+			break;
+		}
+		frame__set_names(ft, f, sf, n);
+	}
+}
+
+/* ---- stack tables ---- */
+
+struct stackent {
+	uint32_t off;		/* into words: [comm, n, frames...] */
+	uint64_t count;
+};
+
+struct stacktab {
+	struct frametab *ft;
+	uint32_t *words;
+	size_t nr_words, alloc_words;
+	struct stackent *ents;
+	size_t nr, alloc;
+	uint32_t *slots;	/* ent index + 1 */
+	size_t cap;
+	uint64_t total;
+	struct strtab comms;
+};
+
+struct stacktab *stacktab__new(struct frametab *ft)
+{
+	struct stacktab *st = xcalloc(1, sizeof(*st));
+	st->ft = ft;
+	strtab__init(&st->comms);
+	return st;
+}
+
+void stacktab__delete(struct stacktab *st)
+{
+	if (!st)
+		return;
+	free(st->words);
+	free(st->ents);
+	free(st->slots);
+	strtab__free(&st->comms);
+	free(st);
+}
+
+size_t stacktab__count(const struct stacktab *st)
+{
+	return st->nr;
+}
+
+uint64_t stacktab__total(const struct stacktab *st)
+{
+	return st->total;
+}
+
+static uint64_t stack_hash(const uint32_t *w, uint32_t nwords)
+{
+	return hash_bytes(w, nwords * sizeof(uint32_t), 0x5eed);
+}
+
+static void stacktab__rehash(struct stacktab *st)
+{
+	size_t cap = st->cap ? st->cap * 2 : 1024;
+	uint32_t *slots = xcalloc(cap, sizeof(*slots));
+	for (size_t e = 0; e < st->nr; e++) {
+		const uint32_t *w = st->words + st->ents[e].off;
+		size_t i = stack_hash(w, w[1] + 2) & (cap - 1);
+		while (slots[i])
+			i = (i + 1) & (cap - 1);
+		slots[i] = (uint32_t)e + 1;
+	}
+	free(st->slots);
+	st->slots = slots;
+	st->cap = cap;
+}
+
+void stacktab__add(struct stacktab *st, const char *comm, const uint32_t *frames, uint32_t n, uint64_t weight)
+{
+	uint32_t key_small[256];
+	uint32_t *key = n + 2 <= 256 ? key_small : xmalloc((n + 2) * sizeof(uint32_t));
+	key[0] = strtab__intern(&st->comms, comm);
+	key[1] = n;
+	memcpy(key + 2, frames, n * sizeof(uint32_t));
+
+	st->total += weight;
+	if ((st->nr + 1) * 2 >= st->cap)
+		stacktab__rehash(st);
+	size_t i = stack_hash(key, n + 2) & (st->cap - 1);
+	while (st->slots[i]) {
+		struct stackent *e = &st->ents[st->slots[i] - 1];
+		const uint32_t *w = st->words + e->off;
+		if (w[0] == key[0] && w[1] == n && !memcmp(w + 2, frames, n * sizeof(uint32_t))) {
+			e->count += weight;
+			goto out;
+		}
+		i = (i + 1) & (st->cap - 1);
+	}
+	if (st->nr_words + n + 2 > st->alloc_words) {
+		st->alloc_words = (st->alloc_words + n + 2) * 2;
+		st->words = xrealloc(st->words, st->alloc_words * sizeof(uint32_t));
+	}
+	if (st->nr == st->alloc) {
+		st->alloc = st->alloc ? st->alloc * 2 : 1024;
+		st->ents = xrealloc(st->ents, st->alloc * sizeof(*st->ents));
+	}
+	st->ents[st->nr].off = (uint32_t)st->nr_words;
+	st->ents[st->nr].count = weight;
+	memcpy(st->words + st->nr_words, key, (n + 2) * sizeof(uint32_t));
+	st->nr_words += n + 2;
+	st->slots[i] = (uint32_t)++st->nr;
+out:
+	if (key != key_small)
+		free(key);
+}
+
+struct line {
+	char *text;
+	uint64_t count;
+};
+
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
+}
+
+size_t stacktab__folded(struct stacktab *st, folded_line_fn fn, void *ctx)
+{
+	struct frametab *ft = st->ft;
+	struct line *lines = xcalloc(st->nr ? st->nr : 1, sizeof(*lines));
+	size_t cap = 4096;
+	char *buf = xmalloc(cap);
+
+	for (size_t e = 0; e < st->nr; e++) {
+		const uint32_t *w = st->words + st->ents[e].off;
+		size_t len = 0;
+		char comm[64];
+		snprintf(comm, sizeof(comm), "%s", strtab__str(&st->comms, w[0]));
+		sanitize(comm);
+		for (const char *p = comm; *p; p++) {
+			buf[len++] = *p == ' ' ? '_' : *p;	/* as stackcollapse-perf.pl */
+		}
+		for (int64_t i = (int64_t)w[1] - 1; i >= 0; i--) {
+			const struct frame *f = &ft->frames[w[2 + i]];
+			for (uint32_t k = 0; k < f->nr_names; k++) {
+				const char *name = strtab__str(&ft->names, f->names[k]);
+				size_t nl = strlen(name);
+				if (len + nl + 2 >= cap) {
+					cap = (len + nl + 2) * 2;
+					buf = xrealloc(buf, cap);
+				}
+				buf[len++] = ';';
+				memcpy(buf + len, name, nl);
+				len += nl;
+			}
+		}
+		buf[len] = 0;
+		lines[e].text = xstrdup(buf);
+		lines[e].count = st->ents[e].count;
+	}
+	free(buf);
+	qsort(lines, st->nr, sizeof(*lines), line_cmp);
+	size_t out = 0;
+	for (size_t i = 0; i < st->nr;) {
+		size_t j = i + 1;
+		uint64_t count = lines[i].count;
+		while (j < st->nr && !strcmp(lines[j].text, lines[i].text))
+			count += lines[j++].count;
+		fn(ctx, lines[i].text, count);
+		out++;
+		for (size_t k = i; k < j; k++)
+			free(lines[k].text);
+		i = j;
+	}
+	free(lines);
+	return out;
+}
+
+static void write_line(void *ctx, const char *stack, uint64_t weight)
+{
+	fprintf((FILE *)ctx, "%s %llu\n", stack, (unsigned long long)weight);
+}
+
+size_t stacktab__write_folded(struct stacktab *st, FILE *f)
+{
+	return stacktab__folded(st, write_line, f);
+}

@@ -1,0 +1,180 @@
+#include "stat_format.h"
+
+#include <linux/perf_event.h>
+#include <math.h>
+#include <string.h>
+
+double stat_count__scaled(const struct stat_count *c)
+{
+	if (c->runs > 1)
+		return c->mean;
+	if (!c->running || c->running >= c->enabled)
+		return (double)c->value;
+	return (double)c->value * (double)c->enabled / (double)c->running;
+}
+
+double stat_count__running_pct(const struct stat_count *c)
+{
+	if (!c->enabled)
+		return 0;
+	return 100.0 * (double)c->running / (double)c->enabled;
+}
+
+double stat_count__spread_pct(const struct stat_count *c)
+{
+	if (c->runs < 2 || !c->mean)
+		return 0;
+	return 100.0 * c->stddev / c->mean / sqrt((double)c->runs);
+}
+
+bool stat_count__is_clock(const struct stat_count *c)
+{
+	return c->type == PERF_TYPE_SOFTWARE &&
+	       (c->config == PERF_COUNT_SW_CPU_CLOCK || c->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+static const struct stat_count *find_hw(const struct stat_count *counts, size_t n, uint64_t config)
+{
+	for (size_t i = 0; i < n; i++)
+		if (counts[i].type == PERF_TYPE_HARDWARE && counts[i].config == config && counts[i].supported)
+			return &counts[i];
+	return NULL;
+}
+
+bool stat_metric(const struct stat_count *counts, size_t n, size_t i, double elapsed,
+		 double *metric, const char **unit)
+{
+	const struct stat_count *c = &counts[i];
+	if (!c->supported)
+		return false;
+	double v = stat_count__scaled(c);
+	if (c->type == PERF_TYPE_HARDWARE) {
+		const struct stat_count *cyc = find_hw(counts, n, PERF_COUNT_HW_CPU_CYCLES);
+		const struct stat_count *br = find_hw(counts, n, PERF_COUNT_HW_BRANCH_INSTRUCTIONS);
+		const struct stat_count *refs = find_hw(counts, n, PERF_COUNT_HW_CACHE_REFERENCES);
+		if (c->config == PERF_COUNT_HW_INSTRUCTIONS && cyc && stat_count__scaled(cyc) > 0) {
+			*metric = v / stat_count__scaled(cyc);
+			*unit = "insn per cycle";
+			return true;
+		}
+		if (c->config == PERF_COUNT_HW_BRANCH_MISSES && br && stat_count__scaled(br) > 0) {
+			*metric = 100.0 * v / stat_count__scaled(br);
+			*unit = "% of all branches";
+			return true;
+		}
+		if (c->config == PERF_COUNT_HW_CACHE_MISSES && refs && stat_count__scaled(refs) > 0) {
+			*metric = 100.0 * v / stat_count__scaled(refs);
+			*unit = "% of all cache refs";
+			return true;
+		}
+		if (c->config == PERF_COUNT_HW_CPU_CYCLES && elapsed > 0) {
+			*metric = v / elapsed / 1e9;
+			*unit = "GHz";
+			return true;
+		}
+	}
+	if (stat_count__is_clock(c)) {
+		if (elapsed <= 0)
+			return false;
+		*metric = v / 1e9 / elapsed;
+		*unit = "CPUs utilized";
+		return true;
+	}
+	if (elapsed > 0) {
+		*metric = v / elapsed;
+		*unit = "/sec";
+		return true;
+	}
+	return false;
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void stat_print__counts(const struct stat_print *p, const struct stat_count *counts, size_t n)
+{
+	FILE *f = p->out;
+	for (size_t i = 0; i < n; i++) {
+		const struct stat_count *c = &counts[i];
+		bool clock = stat_count__is_clock(c);
+		double v = stat_count__scaled(c);
+		double shown = clock ? v / 1e6 : v;
+		const char *unit = clock ? "msec" : "";
+		double metric = 0;
+		const char *munit = NULL;
+		bool has_metric = stat_metric(counts, n, i, p->elapsed, &metric, &munit);
+		double pct = stat_count__running_pct(c);
+
+		if (p->style == STAT_CSV) {
+			const char *s = p->sep;
+			if (p->interval_ts >= 0)
+				fprintf(f, "%.6f%s", p->interval_ts, s);
+			if (c->supported)
+				fprintf(f, clock ? "%.2f" : "%.0f", shown);
+			else
+				fputs("<not supported>", f);
+			fprintf(f, "%s%s%s%s%s%llu%s%.2f", s, unit, s, c->name, s,
+				(unsigned long long)c->running, s, c->supported ? pct : 0.0);
+			if (has_metric)
+				fprintf(f, "%s%.2f%s%s", s, metric, s, munit);
+			else
+				fprintf(f, "%s%s", s, s);
+			fputc('\n', f);
+			continue;
+		}
+		if (p->style == STAT_JSON) {
+			fputc('{', f);
+			if (p->interval_ts >= 0)
+				fprintf(f, "\"interval\":%.6f,", p->interval_ts);
+			fputs("\"counter-value\":", f);
+			if (c->supported)
+				fprintf(f, clock ? "\"%.6f\"" : "\"%.0f\"", shown);
+			else
+				fputs("\"<not supported>\"", f);
+			fputs(",\"unit\":", f);
+			json_string(f, unit);
+			fputs(",\"event\":", f);
+			json_string(f, c->name);
+			fprintf(f, ",\"event-runtime\":%llu,\"pcnt-running\":%.2f", (unsigned long long)c->running,
+				c->supported ? pct : 0.0);
+			if (c->runs > 1)
+				fprintf(f, ",\"variance\":%.2f", stat_count__spread_pct(c));
+			if (has_metric) {
+				fprintf(f, ",\"metric-value\":%.6f,\"metric-unit\":", metric);
+				json_string(f, munit);
+			}
+			fputs("}\n", f);
+			continue;
+		}
+		/* human, perf stat's layout; thousands grouped as the locale says
+		 * (none in the C locale, as perf) */
+		char num[64];
+		if (p->interval_ts >= 0)
+			fprintf(f, "%14.6f ", p->interval_ts);
+		if (!c->supported) {
+			fprintf(f, "%20s      %s\n", "<not supported>", c->name);
+			continue;
+		}
+		snprintf(num, sizeof(num), "%'.*f", clock ? 2 : 0, shown);
+		if (!has_metric && c->runs < 2 && !(pct < 99.995 && c->enabled)) {
+			fprintf(f, "%20s %-4s %s\n", num, unit, c->name);
+			continue;
+		}
+		fprintf(f, "%20s %-4s %-28s", num, unit, c->name);
+		if (has_metric)
+			fprintf(f, " # %8.3f %s", metric, munit);
+		if (c->runs > 1)
+			fprintf(f, "  ( +- %5.2f%% )", stat_count__spread_pct(c));
+		if (pct < 99.995 && c->enabled)
+			fprintf(f, "  (%.2f%%)", pct);
+		fputc('\n', f);
+	}
+}

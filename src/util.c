@@ -1,0 +1,348 @@
+#define _GNU_SOURCE
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void oom(size_t n)
+{
+	fprintf(stderr, "pprobe: out of memory allocating %zu bytes\n", n);
+	exit(1);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom(n * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p)
+		oom(strlen(s) + 1);
+	return p;
+}
+
+uint64_t hash_u64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
+{
+	const unsigned char *c = p;
+	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+	for (size_t i = 0; i < n; i++) {
+		h ^= c[i];
+		h *= 0x100000001b3ULL;
+	}
+	return hash_u64(h);
+}
+
+void u64map__init(struct u64map *m)
+{
+	memset(m, 0, sizeof(*m));
+}
+
+void u64map__free(struct u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	memset(m, 0, sizeof(*m));
+}
+
+static size_t u64map__slot(const struct u64map *m, uint64_t key)
+{
+	size_t i = hash_u64(key) & (m->cap - 1);
+	while (m->used[i] && m->keys[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+void *u64map__get(const struct u64map *m, uint64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	size_t i = u64map__slot(m, key);
+	return m->used[i] ? m->vals[i] : NULL;
+}
+
+static void u64map__grow(struct u64map *m)
+{
+	struct u64map n;
+	n.cap = m->cap ? m->cap * 2 : 64;
+	n.nr = 0;
+	n.keys = xcalloc(n.cap, sizeof(*n.keys));
+	n.vals = xcalloc(n.cap, sizeof(*n.vals));
+	n.used = xcalloc(n.cap, 1);
+	for (size_t i = 0; i < m->cap; i++)
+		if (m->used[i])
+			u64map__put(&n, m->keys[i], m->vals[i]);
+	u64map__free(m);
+	*m = n;
+}
+
+void u64map__put(struct u64map *m, uint64_t key, void *val)
+{
+	if ((m->nr + 1) * 4 >= m->cap * 3)
+		u64map__grow(m);
+	size_t i = u64map__slot(m, key);
+	if (!m->used[i]) {
+		m->used[i] = 1;
+		m->keys[i] = key;
+		m->nr++;
+	}
+	m->vals[i] = val;
+}
+
+void *u64map__del(struct u64map *m, uint64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	size_t i = u64map__slot(m, key);
+	if (!m->used[i])
+		return NULL;
+	void *val = m->vals[i];
+	m->used[i] = 0;
+	m->nr--;
+	/* Re-insert the rest of the cluster (linear probing deletion). */
+	for (size_t j = (i + 1) & (m->cap - 1); m->used[j]; j = (j + 1) & (m->cap - 1)) {
+		uint64_t k = m->keys[j];
+		void *v = m->vals[j];
+		m->used[j] = 0;
+		m->nr--;
+		u64map__put(m, k, v);
+	}
+	return val;
+}
+
+void strtab__init(struct strtab *t)
+{
+	memset(t, 0, sizeof(*t));
+}
+
+void strtab__free(struct strtab *t)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		free(t->strs[i]);
+	free(t->strs);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+static void strtab__rehash(struct strtab *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 256;
+	uint32_t *slots = xcalloc(cap, sizeof(*slots));
+	for (size_t id = 0; id < t->nr; id++) {
+		size_t i = hash_bytes(t->strs[id], strlen(t->strs[id]), 0) & (cap - 1);
+		while (slots[i])
+			i = (i + 1) & (cap - 1);
+		slots[i] = (uint32_t)id + 1;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->cap = cap;
+}
+
+uint32_t strtab__intern(struct strtab *t, const char *s)
+{
+	if ((t->nr + 1) * 2 >= t->cap)
+		strtab__rehash(t);
+	size_t i = hash_bytes(s, strlen(s), 0) & (t->cap - 1);
+	while (t->slots[i]) {
+		uint32_t id = t->slots[i] - 1;
+		if (!strcmp(t->strs[id], s))
+			return id;
+		i = (i + 1) & (t->cap - 1);
+	}
+	if (t->nr == t->alloc) {
+		t->alloc = t->alloc ? t->alloc * 2 : 256;
+		t->strs = xrealloc(t->strs, t->alloc * sizeof(*t->strs));
+	}
+	t->strs[t->nr] = xstrdup(s);
+	t->slots[i] = (uint32_t)t->nr + 1;
+	return (uint32_t)t->nr++;
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+int cpulist__parse(const char *s, int **out)
+{
+	int *cpus = NULL;
+	size_t nr = 0, alloc = 0;
+	const char *p = s;
+
+	*out = NULL;
+	while (*p && *p != '\n') {
+		char *end;
+		errno = 0;
+		long a = strtol(p, &end, 10);
+		if (end == p || a < 0 || a > 65535 || errno)
+			goto bad;
+		long b = a;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a || b > 65535)
+				goto bad;
+			p = end;
+		}
+		for (long c = a; c <= b; c++) {
+			if (nr == alloc) {
+				alloc = alloc ? alloc * 2 : 16;
+				cpus = xrealloc(cpus, alloc * sizeof(*cpus));
+			}
+			cpus[nr++] = (int)c;
+		}
+		if (*p == ',')
+			p++;
+		else if (*p && *p != '\n')
+			goto bad;
+	}
+	if (!nr)
+		goto bad;
+	qsort(cpus, nr, sizeof(*cpus), int_cmp);
+	size_t w = 0;
+	for (size_t i = 0; i < nr; i++)
+		if (!w || cpus[w - 1] != cpus[i])
+			cpus[w++] = cpus[i];
+	*out = cpus;
+	return (int)w;
+bad:
+	free(cpus);
+	return -EINVAL;
+}
+
+int cpulist__online(int **cpus)
+{
+	char buf[4096];
+	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	int err = errno;
+	close(fd);
+	if (n <= 0)
+		return n < 0 ? -err : -EINVAL;
+	buf[n] = 0;
+	return cpulist__parse(buf, cpus);
+}
+
+int outfile__open(struct outfile *o, const char *path)
+{
+	memset(o, 0, sizeof(*o));
+	if (!strcmp(path, "-")) {
+		o->f = stdout;
+		return 0;
+	}
+	size_t len = strlen(path) + 32;
+	o->path = xstrdup(path);
+	o->tmp = xmalloc(len);
+	snprintf(o->tmp, len, "%s.tmp.XXXXXX", path);
+	int fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (fd < 0) {
+		int err = -errno;
+		free(o->path);
+		free(o->tmp);
+		memset(o, 0, sizeof(*o));
+		return err;
+	}
+	mode_t um = umask(0);
+	umask(um);
+	fchmod(fd, 0666 & ~um);
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		int err = -errno;
+		close(fd);
+		unlink(o->tmp);
+		free(o->path);
+		free(o->tmp);
+		memset(o, 0, sizeof(*o));
+		return err;
+	}
+	return 0;
+}
+
+int outfile__commit(struct outfile *o)
+{
+	int err = 0;
+	if (!o->f)
+		return -EBADF;
+	if (o->f == stdout) {
+		if (fflush(stdout) || ferror(stdout))
+			err = -EIO;
+		o->f = NULL;
+		return err;
+	}
+	if (fflush(o->f) || ferror(o->f))
+		err = errno ? -errno : -EIO;
+	if (fclose(o->f) && !err)
+		err = -errno;
+	o->f = NULL;
+	if (!err && rename(o->tmp, o->path))
+		err = -errno;
+	if (err)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	o->tmp = o->path = NULL;
+	return err;
+}
+
+void outfile__abort(struct outfile *o)
+{
+	if (o->f && o->f != stdout) {
+		fclose(o->f);
+		unlink(o->tmp);
+	}
+	free(o->tmp);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+double now_seconds(void)
+{
+	return (double)now_ns() / 1e9;
+}

@@ -1,0 +1,66 @@
+/* Small shared pieces of the pprobe program: hash map, string interning,
+ * CPU lists, atomic output files. */
+#ifndef PPROBE_UTIL_H
+#define PPROBE_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Out of memory in the program (not in a library) ends it with a message. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+/* 64-bit mixing hash (splitmix finaliser) and FNV-1a over bytes. */
+uint64_t hash_u64(uint64_t x);
+uint64_t hash_bytes(const void *p, size_t n, uint64_t seed);
+
+/* Open-addressing map from a non-zero-agnostic u64 key to a pointer. */
+struct u64map {
+	uint64_t *keys;
+	void **vals;
+	unsigned char *used;
+	size_t cap, nr;
+};
+void u64map__init(struct u64map *m);
+void u64map__free(struct u64map *m);
+void *u64map__get(const struct u64map *m, uint64_t key);
+void u64map__put(struct u64map *m, uint64_t key, void *val);
+void *u64map__del(struct u64map *m, uint64_t key);
+/* Iterate: for (size_t i = 0; i < m->cap; i++) if (m->used[i]) ... */
+
+/* String table: each distinct string gets a stable id (0, 1, ...). */
+struct strtab {
+	char **strs;
+	size_t nr, alloc;
+	uint32_t *slots;	/* id + 1, 0 = empty */
+	size_t cap;
+};
+void strtab__init(struct strtab *t);
+void strtab__free(struct strtab *t);
+uint32_t strtab__intern(struct strtab *t, const char *s);
+static inline const char *strtab__str(const struct strtab *t, uint32_t id) { return t->strs[id]; }
+
+/* "0-3,5" -> sorted unique list. Returns count or -errno (-EINVAL on syntax). */
+int cpulist__parse(const char *s, int **cpus);
+/* Online CPUs from /sys/devices/system/cpu/online. */
+int cpulist__online(int **cpus);
+
+/* Write a file atomically: open a temporary beside path, then commit renames
+ * it into place; abort removes it. path "-" writes stdout directly. */
+struct outfile {
+	FILE *f;
+	char *path;
+	char *tmp;
+};
+int outfile__open(struct outfile *o, const char *path);
+int outfile__commit(struct outfile *o);	/* returns 0 or -errno; removes tmp on error */
+void outfile__abort(struct outfile *o);
+
+double now_seconds(void);	/* CLOCK_MONOTONIC */
+uint64_t now_ns(void);
+
+#endif

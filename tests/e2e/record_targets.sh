@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Targets: fork+exec children, a dlopen'd library, -p, -t, -a, -C, -d.
+. "$(dirname "$0")/lib.sh"
+need_root
+W=$WORKLOADS
+
+# fork + exec of a differently named copy: the child's samples carry its own
+# comm and symbols from its own image.
+cp "$W/wl_record" "$T/wl_child"
+"$PPROBE" record -e syscalls:sys_enter_prctl -g -o "$T/fe.folded" -- "$W/wl_record" fork-exec "$T/wl_child" prctl 321 2>/dev/null
+check "exec'd child: 321 samples as wl_child under do_prctls" \
+	[ "$(folded_sum "$T/fe.folded" '^wl_child;.*;main;do_prctls( |;)')" -eq 321 ]
+
+# dlopen: samples in the library are named from it.
+"$PPROBE" record -g -o "$T/dl.folded" -- "$W/wl_record" dlopen "$W/libwl_dl.so" 1 2>/dev/null
+dl=$(folded_sum "$T/dl.folded" ';main;dl_spin;dl_inner( |$)')
+total=$(folded_sum "$T/dl.folded")
+echo "dlopen: dl_spin;dl_inner=$dl total=$total"
+check "dlopen: >= 80% of samples in dl_spin;dl_inner" awk -v a="$dl" -v t="$total" 'BEGIN { exit !(t >= 50 && a / t >= 0.8) }'
+
+# -p: an existing process, for -d seconds.
+"$W/wl_record" hot 6 & bg=$!
+sleep 0.3
+"$PPROBE" record -g -p "$bg" -d 1 -o "$T/pid.folded" 2>"$T/err"
+st=$?
+check "-p exits 0" [ $st -eq 0 ]
+hot=$(folded_sum "$T/pid.folded" ';run_hot;hot_(one|three)( |$)')
+total=$(folded_sum "$T/pid.folded")
+echo "-p: hot=$hot total=$total"
+# (counts depend on the CPU the target gets: only a floor, the share is the point)
+check "-p: samples (>= 100), >= 95% in hot functions" awk -v a="$hot" -v t="$total" 'BEGIN { exit !(t >= 100 && a / t >= 0.95) }'
+check "-p: the target keeps running" kill -0 "$bg"
+
+# -t: one thread of it.
+"$PPROBE" record -t "$bg" -d 0.5 -o "$T/tid.folded" 2>/dev/null
+check "-t: samples of the thread" [ "$(folded_sum "$T/tid.folded" '^wl_record;')" -ge 30 ]
+kill "$bg"; wait "$bg" 2>/dev/null
+
+# -p follows the process until it exits, without -d.
+"$W/wl_record" hot 0.7 & bg=$!
+sleep 0.1
+timeout 10 "$PPROBE" record -p "$bg" -o "$T/pexit.folded" 2>/dev/null
+check "-p stops when the target exits" [ $? -eq 0 ]
+check "-p until exit: samples" [ "$(folded_sum "$T/pexit.folded")" -ge 50 ]
+
+# -a: all CPUs; a command only bounds the duration. Count only our comm:
+# other processes may call prctl too.
+"$PPROBE" record -a -e syscalls:sys_enter_prctl -o "$T/a.folded" -- "$W/wl_record" prctl 400 2>/dev/null
+check "-a: exactly 400 prctl samples of wl_record" [ "$(folded_sum "$T/a.folded" '^wl_record;')" -eq 400 ]
+
+# -C 0: only CPU 0, pinned workloads on CPU 0 and CPU 1.
+if [ "$(nproc)" -ge 2 ]; then
+	"$PPROBE" record -C 0 -e syscalls:sys_enter_prctl -o "$T/c.folded" -- \
+		sh -c "taskset -c 0 '$W/wl_record' prctl 100; taskset -c 1 '$W/wl_record' prctl 50" 2>/dev/null
+	check "-C 0: the 100 calls on CPU 0 only" [ "$(folded_sum "$T/c.folded" '^wl_record;')" -eq 100 ]
+fi
+
+# -a -d: duration bound without a command.
+start=$(date +%s.%N)
+"$PPROBE" record -a -d 0.5 -o "$T/d.folded" 2>/dev/null
+end=$(date +%s.%N)
+check "-a -d 0.5 takes ~0.5 s" awk -v s="$start" -v e="$end" 'BEGIN { exit !(e - s >= 0.45 && e - s < 5) }'
+done_testing

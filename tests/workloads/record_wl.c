@@ -1,0 +1,175 @@
+/* Workloads with known behaviour for pprobe record's tests.
+ *
+ *   hot SECS            burn CPU: hot_three() does 3 units for each 1 of hot_one();
+ *                       prints "cpu SECS" (its own CPU time) at the end
+ *   prctl N             exactly N prctl(PR_GET_DUMPABLE) calls from do_prctls()
+ *   threads T SECS      T threads spinning in thread_spin()
+ *   fork-exec PROG ARG  fork; the child execs PROG with ARG...; wait for it
+ *   dlopen LIB SECS     dlopen LIB and spin in its dl_spin() for SECS
+ *   syscalls N          N write(2)s of 1 byte to /dev/null from do_writes()
+ *   pause               sleep until killed (for -p tests)
+ *   fixed N             N rounds of hot_three+hot_one+8 writes, then print
+ *                       "elapsed SECS cpu SECS" (its own wall and CPU time)
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile unsigned long sink;
+
+/* gcc 12 ignores -mno-omit-leaf-frame-pointer at -O2, and a leaf without a
+ * frame hides its caller from a frame-pointer walk. The spinning functions
+ * call this, so they are not leaves and keep their frame. */
+__attribute__((noinline)) void wl_barrier(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+__attribute__((noinline)) static void spin_units(unsigned long units)
+{
+	wl_barrier();	/* first: a non-tail call, so a frame */
+	for (unsigned long i = 0; i < units * 200000UL; i++)
+		sink += i;
+}
+
+__attribute__((noinline)) void hot_three(void)
+{
+	wl_barrier();	/* first: a non-tail call, so a frame */
+	for (unsigned long i = 0; i < 3 * 200000UL; i++)
+		sink += i * 3;
+}
+
+__attribute__((noinline)) void hot_one(void)
+{
+	wl_barrier();	/* first: a non-tail call, so a frame */
+	for (unsigned long i = 0; i < 200000UL; i++)
+		sink += i * 3;
+}
+
+__attribute__((noinline)) static void run_hot(double secs)
+{
+	double end = now() + secs;
+	while (now() < end) {
+		hot_three();
+		hot_one();
+	}
+}
+
+__attribute__((noinline)) void do_prctls(long n)
+{
+	for (long i = 0; i < n; i++)
+		sink += (unsigned long)prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+}
+
+__attribute__((noinline)) void do_writes(long n)
+{
+	int fd = open("/dev/null", O_WRONLY);
+	for (long i = 0; i < n; i++)
+		sink += (unsigned long)write(fd, "x", 1);
+	close(fd);
+}
+
+static double thread_secs;
+
+__attribute__((noinline)) void thread_spin(void)
+{
+	double end = now() + thread_secs;
+	while (now() < end)
+		spin_units(1);
+}
+
+static void *thread_main(void *arg)
+{
+	(void)arg;
+	thread_spin();
+	return NULL;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: wl_record hot SECS | prctl N | threads T SECS | fork-exec PROG ARG... |"
+			" dlopen LIB SECS | syscalls N | pause | fixed N\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	const char *mode = argv[1];
+	if (!strcmp(mode, "hot") && argc == 3) {
+		run_hot(atof(argv[2]));
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		printf("cpu %.6f\n", ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+					ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+	} else if (!strcmp(mode, "prctl") && argc == 3) {
+		do_prctls(atol(argv[2]));
+	} else if (!strcmp(mode, "syscalls") && argc == 3) {
+		do_writes(atol(argv[2]));
+	} else if (!strcmp(mode, "threads") && argc == 4) {
+		int n = atoi(argv[2]);
+		thread_secs = atof(argv[3]);
+		pthread_t *t = calloc((size_t)n, sizeof(*t));
+		for (int i = 0; i < n; i++)
+			pthread_create(&t[i], NULL, thread_main, NULL);
+		for (int i = 0; i < n; i++)
+			pthread_join(t[i], NULL);
+		free(t);
+	} else if (!strcmp(mode, "fork-exec") && argc >= 3) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			execv(argv[2], argv + 2);
+			perror("execv");
+			_exit(127);
+		}
+		int st;
+		waitpid(pid, &st, 0);
+		return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+	} else if (!strcmp(mode, "dlopen") && argc == 4) {
+		void *h = dlopen(argv[2], RTLD_NOW);
+		if (!h) {
+			fprintf(stderr, "dlopen: %s\n", dlerror());
+			return 1;
+		}
+		void (*fn)(double) = (void (*)(double))dlsym(h, "dl_spin");
+		if (!fn)
+			return 1;
+		fn(atof(argv[3]));
+		dlclose(h);
+	} else if (!strcmp(mode, "fixed") && argc == 3) {
+		long n = atol(argv[2]);
+		double t0 = now();
+		for (long i = 0; i < n; i++) {
+			hot_three();
+			hot_one();
+			do_writes(8);
+		}
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		printf("elapsed %.6f cpu %.6f\n", now() - t0,
+		       ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+	} else if (!strcmp(mode, "pause")) {
+		for (;;)
+			pause();
+	} else {
+		usage();
+	}
+	return 0;
+}
