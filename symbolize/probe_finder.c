@@ -1531,6 +1531,15 @@ static bool type_signed(Dwarf_Die *t)
 	return enc == DW_ATE_signed || enc == DW_ATE_signed_char;
 }
 
+static bool type_float(Dwarf_Die *t)
+{
+	Dwarf_Die p;
+	Dwarf_Attribute a;
+	Dwarf_Word enc;
+	return !dwarf_peel_type(t, &p) && dwarf_tag(&p) == DW_TAG_base_type &&
+	       dwarf_attr(&p, DW_AT_encoding, &a) && !dwarf_formudata(&a, &enc) && enc == DW_ATE_float;
+}
+
 /* ---- locations ---- */
 static const char *regname(struct probe_finder *pf, unsigned r, char *buf, size_t len)
 {
@@ -1581,6 +1590,19 @@ static void fmt_value(Dwarf_Die *type, int64_t size, const uint8_t *bytes, size_
 	for (size_t i = 0; i < n; i++)
 		v |= (uint64_t)bytes[i] << (8 * i);
 	(void)size;
+	if (type && type_float(type) && (n == 4 || n == 8)) {
+		if (n == 4) {
+			float f;
+			uint32_t w = (uint32_t)v;
+			memcpy(&f, &w, 4);
+			sb_add(b, "%.9g", (double)f);
+		} else {
+			double d;
+			memcpy(&d, &v, 8);
+			sb_add(b, "%.17g", d);
+		}
+		return;
+	}
 	if (type && type_signed(type) && n < 8 && (v >> (8 * n - 1)) & 1)
 		v |= ~0ULL << (8 * n);
 	if (type && type_signed(type))
@@ -1896,13 +1918,17 @@ static int add_var(struct probe_finder *pf, struct pf_point *p, Dwarf_Die *var, 
 		Dwarf_Sword sv;
 		Dwarf_Word uv;
 		v->state = PF_VAR_CONST;
-		if (dwarf_whatform(&a) == DW_FORM_sdata && !dwarf_formsdata(&a, &sv))
-			sb_add(&wb, "%" PRId64, (int64_t)sv);
-		else if (dwarf_whatform(&a) == DW_FORM_udata && !dwarf_formudata(&a, &uv))
-			sb_add(&wb, "%" PRIu64, (uint64_t)uv);
-		else if (!dwarf_formblock(&a, &blk))
+		bool got = false;
+		if (dwarf_whatform(&a) == DW_FORM_sdata && !dwarf_formsdata(&a, &sv)) {
+			uv = (Dwarf_Word)sv;
+			got = true;
+		} else if (!dwarf_formblock(&a, &blk)) {
 			fmt_value(ht ? &t : NULL, v->byte_size, blk.data, blk.length, &wb);
-		else if (!dwarf_formudata(&a, &uv)) {
+		} else if (!dwarf_formudata(&a, &uv)) {
+			got = true;
+		}
+		if (got) {
+			/* through the type: a double may come as an integer form */
 			uint8_t bytes[8];
 			size_t nb = v->byte_size > 0 && v->byte_size <= 8 ? (size_t)v->byte_size : 8;
 			for (size_t i = 0; i < 8; i++)

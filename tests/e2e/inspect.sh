@@ -44,6 +44,18 @@ check "gdb's ranges for got do not cover lost_value+$off" test "$covered" -eq 0
 # ... while n is still in a register there
 check "n in a register at lost_value:6" grep -qP '^\t\tint\tn\t%r[a-z0-9]+$' <<<"$out"
 
+# Constants: the values gdb's 'info scope' gives (a double as a block, a
+# 64-bit integer) -- only where the compiler emitted them as constants.
+scope=$(gdb -batch -ex 'info scope const_shapes' "$O2" 2>/dev/null)
+vars=$("$PPROBE" -x "$O2" -V const_shapes)
+if grep -q 'Symbol pattern is a constant with value' <<<"$scope"; then
+	want=$(grep -oP 'Symbol pattern is a constant with value \K[0-9-]+' <<<"$scope")
+	check "pattern = $want as gdb says" grep -qP "^\t\tlong( int)?\tpattern\t= $want\$" <<<"$vars"
+fi
+if grep -qE 'Symbol factor is (constant bytes:  00 00 00 00 00 00 f8 3f|a constant with value 4609434218613702656)' <<<"$scope"; then
+	check "factor = 1.5 (gdb: bytes 00 .. f8 3f)" grep -qP '^\t\tdouble\tfactor\t= 1.5$' <<<"$vars"
+fi
+
 # Instruction boundaries: FUNC+N is accepted exactly where objdump decodes
 # an instruction of rect_area.
 base=$(nm "$O2" | awk '$3 == "rect_area" { print $1 }')

@@ -100,3 +100,20 @@ int main(int argc, char **argv)
 	printf("%d %ld %d %d %d\n", a, s, x, sum_to(argc + 9), lost_value(argc));
 	return 0;
 }
+
+/* Constants of other shapes: a double (DW_AT_const_value as a block) and a
+ * 64-bit pattern; at -O2 neither has a location, only a value. Run from a
+ * constructor so nothing above moves. */
+__attribute__((noinline)) double const_shapes(int n)
+{
+	double factor = 1.5;
+	long pattern = 0x1122334455667788L;
+
+	wl_sink = n;
+	return n * factor + (double)(pattern & n);
+}
+
+__attribute__((constructor)) static void wl_ctor(void)
+{
+	wl_sink = (int)const_shapes(wl_sink);
+}
