@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "collect.h"
@@ -34,6 +35,7 @@ struct record {
 	uint16_t max_stack;
 	uint64_t truncated;
 	/* DWARF unwinding */
+	struct symbolizer *sym;		/* opened up front: files are prepared as they are mapped */
 	struct unwinder *unwinder;
 	enum unwind_backend backend;
 	uint32_t stack_size;
@@ -288,6 +290,16 @@ static size_t write_svg(struct stacktab *st, const char *event, const char *coun
 	return lines;
 }
 
+/* Open each executable file as it is mapped, while the process lives: a
+ * deleted binary or one in another mount namespace is still readable then
+ * (through /proc/PID/map_files or /proc/PID/root), not at the end. */
+static void on_mmap(struct collect *c, pid_t pid, const struct map *m)
+{
+	struct record *r = c->priv;
+	if ((m->prot & PROT_EXEC) && map__is_file(m))
+		symbolizer__prepare(r->sym, pid, m);
+}
+
 static void on_process_gone(struct collect *c, pid_t pid)
 {
 	struct record *r = c->priv;
@@ -467,9 +479,18 @@ int cmd_record(int argc, char **argv)
 
 	rec.frames = frametab__new();
 	strtab__init(&rec.objs);
+	struct symbolizer_opts so;
+	symbolizer_opts__init(&so);
+	rec.sym = symbolizer__new(&so);
+	if (!rec.sym) {
+		fprintf(stderr, "pprobe record: cannot set up the symbolizer: %s\n", strerror(errno));
+		ret = 1;
+		goto out;
+	}
 	rec.max_stack = 127;
 	c.priv = &rec;
 	c.on_sample = on_sample;
+	c.on_mmap = on_mmap;
 	for (int i = 0; i < nr_events; i++) {
 		char err[1024];
 		if (event_list__add(&evl, events[i], err, sizeof(err))) {
@@ -536,11 +557,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 
 	/* Symbolize the unique addresses once, then write each event's file. */
-	struct symbolizer_opts so;
-	symbolizer_opts__init(&so);
-	struct symbolizer *sym = symbolizer__new(&so);
-	frametab__symbolize(rec.frames, sym);
-	symbolizer__delete(sym);
+	frametab__symbolize(rec.frames, rec.sym);
 
 	for (int i = 0; i < c.evlist.nr_evsels; i++) {
 		struct evsel *ev = c.evlist.evsels[i];
@@ -605,6 +622,7 @@ out:
 	if (!ret)
 		ret = collect__exit_status(&c);
 	frametab__delete(rec.frames);
+	symbolizer__delete(rec.sym);
 	unwinder__delete(rec.unwinder);
 	strtab__free(&rec.objs);
 	free(rec.quality);

@@ -191,7 +191,6 @@ int cmd_stat(int argc, char **argv)
 	struct outfile of = { 0 };
 
 	event_list__init(&evl);
-	setlocale(LC_NUMERIC, "");	/* thousands separators, as perf stat */
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:d:I:r:x:o:h", longopts, NULL)) != -1) {
 		char *end;
@@ -253,6 +252,10 @@ int cmd_stat(int argc, char **argv)
 		if (access("/sys/bus/event_source/devices/cpu", F_OK) == 0)
 			event_list__add(&evl, "cycles,instructions,branches,branch-misses", err, sizeof(err));
 	}
+	/* Thousands separators as the locale says, as perf stat does, but only
+	 * for people: CSV and JSON keep C's numbers for the programs that read them. */
+	if (pp.style == STAT_HUMAN)
+		setlocale(LC_NUMERIC, "");
 	co.counting = true;
 	co.quiet = true;
 	if (output) {

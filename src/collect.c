@@ -485,6 +485,8 @@ static int process_record(void *ctx, const struct perf_event_header *hdr, int cp
 		}
 		m.path = (char *)r->filename;
 		session__mmap(&c->session, (pid_t)r->pid, &m);
+		if (c->on_mmap)
+			c->on_mmap(c, (pid_t)r->pid, &m);
 		return 0;
 	}
 	case PERF_RECORD_COMM: {

@@ -43,6 +43,8 @@ struct collect {
 	struct sample_layout layout;
 	struct ordered queue;
 	collect_sample_fn on_sample;
+	/* A mapping appeared (MMAP2), after the session recorded it. */
+	void (*on_mmap)(struct collect *c, pid_t pid, const struct map *m);
 	/* A process exited or replaced its image (exec): drop state kept for it. */
 	void (*on_process_gone)(struct collect *c, pid_t pid);
 	void *priv;
