@@ -2110,19 +2110,19 @@ static const char *call_file(Dwarf_Die *inst)
 
 static int add_point_line(struct probe_finder *pf, struct pf_points *pts, Dwarf_Die *inst,
 			  const char *fname, const char *want, Dwarf_Addr addr, bool ret, unsigned flags,
-			  int line);
+			  const char *file, int line);
 
 static int add_point(struct probe_finder *pf, struct pf_points *pts, Dwarf_Die *inst,
 		     const char *fname, const char *want, Dwarf_Addr addr, bool ret, unsigned flags)
 {
-	return add_point_line(pf, pts, inst, fname, want, addr, ret, flags, 0);
+	return add_point_line(pf, pts, inst, fname, want, addr, ret, flags, NULL, 0);
 }
 
 /* line > 0: the point was asked for by that line of the file the line
  * table names at addr (several rows may share an address). */
 static int add_point_line(struct probe_finder *pf, struct pf_points *pts, Dwarf_Die *inst,
 			  const char *fname, const char *want, Dwarf_Addr addr, bool ret, unsigned flags,
-			  int line)
+			  const char *file, int line)
 {
 	for (int i = 0; i < pts->n; i++)
 		if (pts->pts[i].addr == addr && pts->pts[i].retprobe == ret)
@@ -2151,8 +2151,11 @@ static int add_point_line(struct probe_finder *pf, struct pf_points *pts, Dwarf_
 			p->file = f ? strdup(f) : NULL;
 			dwarf_lineno(l, &p->line);
 		}
-		if (line > 0)
+		if (line > 0 && file) {
+			free(p->file);
+			p->file = strdup(file);
 			p->line = line;
+		}
 		if (dwarf_tag(inst) == DW_TAG_inlined_subroutine) {
 			Dwarf_Attribute a;
 			Dwarf_Word w;
@@ -2291,7 +2294,7 @@ int probe_finder__find(struct probe_finder *pf, const char *specstr, unsigned fl
 				if ((flags & PF_NO_INLINES) && dwarf_tag(&inst) == DW_TAG_inlined_subroutine)
 					continue;
 				if ((ret = add_point_line(pf, pts, &inst, die_name(&inst), NULL, rows[i].addr, false, flags,
-							  rows[i].line)))
+							  file, rows[i].line)))
 					goto err;
 			}
 		}
@@ -2360,7 +2363,7 @@ int probe_finder__find(struct probe_finder *pf, const char *specstr, unsigned fl
 					continue;
 				/* the innermost instance at the address must be this one or inside it */
 				if ((ret = add_point_line(pf, pts, &d, f->name, sp.name, rows[r].addr, false, flags,
-							  rows[r].line)))
+							  file, rows[r].line)))
 					goto err;
 			}
 		} else {

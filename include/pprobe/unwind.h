@@ -17,7 +17,17 @@
  *
  * Frames found without CFI (frame-pointer fallback) are counted in
  * res->fp_frames; their return addresses must lie in executable mappings or
- * the walk stops there with UNWIND_NO_CFI. */
+ * the walk stops there with UNWIND_NO_CFI. A walk is UNWIND_COMPLETE only
+ * where the CFI marks the return address undefined (_start, clone's thread
+ * start) or in the ELF entry code (_start of the executable or ld.so).
+ *
+ * Usage from a sampling loop: unwind each sample while the process still
+ * runs (online), with the maps as known at that moment (MMAP2-only maps
+ * without stack mappings are fine: the stack's extent is then read from
+ * /proc/PID/maps once per thread stack); call unwinder__forget() on EXIT and
+ * on exec (COMM with misc & PERF_RECORD_MISC_COMM_EXEC). [vdso] frames are
+ * unwound with this kernel's vdso image. Not thread-safe: one unwinder per
+ * thread. */
 #ifndef PPROBE_UNWIND_H
 #define PPROBE_UNWIND_H
 

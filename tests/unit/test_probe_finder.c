@@ -112,6 +112,27 @@ static void resolve(const char *wl)
 	probe_finder__delete(pf);
 }
 
+/* An lld-linked PIE: text vaddr != file offset (symbolize.cmake's sym_lld). */
+static void lld_offsets(const char *wl)
+{
+	char err[512];
+	struct probe_finder_opts o = { .binary = wl };
+	struct probe_finder *pf = probe_finder__new(&o, err, sizeof(err));
+	struct pf_points *p = NULL;
+	CHECK(pf, "open %s: %s", wl, err);
+	if (!pf)
+		return;
+	CHECK(!probe_finder__find(pf, "main", 0, &p) && p->n == 1, "main: %s", probe_finder__strerror(pf));
+	if (p && p->n == 1) {
+		int64_t so = section_offset(wl, p->pts[0].addr);
+		CHECK(p->pts[0].addr != p->pts[0].file_offset, "lld layout expected: vaddr %#" PRIx64, p->pts[0].addr);
+		CHECK(so >= 0 && (uint64_t)so == p->pts[0].file_offset, "file offset %#" PRIx64 " vs %#" PRIx64,
+		      p->pts[0].file_offset, (uint64_t)so);
+	}
+	pf_points__delete(p);
+	probe_finder__delete(pf);
+}
+
 int main(void)
 {
 	char dir[4096];
@@ -128,6 +149,11 @@ int main(void)
 	} else {
 		resolve(dir);
 	}
+	strcpy(strrchr(dir, '/'), "/sym_lld");
+	if (access(dir, R_OK))
+		printf("SKIP lld offsets: %s not built (no ld.lld)\n", dir);
+	else
+		lld_offsets(dir);
 	if (fails) {
 		fprintf(stderr, "%d check(s) failed\n", fails);
 		return 1;
