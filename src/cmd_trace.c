@@ -417,7 +417,7 @@ int cmd_trace(int argc, char **argv)
 	if (tr.ustack) {
 		co.extra_sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		co.regs_user_mask = UNWIND_X86_SAMPLE_REGS_MASK;
-		co.stack_user_size = 8192;
+		co.stack_user_size = UNWIND_DEFAULT_STACK_COPY;
 		tr.unwinder = unwinder__new(UNWIND_LIBDW);
 		if (!tr.unwinder) {
 			fprintf(stderr, "pprobe trace: cannot set up the unwinder: %s\n", strerror(errno));

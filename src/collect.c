@@ -22,7 +22,7 @@
  * records from another CPU that were being written while we read: hold them
  * one more round. */
 #define ORDER_SLACK_NS 2000000ULL
-#define POLL_MS 50
+#define POLL_MS 10
 
 static sigset_t collect_sigs(void)
 {
@@ -187,7 +187,10 @@ static void normalize_attr(struct collect *c, struct evsel *ev, bool on_command)
 	a->inherit = (on_command || c->opts.pid_list) ? 1 : 0;
 	a->enable_on_exec = on_command ? 1 : 0;
 	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(c->opts.ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 16);
+	/* Wake us early: a sample unwound late may find its live stack gone
+	 * (the process moved on), so latency costs complete stacks. */
+	size_t ring_bytes = c->opts.ring_pages * (size_t)sysconf(_SC_PAGESIZE);
+	a->wakeup_watermark = (uint32_t)(ring_bytes / 16 < 65536 ? ring_bytes / 16 : 65536);
 }
 
 static void add_tracking(struct collect *c)
