@@ -354,7 +354,6 @@ int cmd_record(int argc, char **argv)
 	const char *format = NULL;
 	long freq = 0;
 	unsigned long long period = 0;
-	long pages = 0;
 	int ret = 0, opt;
 
 	collect__init(&c);
@@ -362,22 +361,17 @@ int cmd_record(int argc, char **argv)
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:d:F:c:m:go:qh", longopts, NULL)) != -1) {
 		char *end;
+		int shared = collect_opts__parse(&co, opt, optarg, "pprobe record");
+		if (shared < 0) {
+			ret = 2;
+			goto out;
+		}
+		if (shared)
+			continue;
 		switch (opt) {
 		case 'e':
 			events = xrealloc(events, (size_t)(nr_events + 1) * sizeof(*events));
 			events[nr_events++] = optarg;
-			break;
-		case 'a': co.system_wide = true; break;
-		case 'C': co.cpu_list = optarg; break;
-		case 'p': co.pid_list = optarg; break;
-		case 't': co.tid_list = optarg; break;
-		case 'd':
-			co.duration = strtod(optarg, &end);
-			if (*end || co.duration <= 0) {
-				fprintf(stderr, "pprobe record: bad duration '%s' (seconds, e.g. 2.5)\n", optarg);
-				ret = 2;
-				goto out;
-			}
 			break;
 		case 'F':
 			freq = strtol(optarg, &end, 10);
@@ -391,14 +385,6 @@ int cmd_record(int argc, char **argv)
 			period = strtoull(optarg, &end, 10);
 			if (*end || period == 0) {
 				fprintf(stderr, "pprobe record: bad period '%s' (a positive count)\n", optarg);
-				ret = 2;
-				goto out;
-			}
-			break;
-		case 'm':
-			pages = strtol(optarg, &end, 10);
-			if (*end || pages <= 0 || (pages & (pages - 1))) {
-				fprintf(stderr, "pprobe record: -m wants a power of two of pages, got '%s'\n", optarg);
 				ret = 2;
 				goto out;
 			}
@@ -548,7 +534,8 @@ int cmd_record(int argc, char **argv)
 	}
 	/* Rings sized so a burst is absorbed while we drain: a sample with a
 	 * DWARF stack copy weighs stack_size bytes. */
-	co.ring_pages = pages ? (size_t)pages : rec.cg == CG_DWARF ? 4096 : rec.cg == CG_FP ? 1024 : 256;
+	if (!co.ring_pages)	/* -m not given */
+		co.ring_pages = rec.cg == CG_DWARF ? 4096 : rec.cg == CG_FP ? 1024 : 256;
 	co.status_prefix = "pprobe record";
 
 	ret = collect__prepare(&c, &co);

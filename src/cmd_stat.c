@@ -195,22 +195,17 @@ int cmd_stat(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:d:I:r:x:o:h", longopts, NULL)) != -1) {
 		char *end;
 		char err[1024];
+		int shared = collect_opts__parse(&co, opt, optarg, "pprobe stat");
+		if (shared < 0) {
+			ret = 2;
+			goto out;
+		}
+		if (shared)
+			continue;
 		switch (opt) {
 		case 'e':
 			if (event_list__add(&evl, optarg, err, sizeof(err))) {
 				fprintf(stderr, "pprobe stat: %s\n", err);
-				ret = 2;
-				goto out;
-			}
-			break;
-		case 'a': co.system_wide = true; break;
-		case 'C': co.cpu_list = optarg; break;
-		case 'p': co.pid_list = optarg; break;
-		case 't': co.tid_list = optarg; break;
-		case 'd':
-			co.duration = strtod(optarg, &end);
-			if (*end || co.duration <= 0) {
-				fprintf(stderr, "pprobe stat: bad duration '%s' (seconds)\n", optarg);
 				ret = 2;
 				goto out;
 			}

@@ -298,7 +298,6 @@ int cmd_trace(int argc, char **argv)
 	size_t nr_filters = 0;
 	const char *output = NULL;
 	bool header = false;
-	long pages = 0;
 	int ret = 0, opt;
 	struct outfile of = { 0 };
 
@@ -306,8 +305,14 @@ int cmd_trace(int argc, char **argv)
 	event_list__init(&evl);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:d:Hsgo:m:h", longopts, NULL)) != -1) {
-		char *end;
 		char err[1024];
+		int shared = collect_opts__parse(&co, opt, optarg, "pprobe trace");
+		if (shared < 0) {
+			ret = 2;
+			goto out;
+		}
+		if (shared)
+			continue;
 		switch (opt) {
 		case 'e': {
 			size_t before = evl.nr;
@@ -335,31 +340,11 @@ int cmd_trace(int argc, char **argv)
 					break;
 			}
 			break;
-		case 'a': co.system_wide = true; break;
-		case 'C': co.cpu_list = optarg; break;
-		case 'p': co.pid_list = optarg; break;
-		case 't': co.tid_list = optarg; break;
-		case 'd':
-			co.duration = strtod(optarg, &end);
-			if (*end || co.duration <= 0) {
-				fprintf(stderr, "pprobe trace: bad duration '%s' (seconds, e.g. 2.5)\n", optarg);
-				ret = 2;
-				goto out;
-			}
-			break;
 		case 'H': header = true; break;
 		case 's': tr.kstack = true; break;
 		case 'g': tr.kstack = tr.ustack = true; break;
 		case 'o': output = optarg; break;
 		case 'J': tr.json = true; break;
-		case 'm':
-			pages = strtol(optarg, &end, 10);
-			if (*end || pages <= 0 || (pages & (pages - 1))) {
-				fprintf(stderr, "pprobe trace: -m wants a power of two of pages, got '%s'\n", optarg);
-				ret = 2;
-				goto out;
-			}
-			break;
 		case 'h': usage(stdout); goto out;
 		default: usage(stderr); ret = 2; goto out;
 		}
@@ -430,7 +415,8 @@ int cmd_trace(int argc, char **argv)
 		symbolizer_opts__init(&so);
 		tr.sym = symbolizer__new(&so);
 	}
-	co.ring_pages = pages ? (size_t)pages : tr.ustack ? 4096 : 1024;
+	if (!co.ring_pages)	/* -m not given */
+		co.ring_pages = tr.ustack ? 4096 : 1024;
 	co.quiet = true;
 	c.priv = &tr;
 	c.on_sample = on_sample;

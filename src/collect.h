@@ -66,6 +66,12 @@ struct collect {
 	uint64_t last_read_ns;		/* when the rings were last drained */
 };
 
+/* The target and ring options record, trace and stat share: -a, -C LIST,
+ * -p PIDS, -t TIDS, -d SECS, -m PAGES. Returns 1 when opt was one of them
+ * (applied to co), 0 when it was not, -1 on a bad value (said, prefixed
+ * with prog). */
+int collect_opts__parse(struct collect_opts *co, int opt, const char *arg, const char *prog);
+
 /* Zero the engine: always first, so collect__cleanup is safe on any path. */
 void collect__init(struct collect *c);
 /* Set up: targets, signal handling, the child (stopped before exec), and the

@@ -49,6 +49,15 @@ static int *evlist__fd(struct evlist *el, int c, int t, int e)
 	return &el->fds[((size_t)c * el->nr_tids + t) * el->nr_evsels + e];
 }
 
+static int evlist__fail(struct evlist *el, struct evsel *ev, int c, int t, int err)
+{
+	el->failed_evsel = ev;
+	el->failed_cpu = el->cpus[c];
+	el->failed_tid = el->tids[t];
+	el->failed_errno = err;
+	return -err;
+}
+
 int evlist__open(struct evlist *el)
 {
 	size_t nfds = (size_t)el->nr_cpus * el->nr_tids * el->nr_evsels;
@@ -103,11 +112,7 @@ int evlist__open(struct evlist *el)
 					continue;
 				}
 				if (fd < 0) {
-					err = -errno;
-					el->failed_evsel = ev;
-					el->failed_cpu = el->cpus[c];
-					el->failed_tid = el->tids[t];
-					el->failed_errno = errno;
+					err = evlist__fail(el, ev, c, t, errno);
 					goto out;
 				}
 				*evlist__fd(el, c, t, e) = fd;
@@ -116,19 +121,12 @@ int evlist__open(struct evlist *el)
 				if (ring_fd < 0) {
 					err = ring__mmap(&el->rings[c], fd, el->cpus[c], el->ring_pages);
 					if (err) {
-						el->failed_evsel = ev;
-						el->failed_cpu = el->cpus[c];
-						el->failed_tid = el->tids[t];
-						el->failed_errno = -err;
+						err = evlist__fail(el, ev, c, t, -err);
 						goto out;
 					}
 					ring_fd = fd;
 				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd)) {
-					err = -errno;
-					el->failed_evsel = ev;
-					el->failed_cpu = el->cpus[c];
-					el->failed_tid = el->tids[t];
-					el->failed_errno = errno;
+					err = evlist__fail(el, ev, c, t, errno);
 					goto out;
 				}
 				uint64_t id;
