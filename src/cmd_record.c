@@ -598,6 +598,17 @@ int cmd_record(int argc, char **argv)
 		if (c.bad_records)
 			fprintf(stderr, "pprobe record: %llu malformed records skipped\n",
 				(unsigned long long)c.bad_records);
+		if (c.unknown_id)
+			fprintf(stderr, "pprobe record: %llu samples of no event of ours skipped\n",
+				(unsigned long long)c.unknown_id);
+		if (c.throttled)
+			fprintf(stderr, "pprobe record: the kernel throttled sampling %llu times "
+				"(kernel.perf_event_max_sample_rate); a lower -F avoids it\n",
+				(unsigned long long)c.throttled);
+		if (c.queue.out_of_order)
+			fprintf(stderr, "pprobe record: %llu records arrived after newer ones were "
+				"processed (delivered late, out of order)\n",
+				(unsigned long long)c.queue.out_of_order);
 	}
 out:
 	for (int i = 0; i < c.evlist.nr_evsels; i++) {

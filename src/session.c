@@ -79,8 +79,8 @@ struct process *session__process(struct session *s, pid_t pid)
 	p = process__new(s, pid);
 	/* First sight of a process that existed before us: its maps from
 	 * /proc. If it is already gone we keep an empty table. */
-	if (pid > 0 && maps__load_proc(p->maps, pid) == 0)
-		p->from_proc = true;
+	if (pid > 0)
+		maps__load_proc(p->maps, pid);
 	return p;
 }
 
@@ -110,8 +110,7 @@ int session__synthesize_pid(struct session *s, pid_t pid)
 	struct process *p = u64map__get(&s->processes, (uint64_t)pid);
 	if (!p) {
 		p = process__new(s, pid);
-		if (maps__load_proc(p->maps, pid) == 0)
-			p->from_proc = true;
+		maps__load_proc(p->maps, pid);
 	}
 	struct dirent *de;
 	while ((de = readdir(d))) {
@@ -147,7 +146,6 @@ void session__comm(struct session *s, pid_t pid, pid_t tid, const char *comm, bo
 		t = thread__new(s, pid, tid);
 	t->pid = pid;
 	snprintf(t->comm, sizeof(t->comm), "%s", comm);
-	s->nr_comm++;
 	if (exec) {
 		/* A new image: the old mappings are gone; MMAP2 records of the
 		 * new ones follow. */
@@ -155,8 +153,6 @@ void session__comm(struct session *s, pid_t pid, pid_t tid, const char *comm, bo
 		if (!p)
 			p = process__new(s, pid);
 		maps__clear(p->maps);
-		p->generation++;
-		p->from_proc = false;
 		p->exited = false;
 	}
 }
@@ -167,7 +163,6 @@ void session__mmap(struct session *s, pid_t pid, const struct map *m)
 	if (!p)
 		p = session__process(s, pid);
 	maps__insert(p->maps, m);
-	s->nr_mmap++;
 }
 
 void session__fork(struct session *s, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid)
@@ -178,7 +173,6 @@ void session__fork(struct session *s, pid_t pid, pid_t ppid, pid_t tid, pid_t pt
 		t = thread__new(s, pid, tid);
 	t->pid = pid;
 	memcpy(t->comm, parent->comm, sizeof(t->comm));
-	s->nr_fork++;
 	if (pid != ppid) {
 		/* A new process: a copy of the parent's address space. */
 		struct process *pp = session__process(s, ppid);
@@ -196,13 +190,11 @@ void session__fork(struct session *s, pid_t pid, pid_t ppid, pid_t tid, pid_t pt
 			exit(1);
 		}
 		p->exited = false;
-		p->from_proc = false;
 	}
 }
 
 void session__task_exit(struct session *s, pid_t pid, pid_t tid)
 {
-	s->nr_exit++;
 	if (pid == tid) {
 		struct process *p = u64map__get(&s->processes, (uint64_t)pid);
 		if (p)

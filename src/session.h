@@ -14,9 +14,7 @@
 struct process {
 	pid_t pid;
 	struct maps *maps;
-	uint32_t generation;	/* bumped on exec: a new image under the same pid */
 	bool exited;
-	bool from_proc;		/* maps were read from /proc (may lack early history) */
 };
 
 struct thread {
@@ -27,7 +25,6 @@ struct thread {
 struct session {
 	struct u64map threads;		/* tid -> struct thread */
 	struct u64map processes;	/* pid -> struct process */
-	uint64_t nr_mmap, nr_comm, nr_fork, nr_exit;
 };
 
 void session__init(struct session *s);
