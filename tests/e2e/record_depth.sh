@@ -28,11 +28,14 @@ for spec in "10 libdw 97" "60 libdw 97" "200 libdw 97" "1000 libdw 97" \
 	"$PPROBE" record -g -F "$rate" --unwinder "$u" -o "$T/u.folded" -- "$W/unwind_wl" sort "$d" "$secs" >/dev/null 2>"$T/err"
 	pct=$(sed -n "s/.*$u unwinding: [0-9]* user stacks, \([0-9.]*\)% complete.*/\1/p" "$T/err")
 	total=$(folded_sum "$T/u.folded" '^unwind_wl;')
-	full=$(folded_sum "$T/u.folded" '^unwind_wl;_start( |;)')
+	# Complete: the outermost frame is an entry point, the program's _start
+	# or ld.so's _dl_start_user (its RTLD_START entry code, which runs the
+	# libraries' initializers before the program's _start).
+	full=$(folded_sum "$T/u.folded" '^unwind_wl;(_start|_dl_start_user)( |;)')
 	marked=$(folded_sum "$T/u.folded" '^unwind_wl;\[(truncated|no-cfi [^]]*|unmapped|unwind-error[^]]*)\];')
 	# A sample taken in the kernel with no user part (around exec) is whole too.
 	konly=$(folded_sum "$T/u.folded" '^unwind_wl(;[^;]*_\[k\])+ [0-9]+$')
-	grep -vE '^unwind_wl;(_start( |;)|\[)|^unwind_wl(;[^;]*_\[k\])+ [0-9]+$' "$T/u.folded" | cut -c1-300 | sed 's/^/neither: /'
+	grep -vE '^unwind_wl;((_start|_dl_start_user)( |;)|\[)|^unwind_wl(;[^;]*_\[k\])+ [0-9]+$' "$T/u.folded" | cut -c1-300 | sed 's/^/neither: /'
 	echo "depth $d $u: summary $pct% complete; folded: $full of $total reach _start, $marked marked incomplete"
 	check "depth $d $u: >= $min% complete ($pct%)" awk -v p="$pct" -v m="$min" 'BEGIN { exit !(p >= m) }'
 	check "depth $d $u: every stack reaches _start or says why" [ $((full + marked + konly)) -eq "$total" ]
