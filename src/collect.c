@@ -655,9 +655,15 @@ int collect__start(struct collect *c)
 	return c->child ? release_child(c) : 0;
 }
 
+/* Checked this often for -p/-t targets that exited (stat waits here with no
+ * other deadline: it must notice them as record's ring loop does). */
+#define TARGETS_POLL_MS 100
+
 void collect__wait(struct collect *c, int timeout_ms)
 {
 	struct pollfd p = { .fd = c->sigfd, .events = POLLIN };
+	if (c->nr_target_pids && (timeout_ms < 0 || timeout_ms > TARGETS_POLL_MS))
+		timeout_ms = TARGETS_POLL_MS;
 	poll(&p, 1, timeout_ms);
 	handle_signals(c);
 	if (targets_gone(c))
