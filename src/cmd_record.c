@@ -37,6 +37,7 @@ struct record {
 	struct symbolizer *sym;		/* opened up front: files are prepared as they are mapped */
 	struct unwinder *unwinder;
 	enum unwind_backend backend;
+	bool no_hold_exits;		/* --no-hold-exits */
 	uint32_t stack_size;
 	uint64_t unwound, complete, live_stack, unwind_ns;
 	struct strtab objs;		/* leaf object names */
@@ -53,19 +54,17 @@ static const char *basename_of(const char *path)
 }
 
 /* The user part of a sample, unwound from its registers and stack copy. */
-static uint32_t unwind_user(struct record *r, const struct sample *s, const struct process *p,
+static uint32_t unwind_user(struct record *r, struct collect *c, const struct sample *s,
+			    const struct process *p,
 			    uint32_t *fr, uint32_t room)
 {
-	struct unwind_regs regs;
 	struct unwind_result res;
 	uint32_t n = 0;
 	pid_t pid = (pid_t)s->pid;
 
-	unwind_regs__from_x86_sample(&regs, UNWIND_X86_SAMPLE_REGS_MASK, s->regs);
-	struct unwind_stack st = { regs.r[UNWIND_REG_SP], s->stack, (size_t)s->stack_dyn_size };
 	uint64_t t0 = now_ns();
-	int nr = unwinder__unwind(r->unwinder, pid, p->maps, &regs, &st, r->ips,
-				  (int)(room - 1 < MAX_FRAMES ? room - 1 : MAX_FRAMES), &res);
+	int nr = collect__unwind_user(c, r->unwinder, s, p, r->ips,
+				      (int)(room - 1 < MAX_FRAMES ? room - 1 : MAX_FRAMES), &res);
 	r->unwind_ns += now_ns() - t0;
 	r->unwound++;
 	if (nr < 0) {
@@ -182,6 +181,10 @@ static void usage(FILE *f)
 "                          stack copy (default 4096), completed from the live stack\n"
 "                          when the copy ends early; fp: frame-pointer user stacks\n"
 "      --unwinder NAME     libdw (default) or libunwind\n"
+"      --no-hold-exits     with dwarf: do not ptrace the command to hold each exiting\n"
+"                          thread until its last samples are unwound (then a\n"
+"                          debugger or strace can attach to it; its last few ms of\n"
+"                          deep stacks may end in [truncated])\n"
 "Output:\n"
 "  -o, --output FILE       default pprobe.folded; '-' for stdout; several events\n"
 "                          write FILE's stem + .EVENT.folded each\n"
@@ -234,7 +237,7 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 			r->truncated++;
 		}
 		if (r->cg == CG_DWARF && s->regs_abi && s->regs && p && n < MAX_FRAMES)
-			n += unwind_user(r, s, p, fr + n, MAX_FRAMES - n);
+			n += unwind_user(r, c, s, p, fr + n, MAX_FRAMES - n);
 	} else {
 		uint16_t mode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 		if (mode == PERF_RECORD_MISC_KERNEL)
@@ -337,6 +340,7 @@ int cmd_record(int argc, char **argv)
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "call-graph", required_argument, NULL, 'G' },
 		{ "unwinder", required_argument, NULL, 'U' },
+		{ "no-hold-exits", no_argument, NULL, 'N' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "weight", required_argument, NULL, 'W' },
 		{ "format", required_argument, NULL, 'O' },
@@ -419,6 +423,7 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		case 'o': output = optarg; break;
+		case 'N': rec.no_hold_exits = true; break;
 		case 'W':
 			if (!strcmp(optarg, "period"))
 				rec.weight_period = true;
@@ -531,6 +536,10 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 		c.on_process_gone = on_process_gone;
+		co.hold_exits = !rec.no_hold_exits;
+		/* Every ms a sample waits, its live stack may move on: folded
+		 * stacks need the causal order only (see collect.h). */
+		co.order_slack_us = 100;
 	}
 	/* Rings sized so a burst is absorbed while we drain: a sample with a
 	 * DWARF stack copy weighs stack_size bytes. */

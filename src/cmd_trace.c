@@ -150,7 +150,8 @@ static void print_frame(struct trace *tr, pid_t pid, const struct map *m, uint64
 	}
 }
 
-static void print_stacks(struct trace *tr, const struct sample *s, const struct process *p)
+static void print_stacks(struct trace *tr, struct collect *c, const struct sample *s,
+			 const struct process *p)
 {
 	bool first_json = true;
 	pid_t pid = (pid_t)s->pid;
@@ -170,11 +171,8 @@ static void print_stacks(struct trace *tr, const struct sample *s, const struct 
 		first = false;
 	}
 	if (tr->ustack && s->regs_abi && s->regs && p) {
-		struct unwind_regs regs;
 		struct unwind_result res;
-		unwind_regs__from_x86_sample(&regs, UNWIND_X86_SAMPLE_REGS_MASK, s->regs);
-		struct unwind_stack st = { regs.r[UNWIND_REG_SP], s->stack, (size_t)s->stack_dyn_size };
-		int nr = unwinder__unwind(tr->unwinder, pid, p->maps, &regs, &st, tr->ips, MAX_USER_FRAMES, &res);
+		int nr = collect__unwind_user(c, tr->unwinder, s, p, tr->ips, MAX_USER_FRAMES, &res);
 		for (int i = 0; i < nr; i++)
 			print_frame(tr, pid, maps__find(p->maps, tr->ips[i]), tr->ips[i], false, i > 0, &first_json);
 		if (nr >= 0 && res.end != UNWIND_COMPLETE) {
@@ -218,7 +216,7 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 		if (te->fmt && raw)
 			json_fields(tr->out, te->fmt, raw, raw_size);
 		if (tr->kstack || tr->ustack)
-			print_stacks(tr, s, p);
+			print_stacks(tr, c, s, p);
 		fputs("}\n", tr->out);
 		return 0;
 	}
@@ -239,7 +237,7 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 	}
 	fputc('\n', tr->out);
 	if (tr->kstack || tr->ustack)
-		print_stacks(tr, s, p);
+		print_stacks(tr, c, s, p);
 	return 0;
 }
 
@@ -403,6 +401,7 @@ int cmd_trace(int argc, char **argv)
 		co.extra_sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		co.regs_user_mask = UNWIND_X86_SAMPLE_REGS_MASK;
 		co.stack_user_size = UNWIND_DEFAULT_STACK_COPY;
+		co.hold_exits = true;	/* as record (see collect.h) */
 		tr.unwinder = unwinder__new(UNWIND_LIBDW);
 		if (!tr.unwinder) {
 			fprintf(stderr, "pprobe trace: cannot set up the unwinder: %s\n", strerror(errno));
