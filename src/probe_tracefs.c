@@ -116,8 +116,8 @@ int probe_tracefs__event_base(const char *point, const char *function, char *buf
 		if (cut && cut < n)
 			n = cut;
 		sanitize(name, sizeof(name), fn, n);
-		if (!file_form && point[strcspn(point, "@:+%;")] == ':') {
-			const char *l = point + strcspn(point, "@:+%;") + 1;
+		if (!file_form && point[strcspn(point, ":+%;")] == ':') {
+			const char *l = point + strcspn(point, ":+%;") + 1;
 			size_t o = strlen(name);
 			snprintf(name + o, sizeof(name) - o, "_L%d", atoi(l));
 		}
