@@ -12,6 +12,7 @@
 #include "collect.h"
 #include "commands.h"
 #include "event_spec.h"
+#include "probe_spec.h"
 #include "pprobe/flamegraph.h"
 #include "stacks.h"
 #include "pprobe/symbolize.h"
@@ -37,6 +38,7 @@ struct record {
 	struct symbolizer *sym;		/* opened up front: files are prepared as they are mapped */
 	struct unwinder *unwinder;
 	enum unwind_backend backend;
+	bool no_hold_exits;		/* --no-hold-exits */
 	uint32_t stack_size;
 	uint64_t unwound, complete, live_stack, unwind_ns;
 	struct strtab objs;		/* leaf object names */
@@ -53,19 +55,17 @@ static const char *basename_of(const char *path)
 }
 
 /* The user part of a sample, unwound from its registers and stack copy. */
-static uint32_t unwind_user(struct record *r, const struct sample *s, const struct process *p,
+static uint32_t unwind_user(struct record *r, struct collect *c, const struct sample *s,
+			    const struct process *p,
 			    uint32_t *fr, uint32_t room)
 {
-	struct unwind_regs regs;
 	struct unwind_result res;
 	uint32_t n = 0;
 	pid_t pid = (pid_t)s->pid;
 
-	unwind_regs__from_x86_sample(&regs, UNWIND_X86_SAMPLE_REGS_MASK, s->regs);
-	struct unwind_stack st = { regs.r[UNWIND_REG_SP], s->stack, (size_t)s->stack_dyn_size };
 	uint64_t t0 = now_ns();
-	int nr = unwinder__unwind(r->unwinder, pid, p->maps, &regs, &st, r->ips,
-				  (int)(room - 1 < MAX_FRAMES ? room - 1 : MAX_FRAMES), &res);
+	int nr = collect__unwind_user(c, r->unwinder, s, p, r->ips,
+				      (int)(room - 1 < MAX_FRAMES ? room - 1 : MAX_FRAMES), &res);
 	r->unwind_ns += now_ns() - t0;
 	r->unwound++;
 	if (nr < 0) {
@@ -152,6 +152,7 @@ static void print_unwind_quality(const struct record *r)
 
 struct evstate {
 	struct stacktab *stacks;
+	bool shared;		/* another site of a probe: stacks are the first site's */
 	char rate_buf[64];	/* "999 Hz", "every event", "every 1000 events" */
 };
 
@@ -172,7 +173,13 @@ static void usage(FILE *f)
 "Events:\n"
 "  -e, --event EVENT       repeatable, comma lists; default cpu-clock\n"
 "                          software (cpu-clock, task-clock, page-faults, cs, ...),\n"
-"                          tracepoints subsys:name with globs (sched:*), :u/:k modifiers\n"
+"                          tracepoints subsys:name with globs (sched:*), :u/:k modifiers,\n"
+"                          probes (every hit sampled):\n"
+"                            uprobe:BIN:FUNC[+OFF]  uprobe:BIN:FUNC:LINE  uprobe:BIN:0xADDR\n"
+"                            uretprobe:BIN:FUNC     sdt:BIN:PROVIDER:NAME (USDT)\n"
+"                            probe:FUNC[+OFF|%%return]  kprobe:FUNC[+OFF]  kprobe:0xADDR\n"
+"                            kretprobe:FUNC         (kernel, or in BIN with -x)\n"
+"  -x, --exec BIN          probe:FUNC[+OFF|:LINE|%%return] means a uprobe in BIN\n"
 "  -F, --freq HZ           samples per second (default 999 for clock events)\n"
 "  -c, --count PERIOD      one sample every PERIOD events (tracepoints: every event)\n"
 "  -m, --mmap-pages N      ring pages per CPU (power of two; default sized to lose nothing)\n"
@@ -182,6 +189,10 @@ static void usage(FILE *f)
 "                          stack copy (default 4096), completed from the live stack\n"
 "                          when the copy ends early; fp: frame-pointer user stacks\n"
 "      --unwinder NAME     libdw (default) or libunwind\n"
+"      --no-hold-exits     with dwarf: do not ptrace the command to hold each exiting\n"
+"                          thread until its last samples are unwound (then a\n"
+"                          debugger or strace can attach to it; its last few ms of\n"
+"                          deep stacks may end in [truncated])\n"
 "Output:\n"
 "  -o, --output FILE       default pprobe.folded; '-' for stdout; several events\n"
 "                          write FILE's stem + .EVENT.folded each\n"
@@ -193,6 +204,7 @@ static void usage(FILE *f)
 "Examples:\n"
 "  pprobe record -g -- ./app                       # profile a command at 999 Hz\n"
 "  pprobe record -e syscalls:sys_enter_write -g -a sleep 5\n"
+"  pprobe record -g -x ./app -e probe:handle_request -- ./app   # who calls it\n"
 "  pprobe record -g -p 1234 -d 10 -o app.folded && flamegraph.pl app.folded > app.svg\n");
 }
 
@@ -234,7 +246,7 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 			r->truncated++;
 		}
 		if (r->cg == CG_DWARF && s->regs_abi && s->regs && p && n < MAX_FRAMES)
-			n += unwind_user(r, s, p, fr + n, MAX_FRAMES - n);
+			n += unwind_user(r, c, s, p, fr + n, MAX_FRAMES - n);
 	} else {
 		uint16_t mode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 		if (mode == PERF_RECORD_MISC_KERNEL)
@@ -337,10 +349,12 @@ int cmd_record(int argc, char **argv)
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "call-graph", required_argument, NULL, 'G' },
 		{ "unwinder", required_argument, NULL, 'U' },
+		{ "no-hold-exits", no_argument, NULL, 'N' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "weight", required_argument, NULL, 'W' },
 		{ "format", required_argument, NULL, 'O' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "exec", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -358,8 +372,9 @@ int cmd_record(int argc, char **argv)
 
 	collect__init(&c);
 	event_list__init(&evl);
+	probe_spec__scan_exec_opt(argc, argv, "+e:aC:p:t:d:F:c:m:go:qx:h", longopts, false);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:d:F:c:m:go:qh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:d:F:c:m:go:qx:h", longopts, NULL)) != -1) {
 		char *end;
 		int shared = collect_opts__parse(&co, opt, optarg, "pprobe record");
 		if (shared < 0) {
@@ -419,6 +434,7 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		case 'o': output = optarg; break;
+		case 'N': rec.no_hold_exits = true; break;
 		case 'W':
 			if (!strcmp(optarg, "period"))
 				rec.weight_period = true;
@@ -437,6 +453,7 @@ int cmd_record(int argc, char **argv)
 			format = optarg;
 			break;
 		case 'q': co.quiet = true; break;
+		case 'x': case 'X': break;	/* probe_spec__scan_exec_opt() */
 		case 'h': usage(stdout); goto out;
 		default: usage(stderr); ret = 2;
 				goto out;
@@ -485,12 +502,20 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	event_list__set_sampling(&evl, (uint64_t)freq, period);
+	int nr_shown = 0;
 	for (size_t i = 0; i < evl.nr; i++) {
 		const struct event_spec *spec = &evl.v[i];
 		struct evsel *ev = evlist__add(&c.evlist, spec->name, &spec->attr);
 		struct evstate *es = xcalloc(1, sizeof(*es));
 		ev->spec = spec;
-		es->stacks = stacktab__new(rec.frames);
+		if (spec->same_as > 0 && (size_t)spec->same_as <= i) {
+			/* another site of a probe: its stacks go with the first's */
+			es->stacks = ((struct evstate *)c.evlist.evsels[spec->same_as - 1]->priv)->stacks;
+			es->shared = true;
+		} else {
+			es->stacks = stacktab__new(rec.frames);
+			nr_shown++;
+		}
 		ev->priv = es;
 		if (ev->attr.freq)
 			snprintf(es->rate_buf, sizeof(es->rate_buf), "%llu Hz",
@@ -501,7 +526,7 @@ int cmd_record(int argc, char **argv)
 			snprintf(es->rate_buf, sizeof(es->rate_buf), "every %llu events",
 				 (unsigned long long)ev->attr.sample_period);
 	}
-	bool several = c.evlist.nr_evsels > 1;
+	bool several = nr_shown > 1;
 	if (several && !strcmp(output, "-")) {
 		fprintf(stderr, "pprobe record: several events write one file each: give -o FILE, not '-'\n");
 		ret = 2;
@@ -531,6 +556,10 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 		c.on_process_gone = on_process_gone;
+		co.hold_exits = !rec.no_hold_exits;
+		/* Every ms a sample waits, its live stack may move on: folded
+		 * stacks need the causal order only (see collect.h). */
+		co.order_slack_us = 100;
 	}
 	/* Rings sized so a burst is absorbed while we drain: a sample with a
 	 * DWARF stack copy weighs stack_size bytes. */
@@ -551,8 +580,13 @@ int cmd_record(int argc, char **argv)
 	for (int i = 0; i < c.evlist.nr_evsels; i++) {
 		struct evsel *ev = c.evlist.evsels[i];
 		struct evstate *es = ev->priv;
-		if (!es)
+		if (!es || es->shared)
 			continue;
+		uint64_t samples = ev->samples;
+		int si = ev->spec ? (int)(ev->spec - evl.v) : -1;	/* evsels also hold the sideband dummy */
+		for (int k = i + 1; k < c.evlist.nr_evsels; k++)
+			if (si >= 0 && c.evlist.evsels[k]->spec && c.evlist.evsels[k]->spec->same_as == si + 1)
+				samples += c.evlist.evsels[k]->samples;
 		char *path = output_name(output, ev->name, several, svg);
 		struct outfile of;
 		int err = outfile__open(&of, path);
@@ -581,7 +615,7 @@ int cmd_record(int argc, char **argv)
 			ret = 1;
 		} else if (!co.quiet) {
 			fprintf(stderr, "pprobe record: %s: %llu samples (%s), %zu unique stacks -> %s\n",
-				ev->name, (unsigned long long)ev->samples, es->rate_buf, lines,
+				ev->name, (unsigned long long)samples, es->rate_buf, lines,
 				strcmp(path, "-") ? path : "stdout");
 		}
 		free(path);
@@ -614,7 +648,8 @@ out:
 	for (int i = 0; i < c.evlist.nr_evsels; i++) {
 		struct evstate *es = c.evlist.evsels[i]->priv;
 		if (es) {
-			stacktab__delete(es->stacks);
+			if (!es->shared)
+				stacktab__delete(es->stacks);
 			free(es);
 		}
 	}

@@ -14,6 +14,7 @@
 #include "collect.h"
 #include "commands.h"
 #include "event_spec.h"
+#include "probe_spec.h"
 #include "stat_format.h"
 
 static void usage(FILE *f)
@@ -27,19 +28,27 @@ static void usage(FILE *f)
 "\n"
 "  -e, --event EVENTS    comma lists, repeatable, {a,b} groups; default: task-clock,\n"
 "                        context-switches, cpu-migrations, page-faults (and the\n"
-"                        hardware events where a PMU exists)\n"
+"                        hardware events where a PMU exists); probes count hits:\n"
+"                          uprobe:BIN:FUNC[+OFF]  uprobe:BIN:FUNC:LINE  uprobe:BIN:0xADDR\n"
+"                          uretprobe:BIN:FUNC     sdt:BIN:PROVIDER:NAME (USDT)\n"
+"                          probe:FUNC[+OFF|%%return]  kprobe:FUNC[+OFF]  kprobe:0xADDR\n"
+"                          kretprobe:FUNC         (kernel, or in BIN with -x)\n"
+"                        a function's inlined copies are counted together\n"
 "  -a, -C LIST, -p PID, -t TID   all CPUs, some CPUs, processes, threads\n"
 "  -d, --duration SECS   stop after SECS seconds\n"
 "  -I, --interval-print MS   print counts every MS milliseconds\n"
 "  -r, --repeat N        run the command N times: mean and spread\n"
 "  -x, --field-separator SEP  CSV: value,unit,event,runtime,running%%,metric,metric-unit\n"
+"  -x, --exec BIN        (when BIN names a binary: a file, or a library or program\n"
+"                        found by name) probe:FUNC[+OFF|:LINE|%%return] means a uprobe in BIN\n"
 "      --json            one JSON object per counter\n"
 "  -o, --output FILE     write there instead of stderr\n"
 "\n"
 "Examples:\n"
 "  pprobe stat -- ./app\n"
 "  pprobe stat -e syscalls:sys_enter_write,cs -a -d 5\n"
-"  pprobe stat -e '{cycles,instructions}' -r 5 -- ./bench\n");
+"  pprobe stat -e '{cycles,instructions}' -r 5 -- ./bench\n"
+"  pprobe stat -e uprobe:libc.so.6:malloc,uretprobe:./app:parse -- ./app\n");
 }
 
 struct stat_run {
@@ -70,10 +79,35 @@ static void read_counts(struct collect *c, struct stat_count *counts)
 			}
 		sc->supported = !(sc->enabled && !sc->running);
 	}
+	/* Other sites of one probe (inlined copies, a line's addresses) count
+	 * with the first. */
+	for (int e = 0; e < el->nr_evsels; e++) {
+		const struct event_spec *sp = el->evsels[e]->spec;
+		if (!sp || sp->same_as <= 0 || sp->same_as > el->nr_evsels)
+			continue;
+		struct stat_count *to = &counts[sp->same_as - 1];
+		to->value += counts[e].value;
+		to->enabled += counts[e].enabled;
+		to->running += counts[e].running;
+		counts[e].value = counts[e].enabled = counts[e].running = 0;
+	}
+}
+
+/* Print the counts of the events shown: not the other sites of a probe. */
+static void print_counts(const struct stat_print *pp, const struct event_list *evl,
+			 const struct stat_count *counts, size_t n)
+{
+	struct stat_count *v = xcalloc(n ? n : 1, sizeof(*v));
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (i >= evl->nr || evl->v[i].same_as <= 0)
+			v[k++] = counts[i];
+	stat_print__counts(pp, v, k);
+	free(v);
 }
 
 /* -I: the counts since the previous interval, then remember these. */
-static void print_interval(const struct stat_print *pp_in, double ts, double interval_s,
+static void print_interval(const struct stat_print *pp_in, const struct event_list *evl, double ts, double interval_s,
 			   const struct stat_count *counts, struct stat_count *prev, size_t n)
 {
 	struct stat_count *d = xcalloc(n, sizeof(*d));
@@ -86,7 +120,7 @@ static void print_interval(const struct stat_print *pp_in, double ts, double int
 	struct stat_print pp = *pp_in;
 	pp.interval_ts = ts;
 	pp.elapsed = interval_s;
-	stat_print__counts(&pp, d, n);
+	print_counts(&pp, evl, d, n);
 	fflush(pp.out);
 	memcpy(prev, counts, n * sizeof(*prev));
 	free(d);
@@ -141,7 +175,7 @@ static int stat_once(const struct event_list *evl, const struct collect_opts *co
 		now = now_seconds();
 		if (next && now >= next) {
 			read_counts(&c, counts);
-			print_interval(pp_in, now - c.t_start, interval_ms / 1e3, counts, prev, evl->nr);
+			print_interval(pp_in, evl, now - c.t_start, interval_ms / 1e3, counts, prev, evl->nr);
 			next += interval_ms / 1e3;
 		}
 		if (deadline && now >= deadline)
@@ -153,7 +187,7 @@ static int stat_once(const struct event_list *evl, const struct collect_opts *co
 	if (prev) {
 		/* The last, partial interval: the intervals add up to the total. */
 		double last = next - interval_ms / 1e3;
-		print_interval(pp_in, *elapsed, *elapsed - (last - c.t_start), counts, prev, evl->nr);
+		print_interval(pp_in, evl, *elapsed, *elapsed - (last - c.t_start), counts, prev, evl->nr);
 		free(prev);
 	}
 out:
@@ -176,6 +210,7 @@ int cmd_stat(int argc, char **argv)
 		{ "field-separator", required_argument, NULL, 'x' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "exec", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -191,6 +226,7 @@ int cmd_stat(int argc, char **argv)
 	struct outfile of = { 0 };
 
 	event_list__init(&evl);
+	probe_spec__scan_exec_opt(argc, argv, "+e:aC:p:t:d:I:r:x:o:h", longopts, true);
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:d:I:r:x:o:h", longopts, NULL)) != -1) {
 		char *end;
@@ -226,7 +262,13 @@ int cmd_stat(int argc, char **argv)
 				goto out;
 			}
 			break;
-		case 'x': pp.style = STAT_CSV; pp.sep = optarg; break;
+		case 'x':
+			if (probe_spec__is_binary_arg(optarg))
+				break;	/* -x BINARY: probe_spec__scan_exec_opt() */
+			pp.style = STAT_CSV;
+			pp.sep = optarg;
+			break;
+		case 'X': break;	/* --exec BINARY */
 		case 'J': pp.style = STAT_JSON; break;
 		case 'o': output = optarg; break;
 		case 'h': usage(stdout); goto out;
@@ -325,7 +367,7 @@ int cmd_stat(int argc, char **argv)
 		fprintf(pp.out, ":\n\n");
 	}
 	if (interval_ms <= 0)	/* with -I the intervals are the output */
-		stat_print__counts(&pp, counts, evl.nr);
+		print_counts(&pp, &evl, counts, evl.nr);
 	if (pp.style == STAT_HUMAN && interval_ms <= 0)
 		fprintf(pp.out, "\n%20.9f seconds time elapsed\n\n", elapsed);
 	ret = child_status;

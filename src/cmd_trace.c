@@ -12,6 +12,7 @@
 #include "collect.h"
 #include "commands.h"
 #include "event_spec.h"
+#include "probe_spec.h"
 #include "tp_format.h"
 #include "trace_filter.h"
 #include "pprobe/symbolize.h"
@@ -44,7 +45,14 @@ static void usage(FILE *f)
 "Print each event as it happens, in timestamp order across CPUs:\n"
 "  comm-tid [cpu] seconds: subsys:event: field=value ...\n"
 "\n"
-"  -e, --event EVENT     tracepoint (subsys:name, globs), probe, or any other event\n"
+"  -e, --event EVENT     tracepoint (subsys:name, globs), probe, or any other event;\n"
+"                        probes print their address: 'uprobe:BIN:FUNC: (0x401136)',\n"
+"                        return probes '(0xRETURN_ADDRESS <- 0xFUNC)':\n"
+"                          uprobe:BIN:FUNC[+OFF]  uprobe:BIN:FUNC:LINE  uprobe:BIN:0xADDR\n"
+"                          uretprobe:BIN:FUNC     sdt:BIN:PROVIDER:NAME (USDT)\n"
+"                          probe:FUNC[+OFF|%%return]  kprobe:FUNC[+OFF]  kprobe:0xADDR\n"
+"                          kretprobe:FUNC         (kernel, or in BIN with -x)\n"
+"  -x, --exec BIN        probe:FUNC[+OFF|:LINE|%%return] means a uprobe in BIN\n"
 "      --filter EXPR     kernel filter for the preceding -e, as perf: 'sig == 5 && pid == 42'\n"
 "  -a, -C LIST, -p PID, -t TID   all CPUs, some CPUs, processes, threads\n"
 "                        (default: the command; with -a/-p a command bounds the duration)\n"
@@ -59,7 +67,8 @@ static void usage(FILE *f)
 "Examples:\n"
 "  pprobe trace -a -e signal:signal_generate --filter 'sig == 5 && pid == 3073758'\n"
 "  pprobe trace -e 'syscalls:sys_enter_open*' -- ls\n"
-"  pprobe trace -s -e sched:sched_process_exec -a -d 10\n");
+"  pprobe trace -s -e sched:sched_process_exec -a -d 10\n"
+"  pprobe trace -e uretprobe:/bin/bash:readline -p 4242\n");
 }
 
 static void json_str(FILE *f, const char *s, size_t n)
@@ -150,7 +159,8 @@ static void print_frame(struct trace *tr, pid_t pid, const struct map *m, uint64
 	}
 }
 
-static void print_stacks(struct trace *tr, const struct sample *s, const struct process *p)
+static void print_stacks(struct trace *tr, struct collect *c, const struct sample *s,
+			 const struct process *p)
 {
 	bool first_json = true;
 	pid_t pid = (pid_t)s->pid;
@@ -170,11 +180,8 @@ static void print_stacks(struct trace *tr, const struct sample *s, const struct 
 		first = false;
 	}
 	if (tr->ustack && s->regs_abi && s->regs && p) {
-		struct unwind_regs regs;
 		struct unwind_result res;
-		unwind_regs__from_x86_sample(&regs, UNWIND_X86_SAMPLE_REGS_MASK, s->regs);
-		struct unwind_stack st = { regs.r[UNWIND_REG_SP], s->stack, (size_t)s->stack_dyn_size };
-		int nr = unwinder__unwind(tr->unwinder, pid, p->maps, &regs, &st, tr->ips, MAX_USER_FRAMES, &res);
+		int nr = collect__unwind_user(c, tr->unwinder, s, p, tr->ips, MAX_USER_FRAMES, &res);
 		for (int i = 0; i < nr; i++)
 			print_frame(tr, pid, maps__find(p->maps, tr->ips[i]), tr->ips[i], false, i > 0, &first_json);
 		if (nr >= 0 && res.end != UNWIND_COMPLETE) {
@@ -215,10 +222,20 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 		json_str(tr->out, comm, strlen(comm));
 		fprintf(tr->out, ",\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"time\":%.9f,\"event\":", s->pid, s->tid, s->cpu, secs);
 		json_str(tr->out, te->spec->name, strlen(te->spec->name));
+		uint64_t pa[2];
+		int npa;
 		if (te->fmt && raw)
 			json_fields(tr->out, te->fmt, raw, raw_size);
+		else if (te->spec->pmu[0] && te->spec->kind == EVENT_KIND_PROBE &&
+			 (npa = probe_spec__raw_addrs(te->spec, raw, raw_size, pa)) > 0) {
+			if (npa == 1)
+				fprintf(tr->out, ",\"fields\":{\"ip\":%llu}", (unsigned long long)pa[0]);
+			else
+				fprintf(tr->out, ",\"fields\":{\"func\":%llu,\"ret_ip\":%llu}",
+					(unsigned long long)pa[0], (unsigned long long)pa[1]);
+		}
 		if (tr->kstack || tr->ustack)
-			print_stacks(tr, s, p);
+			print_stacks(tr, c, s, p);
 		fputs("}\n", tr->out);
 		return 0;
 	}
@@ -234,12 +251,19 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 			fprintf(tr->out, " %s", tr->buf);
 		else
 			fprintf(tr->out, " (record shorter than its format)");
+	} else if (te->spec->pmu[0] && te->spec->kind == EVENT_KIND_PROBE && raw) {
+		/* PMU probes have no format: their ip, as perf prints them */
+		char pb[64];
+		if (probe_spec__format_raw(te->spec, raw, raw_size, pb, sizeof(pb)) > 0)
+			fprintf(tr->out, " %s", pb);
+		else
+			fprintf(tr->out, " (record too short for a probe)");
 	} else {
 		fprintf(tr->out, " ip=0x%llx period=%llu", (unsigned long long)s->ip, (unsigned long long)s->period);
 	}
 	fputc('\n', tr->out);
 	if (tr->kstack || tr->ustack)
-		print_stacks(tr, s, p);
+		print_stacks(tr, c, s, p);
 	return 0;
 }
 
@@ -287,6 +311,7 @@ int cmd_trace(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "exec", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -303,8 +328,9 @@ int cmd_trace(int argc, char **argv)
 
 	collect__init(&c);
 	event_list__init(&evl);
+	probe_spec__scan_exec_opt(argc, argv, "+e:aC:p:t:d:Hsgo:m:x:h", longopts, false);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:d:Hsgo:m:h", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:d:Hsgo:m:x:h", longopts, NULL)) != -1) {
 		char err[1024];
 		int shared = collect_opts__parse(&co, opt, optarg, "pprobe trace");
 		if (shared < 0) {
@@ -345,6 +371,7 @@ int cmd_trace(int argc, char **argv)
 		case 'g': tr.kstack = tr.ustack = true; break;
 		case 'o': output = optarg; break;
 		case 'J': tr.json = true; break;
+		case 'x': case 'X': break;	/* probe_spec__scan_exec_opt() */
 		case 'h': usage(stdout); goto out;
 		default: usage(stderr); ret = 2; goto out;
 		}
@@ -364,7 +391,7 @@ int cmd_trace(int argc, char **argv)
 		struct trace_event *te = xcalloc(1, sizeof(*te));
 		te->spec = spec;
 		te->filter = i < nr_filters ? filters[i] : NULL;
-		if (spec->kind == EVENT_KIND_TRACEPOINT || spec->kind == EVENT_KIND_PROBE) {
+		if ((spec->kind == EVENT_KIND_TRACEPOINT || spec->kind == EVENT_KIND_PROBE) && !spec->pmu[0]) {
 			te->fmt = tp_format__load(spec->tp_sys, spec->tp_name);
 			if (!te->fmt) {
 				fprintf(stderr, "pprobe trace: cannot read the format of %s: %s\n", spec->name,
@@ -403,6 +430,7 @@ int cmd_trace(int argc, char **argv)
 		co.extra_sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		co.regs_user_mask = UNWIND_X86_SAMPLE_REGS_MASK;
 		co.stack_user_size = UNWIND_DEFAULT_STACK_COPY;
+		co.hold_exits = true;	/* as record (see collect.h) */
 		tr.unwinder = unwinder__new(UNWIND_LIBDW);
 		if (!tr.unwinder) {
 			fprintf(stderr, "pprobe trace: cannot set up the unwinder: %s\n", strerror(errno));

@@ -10,13 +10,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <asm/perf_regs.h>
+#include <elf.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/uio.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "event_spec.h"
+#include "pprobe/unwind.h"
 
 /* Records newer than (read time - slack) may still be followed by older
  * records from another CPU that were being written while we read: hold them
@@ -94,6 +100,153 @@ static int threads_of(const pid_t *pids, int nr, pid_t **out, pid_t *missing)
 	return n;
 }
 
+/* ---- user sp of later samples ---- */
+
+struct sp_history {
+	uint64_t *time, *sp;	/* a ring of (time, sp), oldest at head */
+	size_t head, nr, cap;
+};
+
+static void sp_note(struct collect *c, pid_t tid, uint64_t time, uint64_t sp)
+{
+	struct sp_history *h = u64map__get(&c->sp_seen, (uint64_t)tid);
+	if (!h) {
+		h = xcalloc(1, sizeof(*h));
+		u64map__put(&c->sp_seen, (uint64_t)tid, h);
+	}
+	if (h->nr == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 64;
+		uint64_t *t = xmalloc(cap * sizeof(*t)), *v = xmalloc(cap * sizeof(*v));
+		for (size_t i = 0; i < h->nr; i++) {
+			t[i] = h->time[(h->head + i) % h->cap];
+			v[i] = h->sp[(h->head + i) % h->cap];
+		}
+		free(h->time);
+		free(h->sp);
+		h->time = t;
+		h->sp = v;
+		h->head = 0;
+		h->cap = cap;
+	}
+	size_t i = (h->head + h->nr++) % h->cap;
+	h->time[i] = time;
+	h->sp[i] = sp;
+}
+
+static void sp_history__free(struct sp_history *h)
+{
+	if (!h)
+		return;
+	free(h->time);
+	free(h->sp);
+	free(h);
+}
+
+uint64_t collect__sp_high_after(struct collect *c, pid_t tid, uint64_t time,
+				uint64_t lo, uint64_t hi)
+{
+	struct sp_history *h = u64map__get(&c->sp_seen, (uint64_t)tid);
+	if (!h)
+		return 0;
+	while (h->nr && h->time[h->head] <= time) {
+		h->head = (h->head + 1) % h->cap;
+		h->nr--;
+	}
+	uint64_t high = 0;
+	for (size_t i = 0; i < h->nr; i++) {
+		uint64_t sp = h->sp[(h->head + i) % h->cap];
+		if (sp >= lo && sp < hi && sp > high)
+			high = sp;
+	}
+	return high;
+}
+
+int collect__unwind_user(struct collect *c, struct unwinder *u, const struct sample *s,
+			 const struct process *p, uint64_t *ips, int max, struct unwind_result *res)
+{
+	struct unwind_regs regs;
+	unwind_regs__from_x86_sample(&regs, UNWIND_X86_SAMPLE_REGS_MASK, s->regs);
+	struct unwind_stack st = { regs.r[UNWIND_REG_SP], s->stack, (size_t)s->stack_dyn_size, 0 };
+	const struct map *m = maps__find(p->maps, st.sp);
+	st.live_floor = collect__sp_high_after(c, (pid_t)s->tid, s->time, st.sp, m ? m->end : UINT64_MAX);
+	return unwinder__unwind(u, (pid_t)s->pid, p->maps, &regs, &st, ips, max, res);
+}
+
+/* A sample just read from a ring: remember its thread's user sp. */
+static void sp_note_sample(struct collect *c, const struct perf_event_header *hdr)
+{
+	uint64_t mask = c->layout.regs_user_mask;
+	struct sample s;
+	if (!(mask & (1ULL << PERF_REG_X86_SP)) || sample__parse(hdr, &c->layout, &s) || !s.regs_abi)
+		return;
+	sp_note(c, (pid_t)s.tid, s.time, s.regs[__builtin_popcountll(mask & ((1ULL << PERF_REG_X86_SP) - 1))]);
+}
+
+/* ---- holding exits ----
+ * A DWARF sample copies a few KB of user stack; the unwinder reads the rest
+ * from the live process. Samples wait a few ms in the ring, so those taken
+ * just before a thread exits would find its stack gone. With hold_exits the
+ * command is seized with ptrace for its exit-stops only (PTRACE_O_TRACEEXIT,
+ * inherited by the threads and processes it creates): an exiting thread
+ * waits, memory intact, until the rings are read and every record up to
+ * that moment is processed. Signals and group-stops pass through as they
+ * would without us. When ptrace is refused (Yama scope 3, already traced),
+ * the command runs untraced. */
+static void hold_exits_of(struct collect *c, pid_t pid)
+{
+	long o = PTRACE_O_TRACEEXIT | PTRACE_O_TRACECLONE | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+	c->traced = ptrace(PTRACE_SEIZE, pid, NULL, (void *)o) == 0;
+}
+
+static void drain_until(struct collect *c, uint64_t limit);
+
+/* A tracee stopped (status st): let it go on as it would untraced. At an
+ * exit-stop, first process what was sampled before it (when flush). */
+static void tracee_stopped(struct collect *c, pid_t pid, int st, bool flush)
+{
+	int ev = st >> 16, sig = WSTOPSIG(st);
+	long inject = 0;
+	int req = PTRACE_CONT;
+	if (ev == PTRACE_EVENT_EXIT) {
+		struct user_regs_struct regs;
+		struct iovec io = { &regs, sizeof(regs) };
+		/* Samples still queued must not trust the stack below where it
+		 * stands now: the frames there have returned. */
+		if (ptrace(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &io) == 0)
+			sp_note(c, pid, now_ns(), regs.rsp);
+		if (flush)
+			drain_until(c, now_ns());
+		c->exits_held++;
+	} else if (ev == PTRACE_EVENT_STOP) {
+		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+			req = PTRACE_LISTEN;	/* a group-stop: stay stopped, as untraced */
+	} else if (ev == 0) {
+		inject = sig;		/* signal-delivery-stop: deliver the signal */
+	}
+	ptrace(req, pid, NULL, (void *)inject);
+}
+
+/* Handle the status changes of our command (and, traced, of its tracees):
+ * all pending ones, or (block) until the command has exited. */
+static void reap(struct collect *c, bool flush, bool block)
+{
+	if (!c->child)
+		return;
+	int flags = (block ? 0 : WNOHANG) | (c->traced ? __WALL : 0);
+	int st;
+	pid_t pid;
+	while (!(block && c->child_exited) &&
+	       (pid = waitpid(c->traced ? -1 : c->child, &st, flags)) > 0) {
+		if (WIFSTOPPED(st)) {
+			tracee_stopped(c, pid, st, flush);
+		} else if (pid == c->child && !c->child_exited) {
+			c->child_status = st;
+			c->child_exited = true;
+			c->stop = true;
+		}
+	}
+}
+
 static int start_child(struct collect *c, bool hold_until_go)
 {
 	int go[2], errp[2];
@@ -126,6 +279,8 @@ static int start_child(struct collect *c, bool hold_until_go)
 	}
 	close(go[0]);
 	close(errp[1]);
+	if (c->opts.hold_exits)
+		hold_exits_of(c, pid);
 	c->child = pid;
 	c->child_go_fd = go[1];
 	c->child_err_fd = errp[0];
@@ -149,9 +304,9 @@ static int release_child(struct collect *c)
 	c->child_err_fd = -1;
 	if (n == (ssize_t)sizeof(e)) {
 		fprintf(stderr, "pprobe: cannot run '%s': %s\n", c->opts.argv[0], strerror(e));
-		int st;
-		waitpid(c->child, &st, 0);
+		reap(c, false, true);
 		c->child = 0;
+		c->child_exited = false;
 		return e == ENOENT ? 127 : 126;
 	}
 	return 0;
@@ -186,11 +341,16 @@ static void normalize_attr(struct collect *c, struct evsel *ev, bool on_command)
 	a->disabled = 1;
 	a->inherit = (on_command || c->opts.pid_list) ? 1 : 0;
 	a->enable_on_exec = on_command ? 1 : 0;
-	a->watermark = 1;
-	/* Wake us early: a sample unwound late may find its live stack gone
-	 * (the process moved on), so latency costs complete stacks. */
-	size_t ring_bytes = c->opts.ring_pages * (size_t)sysconf(_SC_PAGESIZE);
-	a->wakeup_watermark = (uint32_t)(ring_bytes / 16 < 65536 ? ring_bytes / 16 : 65536);
+	if (c->opts.extra_sample_type & PERF_SAMPLE_STACK_USER) {
+		/* Wake us at every sample: one unwound late may find its live
+		 * stack gone (the frames beyond the copy returned), so latency
+		 * costs complete stacks. */
+		a->wakeup_events = 1;
+	} else {
+		a->watermark = 1;
+		size_t ring_bytes = c->opts.ring_pages * (size_t)sysconf(_SC_PAGESIZE);
+		a->wakeup_watermark = (uint32_t)(ring_bytes / 16 < 65536 ? ring_bytes / 16 : 65536);
+	}
 }
 
 static void add_tracking(struct collect *c)
@@ -285,6 +445,7 @@ void collect__init(struct collect *c)
 	evlist__init(&c->evlist);
 	session__init(&c->session);
 	ordered__init(&c->queue);
+	u64map__init(&c->sp_seen);
 }
 
 int collect__prepare(struct collect *c, const struct collect_opts *opts)
@@ -543,6 +704,7 @@ static int process_record(void *ctx, const struct perf_event_header *hdr, int cp
 		if (hdr->type == PERF_RECORD_FORK)
 			session__fork(&c->session, (pid_t)r->pid, (pid_t)r->ppid, (pid_t)r->tid, (pid_t)r->ptid);
 		else {
+			sp_history__free(u64map__del(&c->sp_seen, r->tid));
 			session__task_exit(&c->session, (pid_t)r->pid, (pid_t)r->tid);
 			if (r->pid == r->tid && c->on_process_gone)
 				c->on_process_gone(c, (pid_t)r->pid);
@@ -579,6 +741,8 @@ static int queue_record(void *ctx, const struct perf_event_header *hdr, int cpu)
 	struct collect *c = ctx;
 	ordered__push(&c->queue, hdr, sample__record_time(hdr, &c->layout), cpu);
 	c->bytes += hdr->size;
+	if (hdr->type == PERF_RECORD_SAMPLE)
+		sp_note_sample(c, hdr);
 	return 0;
 }
 
@@ -590,18 +754,19 @@ static void read_rings(struct collect *c)
 			c->bad_records++;
 }
 
+/* Read the rings and process every record older than limit. */
+static void drain_until(struct collect *c, uint64_t limit)
+{
+	read_rings(c);
+	ordered__flush(&c->queue, limit, process_record, c);
+}
+
 static void handle_signals(struct collect *c)
 {
 	struct signalfd_siginfo si;
 	while (read(c->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
-			int st;
-			if (c->child && !c->child_exited && waitpid(c->child, &st, WNOHANG) == c->child) {
-				c->child_status = st;
-				c->child_exited = true;
-				c->stop = true;
-			}
-			/* Reap anything else we may have (none expected). */
+			reap(c, true, false);
 		} else {
 			c->stop_signal = (int)si.ssi_signo;
 			c->stop = true;
@@ -655,9 +820,15 @@ int collect__start(struct collect *c)
 	return c->child ? release_child(c) : 0;
 }
 
+/* Checked this often for -p/-t targets that exited (stat waits here with no
+ * other deadline: it must notice them as record's ring loop does). */
+#define TARGETS_POLL_MS 100
+
 void collect__wait(struct collect *c, int timeout_ms)
 {
 	struct pollfd p = { .fd = c->sigfd, .events = POLLIN };
+	if (c->nr_target_pids && (timeout_ms < 0 || timeout_ms > TARGETS_POLL_MS))
+		timeout_ms = TARGETS_POLL_MS;
 	poll(&p, 1, timeout_ms);
 	handle_signals(c);
 	if (targets_gone(c))
@@ -693,9 +864,7 @@ int collect__run(struct collect *c)
 		}
 		poll(pfd, (nfds_t)np, timeout);
 		handle_signals(c);
-		uint64_t t_read = now_ns();
-		read_rings(c);
-		ordered__flush(&c->queue, t_read - ORDER_SLACK_NS, process_record, c);
+		drain_until(c, now_ns() - (c->opts.order_slack_us ? c->opts.order_slack_us * 1000ULL : ORDER_SLACK_NS));
 		if (targets_gone(c))
 			break;
 		double now = now_seconds();
@@ -733,21 +902,26 @@ void collect__cleanup(struct collect *c)
 	c->child_go_fd = c->child_err_fd = -1;
 	if (c->child && !c->child_exited) {
 		/* Never leave a child behind: ask, then insist. */
-		int st = 0;
-		if (waitpid(c->child, &st, WNOHANG) == 0) {
+		reap(c, false, false);
+		if (!c->child_exited) {
 			kill(c->child, SIGTERM);
-			for (int i = 0; i < 200 && waitpid(c->child, &st, WNOHANG) == 0; i++)
+			for (int i = 0; i < 200 && !c->child_exited; i++) {
 				usleep(10000);
-			if (waitpid(c->child, &st, WNOHANG) == 0) {
+				reap(c, false, false);
+			}
+			if (!c->child_exited) {
 				kill(c->child, SIGKILL);
-				waitpid(c->child, &st, 0);
+				reap(c, false, true);
 			}
 		}
-		c->child_status = st;
 		c->child_exited = true;
 	}
 	evlist__exit(&c->evlist);
 	session__exit(&c->session);
+	for (size_t i = 0; i < c->sp_seen.cap; i++)
+		if (c->sp_seen.used[i])
+			sp_history__free(c->sp_seen.vals[i]);
+	u64map__free(&c->sp_seen);
 	ordered__exit(&c->queue);
 	free(c->target_pids);
 	c->target_pids = NULL;

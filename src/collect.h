@@ -33,6 +33,15 @@ struct collect_opts {
 	bool exclude_callchain_user;
 	bool quiet;
 	bool counting;			/* stat: no rings, no sideband; read_format with times */
+	uint32_t order_slack_us;	/* how long a record waits for older ones still
+					 * being written on other CPUs (0: 2000). Records
+					 * that depend on each other (a sample and the
+					 * MMAP2 of its code) are ordered by causality, so
+					 * any slack keeps them right; only unrelated
+					 * records of different CPUs may then come late. */
+	bool hold_exits;		/* a command's threads wait at exit until their
+					 * samples are processed (ptrace exit-stops), so
+					 * the live stack beyond a copy is still there */
 	const char *status_prefix;	/* live status line label */
 };
 
@@ -54,6 +63,9 @@ struct collect {
 	int child_err_fd;		/* read end: errno of a failed exec */
 	int child_status;
 	bool child_exited;
+	bool traced;			/* hold_exits: the command and its descendants
+					 * are ptrace-seized for their exit-stops */
+	uint64_t exits_held;		/* thread exits held that way */
 	pid_t *target_pids;		/* -p processes, to notice when they are all gone */
 	int nr_target_pids;
 	int stop_signal;		/* SIGINT/SIGTERM that stopped us, 0 if none */
@@ -64,6 +76,7 @@ struct collect {
 	uint64_t bytes;
 	bool status_shown;
 	uint64_t last_read_ns;		/* when the rings were last drained */
+	struct u64map sp_seen;		/* tid -> struct sp_history (see collect__sp_high_after) */
 };
 
 /* The target and ring options record, trace and stat share: -a, -C LIST,
@@ -71,6 +84,25 @@ struct collect {
  * (applied to co), 0 when it was not, -1 on a bad value (said, prefixed
  * with prog). */
 int collect_opts__parse(struct collect_opts *co, int opt, const char *arg, const char *prog);
+
+/* The highest user sp in [lo, hi) thread TID is known to have reached after
+ * TIME: from its later samples already read from the rings (user registers
+ * sampled) and, for a thread held at its exit, its sp there. 0 when none is
+ * known. Frames of a sample at TIME below that address may have been popped
+ * since, even where the memory still holds their old bytes, so the live
+ * stack there is no longer the sample's. Call from on_sample with the
+ * sample's time: entries up to TIME are dropped. */
+uint64_t collect__sp_high_after(struct collect *c, pid_t tid, uint64_t time,
+				uint64_t lo, uint64_t hi);
+
+/* The user stack of sample S of process P (user registers and a stack copy
+ * sampled) unwound by U into ips (at most max), with the live stack beyond
+ * the copy trusted only as far as collect__sp_high_after() allows. Returns
+ * what unwinder__unwind() returns; res is always filled. */
+struct unwinder;
+struct unwind_result;
+int collect__unwind_user(struct collect *c, struct unwinder *u, const struct sample *s,
+			 const struct process *p, uint64_t *ips, int max, struct unwind_result *res);
 
 /* Zero the engine: always first, so collect__cleanup is safe on any path. */
 void collect__init(struct collect *c);

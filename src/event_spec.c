@@ -12,6 +12,7 @@
 
 #include "event_spec.h"
 #include "pmu.h"
+#include "probe_spec.h"
 #include "tracefs.h"
 
 /* ---- name tables ---- */
@@ -217,6 +218,8 @@ void event_list__exit(struct event_list *l)
 {
 	if (!l)
 		return;
+	for (size_t i = 0; i < l->nr; i++)
+		free(l->v[i].probe_str);
 	free(l->v);
 	memset(l, 0, sizeof(*l));
 }
@@ -748,9 +751,19 @@ typedef int (*event_probe_parse_fn)(struct parse_ctx *c, const char *sys, const 
 static int parse_tracepoint(struct parse_ctx *c, const char *sys, const char *name, const char *mods,
 			    enum event_kind kind);
 
-/* Today: an existing probe event of that group (made by perf probe or by
- * hand in kprobe_events/uprobe_events) is used like a tracepoint; creating
- * one is not supported yet. The probe issue replaces this function. */
+/* Drop the specs from index n on (and the strings PMU probes own). */
+static void list_truncate(struct event_list *l, size_t n)
+{
+	for (size_t i = n; i < l->nr; i++) {
+		free(l->v[i].probe_str);
+		l->v[i].probe_str = NULL;
+	}
+	if (n < l->nr)
+		l->nr = n;
+}
+
+/* Groups of probes made in tracefs (perf probe, pprobe --add, by hand):
+ * only existing events. */
 static int parse_probe_existing_only(struct parse_ctx *c, const char *sys, const char *name,
 				     const char *mods)
 {
@@ -758,28 +771,54 @@ static int parse_probe_existing_only(struct parse_ctx *c, const char *sys, const
 	int err = parse_tracepoint(c, sys, name, mods, EVENT_KIND_PROBE);
 	if (err != -ENOENT)
 		return err;
-	c->l->nr = before;
+	list_truncate(c->l, before);
 	seterr(c->err, c->errlen,
-	       "'%s:%s': creating dynamic probes (kprobes, uprobes, perf probe syntax) is not supported "
-	       "yet; existing probe events in tracefs can be used as GROUP:NAME, and tracepoints "
-	       "('pprobe list') need no probe", sys, name);
+	       "'%s:%s': no such probe event in tracefs (%s/events/%s/%s); create it with pprobe [-x BINARY] "
+	       "--add, or use an ephemeral probe: uprobe:BINARY:FUNC, probe:FUNC, sdt:BINARY:PROVIDER:NAME",
+	       sys, name, tracefs__root() ? tracefs__root() : "tracefs", sys, name);
 	return -EOPNOTSUPP;
+}
+
+/* probe:, kprobe:, kretprobe:, uprobe:, uretprobe:, sdt:, usdt: ephemeral
+ * PMU probes (probe_spec.c); an existing tracefs event of that group and
+ * name (probe:NAME made by perf probe) is used as a tracepoint. */
+static int parse_probe_pmu(struct parse_ctx *c, const char *sys, const char *name, const char *mods)
+{
+	size_t before = c->l->nr;
+	int err;
+	bool plain = *name != 0;
+	for (const char *p = name; *p; p++)
+		plain &= isalnum((unsigned char)*p) || *p == '_' || *p == '.';
+	if (plain && tracefs__root() && tracefs__event_id(sys, name) > 0)
+		return parse_tracepoint(c, sys, name, mods, EVENT_KIND_PROBE);
+	err = probe_spec__add(c->l, sys, name, c->err, c->errlen);
+	if (err < 0)
+		return err;
+	for (size_t i = before; i < c->l->nr; i++) {
+		err = finish_spec(c, &c->l->v[i], mods);
+		if (err) {
+			list_truncate(c->l, before);
+			return err;
+		}
+	}
+	return 0;
 }
 
 static const struct {
 	const char *group;      /* the subsystem before ':'; a trailing '*' matches a prefix */
 	event_probe_parse_fn fn;
 } probe_parsers[] = {
-	{ "probe", parse_probe_existing_only },
+	{ "probe", parse_probe_pmu },
 	{ "probe_*", parse_probe_existing_only },
-	{ "kprobe", parse_probe_existing_only },
+	{ "kprobe", parse_probe_pmu },
 	{ "kprobes", parse_probe_existing_only },
-	{ "kretprobe", parse_probe_existing_only },
-	{ "uprobe", parse_probe_existing_only },
+	{ "kretprobe", parse_probe_pmu },
+	{ "uprobe", parse_probe_pmu },
 	{ "uprobes", parse_probe_existing_only },
-	{ "uretprobe", parse_probe_existing_only },
+	{ "uretprobe", parse_probe_pmu },
+	{ "sdt", parse_probe_pmu },
 	{ "sdt_*", parse_probe_existing_only },
-	{ "usdt", parse_probe_existing_only },
+	{ "usdt", parse_probe_pmu },
 };
 
 static event_probe_parse_fn probe_parser_for(const char *sys)
@@ -1242,6 +1281,6 @@ int event_list__add(struct event_list *l, const char *arg, char *err, size_t err
 	return 0;
 err:
 	free(c.probe_defs);
-	l->nr = before;
+	list_truncate(l, before);
 	return ret;
 }

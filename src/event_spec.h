@@ -18,9 +18,11 @@
  *   tracepoint subsys:name with globs (sched:*, syscalls:sys_enter_open*)
  *   breakpoint mem:ADDR[/LEN][:ACCESS] (perf's syntax: ACCESS r, w, x or a mix,
  *              default rw; LEN 1, 2, 4, 8, default 4, sizeof(long) for x)
- *   probe      probe:..., uprobe:..., kprobe:... (hook for dynamic probes;
- *              existing tracefs probe events are usable, creating them is not
- *              supported yet)
+ *   probe      ephemeral probes through the uprobe/kprobe PMUs (probe_spec.h):
+ *              uprobe:BIN:FUNC[+OFF|:LINE|0xADDR], uretprobe:BIN:FUNC,
+ *              probe:FUNC[+OFF|%return] (kernel, or BIN with -x), kprobe:,
+ *              kretprobe:, sdt:BIN:PROVIDER:NAME; existing tracefs probe
+ *              events GROUP:NAME are used as tracepoints
  * each optionally followed by :MODIFIERS (perf's u k h p P G H I D e; for
  * pmu events also directly after the closing '/').
  */
@@ -60,6 +62,13 @@ struct event_spec {
 	char tp_sys[64];            /* tracepoint/probe: subsystem ("sched") */
 	char tp_name[192];          /* tracepoint/probe: event name ("sched_switch") */
 	char modifiers[16];         /* as given: "u", "k", "pp", "" */
+	/* PMU probes (probe_spec.c): */
+	char *probe_str;            /* owned: the path (uprobe) or function (kprobe)
+	                               attr.config1 points to; freed by event_list__exit */
+	bool probe_ret;             /* a return probe (uretprobe, kretprobe) */
+	int same_as;                /* > 0: 1 + index of the event this one is counted
+	                               and shown with (another site of the same probe:
+	                               inlined copies, several addresses of a line) */
 };
 
 struct event_list {

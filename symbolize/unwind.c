@@ -536,6 +536,10 @@ static bool live_fetch(struct uctx *c, uint64_t want_end)
 		uint64_t ov = c->size < LIVE_OVERLAP ? c->size : LIVE_OVERLAP;
 		if (!c->live_allowed || ov < 8 || !c->stack_end || copy_end >= c->stack_end)
 			return false;
+		/* The thread has been seen above the end of the copy since: the
+		 * frames there returned (their bytes may linger). */
+		if (c->live_floor > copy_end - ov && c->live_floor < c->stack_end)
+			return false;
 		uint8_t tail[LIVE_OVERLAP];
 		struct iovec l = { tail, ov }, r = { (void *)(uintptr_t)(copy_end - ov), ov };
 		if (process_vm_readv(c->proc->pid, &l, 1, &r, 1, 0) != (ssize_t)ov ||
@@ -725,6 +729,7 @@ int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
 		c.sp = stack->sp;
 		c.data = stack->data;
 		c.size = stack->size;
+		c.live_floor = stack->live_floor;
 	} else {
 		c.sp = regs->r[UNWIND_REG_SP];
 	}

@@ -13,7 +13,10 @@
  * process_vm_readv, only inside the mapping that holds the sampled sp and
  * only above the copy, and only after checking that the live bytes at the end
  * of the copy still equal the copied ones (the frames above the sampled sp
- * have not been popped since the sample was taken).
+ * have not been popped since the sample was taken), and that no later
+ * sample of the thread had its sp above the end of the copy (live_floor:
+ * popped frames can leave their old bytes behind, which the first check
+ * alone would take for live ones).
  *
  * Frames found without CFI (frame-pointer fallback) are counted in
  * res->fp_frames; their return addresses must lie in executable mappings or
@@ -62,11 +65,16 @@ struct unwind_regs {
  * 256+ bytes, 32 KB ~60, 64 KB ~200. */
 #define UNWIND_DEFAULT_STACK_COPY 4096
 
-/* Bytes copied from [sp, sp + size) at sample time (not owned). */
+/* Bytes copied from [sp, sp + size) at sample time (not owned).
+ * live_floor: the highest sp the thread is known to have reached since the
+ * sample (from its later samples), 0 if unknown. The frames below it have
+ * returned, even where memory still holds their bytes: the live stack is
+ * not used when the copy ends below live_floor. */
 struct unwind_stack {
 	uint64_t sp;
 	const void *data;
 	size_t size;
+	uint64_t live_floor;
 };
 
 enum unwind_end {

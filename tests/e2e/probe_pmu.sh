@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Ephemeral uprobes through the uprobe PMU: exact hit counts in stat for every
+# form (FUNC, FUNC+OFF, FUNC:LINE, 0xADDR, %return, uretprobe:, -x with
+# probe:, inlined copies, a libc function by library name) on -O2 and -O0
+# builds; trace's addresses against nm; record -g's caller chain; nothing
+# left in tracefs, and the breakpoints gone even after kill -9.
+. "$(dirname "$0")/lib.sh"
+need_root
+[ -e /sys/bus/event_source/devices/uprobe ] || skip "this kernel has no uprobe PMU"
+W=$WORKLOADS
+TR=/sys/kernel/tracing
+[ -e $TR/uprobe_events ] || TR=/sys/kernel/debug/tracing
+N=1000
+
+events_empty() {
+	[ -z "$(cat $TR/uprobe_events 2>/dev/null)" ] && [ -z "$(cat $TR/kprobe_events 2>/dev/null)" ]
+}
+
+# count FILE EVENT: the count stat -x, printed for EVENT
+count() { awk -F, -v e="$2" '$3 == e { print $1 }' "$1"; }
+
+# The relative line of the "odd" branch in probe_target (perf probe's FUNC:RLN).
+src=$SRCDIR/tests/workloads/probe_wl.c
+fline=$(grep -n '^__attribute__((noinline)) long probe_target' "$src" | cut -d: -f1)
+oline=$(grep -n 'PROBE_LINE_ODD' "$src" | cut -d: -f1)
+rln=$((oline - fline))
+
+for wl in probe_wl_O2 probe_wl_O0; do
+	B=$W/$wl
+	"$PPROBE" stat -x, -o "$T/s.csv" \
+		-e "uprobe:$B:probe_target,uretprobe:$B:probe_target,uprobe:$B:probe_target%return" \
+		-e "uprobe:$B:probe_target:$rln,uprobe:$B:probe_inl,uprobe:$B:probe_untaken" \
+		-e "uprobe:libc.so.6:getppid,uretprobe:/lib/x86_64-linux-gnu/libc.so.6:getppid" \
+		-- "$B" $N >/dev/null 2>"$T/err"
+	check "$wl: stat exits 0" [ $? -eq 0 ]
+	cat "$T/err"
+	check "$wl: uprobe FUNC: $N" [ "$(count "$T/s.csv" "uprobe:$B:probe_target")" = $N ]
+	check "$wl: uretprobe: $N" [ "$(count "$T/s.csv" "uretprobe:$B:probe_target")" = $N ]
+	check "$wl: FUNC%return: $N" [ "$(count "$T/s.csv" "uprobe:$B:probe_target%return")" = $N ]
+	check "$wl: FUNC:$rln (the odd branch): $((N / 2))" \
+		[ "$(count "$T/s.csv" "uprobe:$B:probe_target:$rln")" = $((N / 2)) ]
+	check "$wl: inlined copies counted together, one line: $((3 * N))" \
+		[ "$(count "$T/s.csv" "uprobe:$B:probe_inl")" = $((3 * N)) ]
+	check "$wl: a function never called: 0" [ "$(count "$T/s.csv" "uprobe:$B:probe_untaken")" = 0 ]
+	check "$wl: libc by name: getppid $N" [ "$(count "$T/s.csv" "uprobe:libc.so.6:getppid")" = $N ]
+	check "$wl: libc by path: uretprobe getppid $N" \
+		[ "$(count "$T/s.csv" "uretprobe:/lib/x86_64-linux-gnu/libc.so.6:getppid")" = $N ]
+	check "$wl: 8 lines (one per spec)" [ "$(wc -l <"$T/s.csv")" -eq 8 ]
+	check "$wl: nothing in uprobe_events/kprobe_events" events_empty
+
+	# FUNC+OFF at the second instruction; 0xADDR of the function (nm's)
+	off=$(objdump -d --no-show-raw-insn "$B" | awk '/<probe_target>:/ { getline; getline; sub(":", "", $1); print $1; exit }')
+	start=$(nm "$B" | awk '$3 == "probe_target" { print $1 }' | sed 's/^0*//')
+	rel=$(printf '0x%x' $((0x$off - 0x$start)))
+	"$PPROBE" stat -x, -o "$T/o.csv" -e "uprobe:$B:probe_target+$rel,uprobe:$B:0x$start" -- "$B" $N >/dev/null 2>&1
+	check "$wl: FUNC+$rel: $N" [ "$(count "$T/o.csv" "uprobe:$B:probe_target+$rel")" = $N ]
+	check "$wl: 0x$start: $N" [ "$(count "$T/o.csv" "uprobe:$B:0x$start")" = $N ]
+
+	# -x BINARY: probe: is a uprobe in it (before or after -e), in stat and trace
+	"$PPROBE" stat -x, -o "$T/x.csv" -e "probe:probe_target,probe:probe_target%return" -x "$B" \
+		-e "probe:probe_target:$rln" -- "$B" $N >/dev/null 2>&1
+	check "$wl: -x: probe:FUNC $N" [ "$(count "$T/x.csv" "probe:probe_target")" = $N ]
+	check "$wl: -x: probe:FUNC%return $N" [ "$(count "$T/x.csv" "probe:probe_target%return")" = $N ]
+	check "$wl: -x: probe:FUNC:LINE $((N / 2))" [ "$(count "$T/x.csv" "probe:probe_target:$rln")" = $((N / 2)) ]
+	"$PPROBE" stat --exec "$B" -e probe:probe_inl -- "$B" 7 >/dev/null 2>"$T/h.txt"
+	check "$wl: --exec, human output: 21 probe:probe_inl" grep -qE '^ +21 +probe:probe_inl ' "$T/h.txt"
+done
+
+# trace: each hit with its address; the non-PIE build runs at nm's addresses.
+B=$W/probe_wl_O0
+"$PPROBE" trace -e "uprobe:$B:probe_target,uretprobe:$B:probe_target" -- "$B" 3 >"$T/t.txt" 2>"$T/err"
+check "trace exits 0" [ $? -eq 0 ]
+cat "$T/t.txt"
+entry=$(nm "$B" | awk '$3 == "probe_target" { print $1 }' | sed 's/^0*//')
+mid=$(nm "$B" | awk '$3 == "middle" { print $1 }' | sed 's/^0*//')
+# the return address: the instruction after middle's call to probe_target
+ret=$(objdump -d --no-show-raw-insn "$B" | awk -v t="<probe_target>" '
+	/^[0-9a-f]+ <middle>:/ { m = 1; next } m && /^$/ { exit }
+	m && found { sub(":", "", $1); print $1; exit }
+	m && $0 ~ "call.*" t { found = 1 }')
+check "3 entries at nm's probe_target (0x$entry)" \
+	[ "$(grep -cE "^ *probe_wl_O0-[0-9]+ +\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: uprobe:$B:probe_target: \(0x$entry\)$" "$T/t.txt")" -eq 3 ]
+check "3 returns to middle+ (0x$ret) from 0x$entry" \
+	[ "$(grep -cE "uretprobe:$B:probe_target: \(0x$ret <- 0x$entry\)$" "$T/t.txt")" -eq 3 ]
+check "the return address is inside middle" [ $((0x$ret)) -gt $((0x$mid)) ]
+"$PPROBE" trace --json -e "uretprobe:$B:probe_target" -- "$B" 2 2>/dev/null | grep '^{' >"$T/j.txt"
+check "--json: func and ret_ip" python3 -c '
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(objs) == 2, objs
+assert all(o["fields"] == {"func": int(sys.argv[2], 16), "ret_ip": int(sys.argv[3], 16)} for o in objs), objs
+' "$T/j.txt" "$entry" "$ret"
+
+# record -g: the caller chain of each hit, exact counts, file names from the event.
+for wl in probe_wl_O2 probe_wl_O0; do
+	B=$W/$wl
+	"$PPROBE" record -q -g -e "uprobe:$B:probe_target" -o "$T/r.folded" -- "$B" 500 >/dev/null 2>&1
+	check "$wl: record -g: 500 hits, all main;outer;middle;probe_target" \
+		[ "$(folded_sum "$T/r.folded" "^$wl;_start;.*;main;outer;middle;probe_target [0-9]+$")" -eq 500 ]
+	check "$wl: record -g: nothing else" [ "$(folded_sum "$T/r.folded")" -eq 500 ]
+	[ "$(wc -l <"$T/r.folded")" -eq 1 ] || cat "$T/r.folded"
+	"$PPROBE" record -q -g -e "uprobe:$B:probe_inl,uretprobe:$B:probe_target" -o "$T/m.folded" -- "$B" 100 >/dev/null 2>&1
+	f1=$T/m.uprobe-$(echo "$B" | tr / _)-probe_inl.folded
+	f2=$T/m.uretprobe-$(echo "$B" | tr / _)-probe_target.folded
+	check "$wl: one file per event, named after it" [ -s "$f1" -a -s "$f2" ]
+	check "$wl: inlined copies in one file: site_a 100, site_b 200, nothing else" \
+		[ "$(folded_sum "$f1" ";main;site_a;probe_inl_\[i\] ") $(folded_sum "$f1" ";main;site_b;probe_inl_\[i\] ") $(folded_sum "$f1")" = "100 200 300" ]
+	check "$wl: uretprobe: 100 hits in middle" [ "$(folded_sum "$f2" ";main;outer;middle [0-9]+$")" -eq 100 ]
+done
+check "nothing in uprobe_events/kprobe_events after the runs" events_empty
+
+# kill -9: the kernel drops the probes with pprobe's fds: the int3 pprobe's
+# uprobe put into a running process's code goes away.
+B=$W/probe_wl_O0
+"$B" 1 60 >/dev/null & wl=$!
+addr=$(nm "$B" | awk '$3 == "probe_untaken" { print $1 }')
+byte_at() { python3 -c '
+import sys
+with open("/proc/%s/mem" % sys.argv[1], "rb") as f:
+    f.seek(int(sys.argv[2], 16)); print(f.read(1).hex())' "$wl" "$addr"; }
+orig=$(byte_at)
+"$PPROBE" stat -p $wl -e "uprobe:$B:probe_untaken" -d 60 2>/dev/null & pp=$!
+for i in $(seq 50); do [ "$(byte_at)" = cc ] && break; sleep 0.1; done
+check "while probed: int3 at probe_untaken (was $orig)" [ "$(byte_at)" = cc ]
+check "while probed: nothing in uprobe_events" events_empty
+kill -9 $pp; wait $pp 2>/dev/null
+for i in $(seq 50); do [ "$(byte_at)" = "$orig" ] && break; sleep 0.1; done
+check "after kill -9: the original byte ($orig) is back" [ "$(byte_at)" = "$orig" ]
+check "after kill -9: nothing in uprobe_events/kprobe_events" events_empty
+kill $wl; wait $wl 2>/dev/null
+
+done_testing
