@@ -16,6 +16,7 @@
 
 #include "probe_spec.h"
 #include "pmu.h"
+#include "probe_tracefs.h"
 #include "tracefs.h"
 #include "pprobe/probe_finder.h"
 #include "pprobe/usdt.h"
@@ -731,6 +732,64 @@ out:
 	return ret;
 }
 
+/* A probe with arguments: a temporary tracefs probe for this run
+ * (probe_tracefs.c: group pprobe_<pid>, removed at exit), used like a
+ * tracepoint; several sites are counted and shown as one (same_as). */
+static int add_temp(struct event_list *l, const char *display, const struct probe_spec *ps, char *err,
+		    size_t errlen)
+{
+	char path[PATH_MAX], terr[4096] = "", *def = NULL, **names = NULL;
+	const char *bin = NULL;
+	size_t before = l->nr;
+	int n, ret = 0;
+
+	if (ps->target == PROBE_TARGET_SDT) {
+		seterr(err, errlen, "'%s': USDT probes take no arguments here (their operands are described in "
+		       ".note.stapsdt; probe the function with uprobe:BINARY:FUNC ARG... instead)", display);
+		return -EOPNOTSUPP;
+	}
+	if (ps->target == PROBE_TARGET_UPROBE) {
+		if (probe_spec__find_binary(ps->binary, path, sizeof(path))) {
+			seterr(err, errlen, "'%s': no such binary '%s' (give a path, or a library or program name "
+			       "found in the library directories or PATH)", display, ps->binary);
+			return -ENOENT;
+		}
+		bin = path;
+	}
+	if (asprintf(&def, "%s%s %s", ps->where, ps->ret ? "%return" : "", ps->args) < 0)
+		return -ENOMEM;
+	n = probe_tracefs__add_temp(bin, def, &names, terr, sizeof(terr));
+	free(def);
+	if (n < 0) {
+		seterr(err, errlen, "'%s': %s", display, terr[0] ? terr : strerror(-n));
+		return n;
+	}
+	for (int i = 0; i < n; i++) {
+		char *colon = strchr(names[i], ':');
+		*colon = '\0';
+		int id = tracefs__event_id(names[i], colon + 1);
+		struct event_spec *s = id > 0 ? event_list__append(l) : NULL;
+		if (!s) {
+			seterr(err, errlen, "'%s': the probe event %s:%s made for it: %s", display, names[i], colon + 1,
+			       strerror(id < 0 ? -id : ENOMEM));
+			ret = id < 0 ? id : -ENOMEM;
+			break;
+		}
+		s->kind = EVENT_KIND_PROBE;
+		snprintf(s->name, sizeof(s->name), "%s", display);
+		s->attr.type = PERF_TYPE_TRACEPOINT;
+		s->attr.config = (uint64_t)id;
+		s->sample_freq_default = false;
+		s->same_as = i ? (int)before + 1 : 0;
+		snprintf(s->tp_sys, sizeof(s->tp_sys), "%s", names[i]);
+		snprintf(s->tp_name, sizeof(s->tp_name), "%s", colon + 1);
+	}
+	probe_tracefs__free_names(names, n);
+	if (ret)
+		drop_from(l, before);
+	return ret;
+}
+
 int probe_spec__add(struct event_list *l, const char *group, const char *rest, char *err, size_t errlen)
 {
 	struct probe_spec ps;
@@ -739,16 +798,13 @@ int probe_spec__add(struct event_list *l, const char *group, const char *rest, c
 	int ret = probe_spec__parse(group, rest, &ps, err, errlen);
 	if (ret)
 		return ret;
-	if (ps.args) {
-		/* A probe with arguments is a tracefs probe (probe_tracefs.c). */
-		seterr(err, errlen, "'%s:%s': arguments need pprobe --add (a tracefs probe): "
-		       "pprobe%s%s --add '%s %s', then -e with the event it names", group, rest,
-		       ps.binary ? " -x " : "", ps.binary ? ps.binary : "", ps.where ? ps.where : "", ps.args);
-		probe_spec__exit(&ps);
-		return -EOPNOTSUPP;
-	}
 	/* The name: as spelled, without the arguments */
 	snprintf(display, sizeof(display), "%s:%.*s", group, (int)strcspn(rest, " \t\n"), rest);
+	if (ps.args) {
+		ret = add_temp(l, display, &ps, err, errlen);
+		probe_spec__exit(&ps);
+		return ret ? ret : (int)(l->nr - before);
+	}
 	switch (ps.target) {
 	case PROBE_TARGET_UPROBE:
 		ret = add_uprobe(l, display, &ps, err, errlen);

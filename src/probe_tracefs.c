@@ -573,74 +573,6 @@ int probe_tracefs__kprobes_available(const char *func, char *buf, size_t len)
 	return 0;
 }
 
-/* ---- args ----
- * Until probe_finder__fetch_args() is in the tree the args are tracefs
- * fetch-args, passed through: [NAME=]FETCH[:TYPE]; unnamed ones become
- * argN as perf names them. */
-struct fetch_arg {
-	char *name, *fetch, *type;
-};
-
-static void fetch_args__free(struct fetch_arg *a, int n)
-{
-	if (!a)
-		return;
-	for (int i = 0; i < n; i++) {
-		free(a[i].name);
-		free(a[i].fetch);
-		free(a[i].type);
-	}
-	free(a);
-}
-
-static bool raw_arg(const char *a)
-{
-	const char *eq = strchr(a, '=');
-	if (eq && eq > a && !strchr("+-(", a[0]))
-		a = eq + 1;
-	return strchr("%@+-$\\", a[0]) || isdigit((unsigned char)a[0]) ? strcmp(a, "$params") && strcmp(a, "$vars")
-								  : false;
-}
-
-static int translate_args(struct probe_finder *pf, const struct pf_point *pt, char *const *args, int nargs,
-			  struct fetch_arg **out, char *err, size_t errlen)
-{
-	(void)pf;
-	(void)pt;
-	struct fetch_arg *v = calloc((size_t)nargs + 1, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (int i = 0; i < nargs; i++) {
-		const char *a = args[i], *eq = strchr(a, '=');
-		if (!raw_arg(a)) {
-			seterr(err, errlen, "argument '%s': DWARF variables need probe_finder__fetch_args (not in this "
-			       "build yet); give a tracefs fetch-arg (%%di, +0(%%di):string, $retval)", a);
-			fetch_args__free(v, i);
-			return -EOPNOTSUPP;
-		}
-		if (eq && eq > a && !strchr("+-(", a[0])) {
-			v[i].name = strndup(a, (size_t)(eq - a));
-			a = eq + 1;
-		} else if (asprintf(&v[i].name, "arg%d", i + 1) < 0) {
-			v[i].name = NULL;
-		}
-		const char *colon = strrchr(a, ':');
-		if (colon && !strchr(colon, ')')) {
-			v[i].fetch = strndup(a, (size_t)(colon - a));
-			v[i].type = strdup(colon + 1);
-		} else {
-			v[i].fetch = strdup(a);
-			v[i].type = strdup("");
-		}
-		if (!v[i].name || !v[i].fetch || !v[i].type) {
-			fetch_args__free(v, i + 1);
-			return -ENOMEM;
-		}
-	}
-	*out = v;
-	return nargs;
-}
-
 /* ---- --add ---- */
 
 struct planned {
@@ -790,41 +722,6 @@ static void explain_refusal(int ret, const char *file, const char *line, char *e
 	free(log);
 }
 
-/* At a -O0 function's entry the prologue has not yet stored the parameters
- * where DWARF says they live: like perf, probe past the prologue when the
- * arguments need variables. Returns the point to use (pt itself or one in
- * *extra, which the caller frees). */
-static const struct pf_point *skip_prologue(struct probe_finder *pf, const struct pf_point *pt,
-					    struct pf_points **extra)
-{
-	*extra = NULL;
-	if (pt->retprobe || pt->inlined || pt->sym_offset || !pt->symbol)
-		return pt;
-	uint64_t past = 0;
-	for (int i = 0; i < pt->nvars; i++)
-		if (pt->vars[i].before_prologue && pt->vars[i].valid_from > past)
-			past = pt->vars[i].valid_from;
-	if (!past)
-		return pt;
-	char spec[512];
-	snprintf(spec, sizeof(spec), "%s+%" PRIu64, pt->symbol, past);
-	struct pf_points *p = NULL;
-	if (probe_finder__find(pf, spec, PF_VARS, &p) || p->n != 1) {
-		pf_points__delete(p);
-		return pt;
-	}
-	*extra = p;
-	return &p->pts[0];
-}
-
-static bool needs_vars(const struct probe_def *d)
-{
-	for (int i = 0; i < d->nargs; i++)
-		if (!raw_arg(d->args[i]))
-			return true;
-	return false;
-}
-
 static int add_common(const char *binary, const char *defstr, bool temp, char ***names, char *err, size_t errlen)
 {
 	struct probe_def d;
@@ -893,14 +790,7 @@ static int add_common(const char *binary, const char *defstr, bool temp, char **
 		ret = errno ? -errno : -ENOENT;
 		goto out;
 	}
-	bool vars = needs_vars(&d);
-	if (vars && !probe_finder__has_dwarf(pf)) {
-		seterr(err, errlen, "%s; arguments by name need it (tracefs fetch-args such as %%di work without)",
-		       probe_finder__strerror(pf));
-		ret = -ENOENT;
-		goto out;
-	}
-	if ((ret = probe_finder__find(pf, d.point, probe_finder__has_dwarf(pf) ? PF_VARS : 0, &pts))) {
+	if ((ret = probe_finder__find(pf, d.point, 0, &pts))) {
 		seterr(err, errlen, "%s", probe_finder__strerror(pf));
 		goto out;
 	}
@@ -912,17 +802,15 @@ static int add_common(const char *binary, const char *defstr, bool temp, char **
 		goto out;
 	}
 	for (int i = 0; i < pts->n; i++) {
-		struct pf_points *extra = NULL;
-		const struct pf_point *pt = vars ? skip_prologue(pf, &pts->pts[i], &extra) : &pts->pts[i];
+		const struct pf_point *pt = &pts->pts[i];
 		char base[EVENT_NAME_MAX * 2], name[EVENT_NAME_MAX];
-		struct fetch_arg *args = NULL;
+		struct pf_fetch_arg *args = NULL;
 		int nargs = 0;
 
 		if (d.event) {
 			if (i == 0 && name_taken(d.event, taken, ntaken)) {
 				seterr(err, errlen, "event %s:%s already exists (pprobe -d %s:%s removes it)", group,
 				       d.event, group, d.event);
-				pf_points__delete(extra);
 				ret = -EEXIST;
 				goto out;
 			}
@@ -932,21 +820,19 @@ static int add_common(const char *binary, const char *defstr, bool temp, char **
 		}
 		if ((ret = probe_tracefs__unique_name(base, taken, ntaken, name, sizeof(name)))) {
 			seterr(err, errlen, "no free event name for %s in group %s", base, group);
-			pf_points__delete(extra);
 			goto out;
 		}
-		nargs = translate_args(pf, pt, d.args, d.nargs, &args, err, errlen);
+		nargs = d.nargs ? probe_finder__fetch_args(pf, pt, (const char *const *)d.args, d.nargs, &args) : 0;
 		if (nargs < 0) {
 			ret = nargs;
-			pf_points__delete(extra);
+			seterr(err, errlen, "%s", probe_finder__strerror(pf));
 			goto out;
 		}
 		char *line = NULL;
 		size_t ll = 0;
 		FILE *m = open_memstream(&line, &ll);
 		if (!m) {
-			fetch_args__free(args, nargs);
-			pf_points__delete(extra);
+			pf_fetch_args__free(args, nargs);
 			ret = -ENOMEM;
 			goto out;
 		}
@@ -961,8 +847,7 @@ static int add_common(const char *binary, const char *defstr, bool temp, char **
 		for (int a = 0; a < nargs; a++)
 			fprintf(m, " %s=%s%s%s", args[a].name, args[a].fetch, args[a].type[0] ? ":" : "", args[a].type);
 		fclose(m);
-		fetch_args__free(args, nargs);
-		pf_points__delete(extra);
+		pf_fetch_args__free(args, nargs);
 		pl[npl].event = strdup(name);
 		pl[npl].line = line;
 		npl++;
