@@ -34,29 +34,31 @@ expect_ret() {
 # trace's lines of one event, fields after the probe address
 fields() { grep -F " $1: " "$2" | sed -E 's/.*: __probe_(ip|func)=0x[0-9a-f]+( __probe_ret_ip=0x[0-9a-f]+)? ?//'; }
 
+SRC=$SRCDIR/tests/workloads/probeadd_server.c
 for opt in O0 O2; do
 	bin=$WORKLOADS/probeadd_server_$opt
 	real=$(realpath "$bin")
-	# raw fetch-args: at the entry, before any prologue, the ABI registers
-	"$PPROBE" -x "$bin" --add 'handle path=+0(+0(%di)):string len=%si:s32 id=+16(%di):s64 minor=+28(%di):s32' \
+	# DWARF arguments: a string through a pointer member, an int parameter, a
+	# long member, a member of a member (-O0: stack slots; -O2: registers)
+	"$PPROBE" -x "$bin" --add 'handle path=req->path:string len id=req->id minor=req->ver.minor' \
 		>"$T/out" 2>"$T/err"
 	check "$opt: --add exits 0" [ $? -eq 0 ]
-	printf 'Added new event:\n  %s (on handle in %s with path=+0(+0(%%di)):string len=%%si:s32 id=+16(%%di):s64 minor=+28(%%di):s32)\n\nYou can now use it in pprobe record, trace and stat, such as:\n\n\tpprobe trace -e %s -a sleep 1\n\n' \
+	printf 'Added new event:\n  %s (on handle in %s with path=req->path:string len id=req->id minor=req->ver.minor)\n\nYou can now use it in pprobe record, trace and stat, such as:\n\n\tpprobe trace -e %s -a sleep 1\n\n' \
 		"$G:handle" "$real" "$G:handle" >"$T/want"
 	check "$opt: --add says what it added, as perf" diff -u "$T/want" "$T/err"
 	check "$opt: --add prints nothing on stdout" [ ! -s "$T/out" ]
 	check "$opt: one uprobe_events line at handle's file offset" \
-		[ "$(ours | grep -c "^p:$G/handle $real:0x")" -eq 1 ]
-	# the same function again, as a return probe, with separate words for the args
-	"$PPROBE" -x "$bin" --add 'handle%return' '$retval:s32' 2>"$T/err"
-	check "$opt: %return added as handle__return" grep -q "^  $G:handle__return (on handle%return in $real with \$retval:s32)$" "$T/err"
+		[ "$(ours | grep -c "^p:$G/handle $real:0x[0-9a-f]* path=[^ ]*:string len=[^ ]*:s32 id=[^ ]*:s64 minor=[^ ]*:s32$")" -eq 1 ]
+	# the same function again, as a return probe, the args as separate words (perf's --add func a b)
+	"$PPROBE" -x "$bin" --add 'handle%return' 'ret=$retval' 2>"$T/err"
+	check "$opt: %return added as handle__return" grep -qxF "  $G:handle__return (on handle%return in $real with ret=\$retval)" "$T/err"
 
 	"$PPROBE" trace -e "$G:handle" -e "$G:handle__return" -- "$bin" $N >"$T/trace" 2>"$T/err"
 	check "$opt: trace exits 0" [ $? -eq 0 ]
 	expect_entry >"$T/want"
 	fields "$G:handle" "$T/trace" >"$T/got"
 	check "$opt: every call's path, len, id, ver.minor exact ($N calls)" diff -u "$T/want" "$T/got"
-	expect_ret >"$T/want"
+	expect_ret | sed 's/^arg1=/ret=/' >"$T/want"
 	fields "$G:handle__return" "$T/trace" >"$T/got"
 	check "$opt: every return value exact" diff -u "$T/want" "$T/got"
 	check "$opt: entries and returns alternate" \
@@ -65,25 +67,43 @@ for opt in O0 O2; do
 	# -l: perf's format, the point as DWARF names it
 	"$PPROBE" -l >"$T/list" 2>"$T/err"
 	check "$opt: -l exits 0" [ $? -eq 0 ]
-	check "$opt: -l handle" grep -qxF "$(printf '  %-20s (on handle@%s in %s with path len id minor)' "$G:handle" "$SRCDIR/tests/workloads/probeadd_server.c" "$real")" "$T/list"
-	check "$opt: -l handle__return" grep -qxF "  $G:handle__return (on handle%return@$SRCDIR/tests/workloads/probeadd_server.c in $real with arg1)" "$T/list"
+	check "$opt: -l handle" grep -qxF "$(printf '  %-20s (on handle@%s in %s with path len id minor)' "$G:handle" "$SRC" "$real")" "$T/list"
+	check "$opt: -l handle__return" grep -qxF "  $G:handle__return (on handle%return@$SRC in $real with ret)" "$T/list"
 	"$PPROBE" -l "$G:*return" >"$T/list2"
-	check "$opt: -l PATTERN" [ "$(cat "$T/list2")" = "  $G:handle__return (on handle%return@$SRCDIR/tests/workloads/probeadd_server.c in $real with arg1)" ]
+	check "$opt: -l PATTERN" [ "$(cat "$T/list2")" = "  $G:handle__return (on handle%return@$SRC in $real with ret)" ]
 
-	# an existing name gets _1; a line gets FUNC_L<line>
+	# an existing name gets _1
 	"$PPROBE" -x "$bin" -a handle 2>"$T/err"
 	check "$opt: the name taken: handle_1" grep -q "^  $G:handle_1 " "$T/err"
+	# every inlined copy: record_score, record_score_1 (perf's suffixes)
+	"$PPROBE" -x "$bin" -a record_score 2>"$T/err"
+	check "$opt: two inlined copies, two events" \
+		[ "$(grep -c "^  $G:record_score\(_1\)\? *(on record_score in $real)$" "$T/err")" -eq 2 ]
+	"$PPROBE" trace -e "$G:record_score*" -- "$bin" $N >"$T/trace" 2>"$T/err"
+	a=$(grep -c " $G:record_score: " "$T/trace"); b=$(grep -c " $G:record_score_1: " "$T/trace")
+	check "$opt: the copies are hit N and 1 times ($a, $b)" \
+		[ "$(printf '%s\n' "$a" "$b" | sort -n | tr '\n' ' ')" = "1 $N " ]
 
 	# -d: globs, perf's words
-	"$PPROBE" -d "$G:handle_?" -d 'handle__ret*' >"$T/out" 2>"$T/err"
+	"$PPROBE" -d "$G:handle_?" -d 'handle__ret*' -d "$G:record_score*" >"$T/out" 2>"$T/err"
 	check "$opt: -d exits 0" [ $? -eq 0 ]
-	printf 'Removed event: %s\nRemoved event: %s\n' "$G:handle_1" "$G:handle__return" >"$T/want"
+	printf 'Removed event: %s\n' "$G:handle_1" "$G:handle__return" "$G:record_score" "$G:record_score_1" >"$T/want"
 	check "$opt: -d names what it removed" diff -u "$T/want" "$T/err"
 	check "$opt: handle is left" [ "$(ours | sed -E 's/ .*//')" = "p:$G/handle" ]
 	"$PPROBE" -d "$G:*" 2>"$T/err"
 	check "$opt: -d GROUP:*" [ "$(cat "$T/err")" = "Removed event: $G:handle" ]
 	check "$opt: nothing of ours left" [ -z "$(ours)" ]
 done
+
+# tracefs fetch-args as such, at the -O2 entry (the ABI registers); unnamed ones are argN
+bin=$WORKLOADS/probeadd_server_O2
+"$PPROBE" -x "$bin" --add 'handle +0(+0(%di)):string len=%si:s32 id=+16(%di):s64 +28(%di):s32' 2>"$T/err"
+check "raw fetch-args: --add exits 0" [ $? -eq 0 ]
+"$PPROBE" trace -e "$G:handle" -- "$bin" $N >"$T/trace" 2>"$T/err"
+expect_entry | sed -e 's/^path=/arg1=/' -e 's/minor=/arg4=/' >"$T/want"
+fields "$G:handle" "$T/trace" >"$T/got"
+check "raw fetch-args: every value exact" diff -u "$T/want" "$T/got"
+"$PPROBE" -d "$G:handle" 2>/dev/null
 
 bin=$WORKLOADS/probeadd_server_O2
 real=$(realpath "$bin")
@@ -101,15 +121,33 @@ err_case() {	# DESC STATUS EXPECTED-STDERR-FILE ARGS...
 }
 printf 'pprobe: no function handl in %s; did you mean: handle\n' "$real" >"$T/want"
 err_case "unknown function" 1 "$T/want" -x "$bin" --add 'handl len'
-"$PPROBE" -x "$bin" --add 'handle a=%zz' 2>"$T/err"
+# what only the kernel refuses: explained with its error_log, caret included
+"$PPROBE" -x "$bin" --add 'handle c=$comm:u32' 2>"$T/err"
 check "kernel refusal: exit 2" [ $? -eq 2 ]
-check "kernel refusal: the kernel's words" grep -qx 'trace_uprobe: error: Invalid register name' "$T/err"
-cmdline=$(grep -oP '^  Command: \K.*' "$T/err")
-check "kernel refusal: the command written" grep -qxE "p:$G/handle $real:0x[0-9a-f]+ a=%zz" <<<"$cmdline"
 check "kernel refusal: first line" grep -qx 'pprobe: the kernel refused the probe (uprobe_events: Invalid argument):' <(head -1 "$T/err")
+check "kernel refusal: the kernel's words" grep -qx 'trace_uprobe: error: $comm and immediate-string only accepts string type' "$T/err"
+cmdline=$(grep -oP '^  Command: \K.*' "$T/err")
+check "kernel refusal: the command written" grep -qxE "p:$G/handle $real:0x[0-9a-f]+ c=\\\$comm:u32" <<<"$cmdline"
 caret=$(tail -1 "$T/err")
-check "kernel refusal: caret under %zz" [ "$caret" = "$(printf '%*s^' $((11 + ${#cmdline} - 3)) '')" ]
+check "kernel refusal: caret under the type" [ "$caret" = "$(printf '%*s^' $((11 + ${#cmdline} - 3)) '')" ]
 check "kernel refusal: uprobe_events unchanged" [ "$(ours)" = "$before" ]
+# DWARF errors name the argument and why
+printf "pprobe: argument 'nosuch' at handle+0: no variable 'nosuch' here (variables in scope: req, len; globals of the program are found by name too)\n" >"$T/want"
+err_case "unknown variable" 1 "$T/want" -x "$bin" --add 'handle len nosuch'
+printf "pprobe: argument 'len)' at handle+0: unexpected ')' in 'len)' (expected ->MEMBER, .MEMBER or [INDEX])\n" >"$T/want"
+err_case "bad argument syntax" 2 "$T/want" -x "$bin" --add 'handle len)'
+printf "pprobe: argument '\$retval' at handle+0: \$retval exists only on a return probe (handle%%return)\n" >"$T/want"
+err_case "\$retval at an entry" 2 "$T/want" -x "$bin" --add 'handle $retval'
+# optimized out: inspect_wl's lost_value:6 (tests/e2e/inspect.sh checks 'got' has no location there with gdb)
+iw=$WORKLOADS/inspect_wl_O2
+if "$PPROBE" -x "$iw" -V lost_value:6 | grep -qP '^\t\tint\tgot\t<optimized out>$'; then
+	off=$("$PPROBE" -x "$iw" -V lost_value:6 | grep -oP '@<lost_value\+\K[0-9]+' | head -1)
+	printf "pprobe: argument 'got' at lost_value+%d: got is optimized out at this address (it has no location here; see -V --range for where it has one)\n" "$off" >"$T/want"
+	err_case "optimized-out variable" 1 "$T/want" -x "$iw" --add 'lost_value:6 n got'
+	check "optimized-out variable: nothing of inspect_wl's group" [ -z "$(grep '^[pr]:probe_inspect/' $TR/uprobe_events)" ]
+else
+	echo "SKIP optimized-out case: this compiler keeps 'got' at lost_value:6"
+fi
 # a second --add that fails takes the first one back
 "$PPROBE" -x "$bin" --add 'handle a=%di' --add 'nosuchfn' 2>"$T/err"
 check "two --add, second unknown: exit 1" [ $? -eq 1 ]
