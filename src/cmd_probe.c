@@ -370,6 +370,7 @@ static int do_add(const char *binary, struct add_def *defs, int ndefs)
 static int do_list(const char *pattern)
 {
 	struct probe_event *ev;
+	(void)probe_tracefs__sweep_stale();	/* temporary probes of dead pprobes are no one's */
 	int n = probe_tracefs__list(pattern, &ev);
 	if (n < 0) {
 		char err[512];
@@ -393,6 +394,7 @@ static int do_list(const char *pattern)
 static int do_del(char **patterns, int npatterns)
 {
 	int ret = 0;
+	(void)probe_tracefs__sweep_stale();
 	for (int i = 0; i < npatterns; i++) {
 		char err[1024] = "", **names = NULL;
 		int n = 0;

@@ -20,7 +20,7 @@ static const struct command commands[] = {
 	{ "trace",      cmd_trace,      "print events as they happen, fields decoded, kernel-filtered" },
 	{ "flamegraph", cmd_flamegraph, "draw folded stacks as an interactive SVG flame graph" },
 	{ "diff",       cmd_diff,       "compare two folded profiles (difffolded), optionally as SVG" },
-	{ "probe",      cmd_probe,      "inspect probe points: -F functions, -L lines, -V variables (perf probe syntax)" },
+	{ "probe",      cmd_probe,      "probes as perf probe: -F/-L/-V inspect, --add/-l/-d tracefs probe events" },
 	{ "list",       cmd_list,       "list the events -e accepts; -v EVENT shows a tracepoint's fields" },
 };
 
@@ -29,7 +29,9 @@ static void usage(FILE *f)
 	fprintf(f, "usage: pprobe <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n'pprobe <command> --help' describes a command's options.\n");
+	fprintf(f, "\nperf probe's forms work at the top level too: pprobe [-x BINARY] -F | -L SPEC | -V SPEC |\n"
+		   "--add 'SPEC [ARG...]' | -l [PATTERN] | -d PATTERN.\n"
+		   "'pprobe <command> --help' describes a command's options.\n");
 }
 
 int main(int argc, char **argv)
