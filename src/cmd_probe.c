@@ -1,5 +1,6 @@
 /* pprobe [-x BINARY | -m MODULE | -k VMLINUX] -F | -L SPEC | -V SPEC
  * The DWARF inspector, in perf probe's syntax. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -12,6 +13,8 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "probe_tracefs.h"
+#include "tracefs.h"
 #include "pprobe/probe_finder.h"
 
 static void usage(FILE *f)
@@ -22,9 +25,27 @@ static void usage(FILE *f)
 "       pprobe [-x BINARY | -m MODULE | -k VMLINUX] -L 'SRC[:ALN[+NUM|-ALN2]]' [--source DIR] [--asm]\n"
 "       pprobe [-x BINARY | -m MODULE | -k VMLINUX] -V 'FUNC[@SRC][:RLN|+OFFS|%%return|;PTN]'\n"
 "              [--externs] [--range] [--no-inlines] [--filter GLOB]\n"
+"       pprobe [-x BINARY] --add '[[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%%return|;PTN] [ARG...]' ...\n"
+"       pprobe -l [[GROUP:]EVENT]      pprobe -d [GROUP:]EVENT ...   (globs)\n"
 "       (also as 'pprobe probe ...')\n"
 "\n"
-"Inspect where probes can go, as 'perf probe' does, from DWARF debug info.\n"
+"Inspect where probes can go, and make probes, as 'perf probe' does, from DWARF debug info.\n"
+"\n"
+"  -a, --add DEF         add a tracefs probe event (uprobe_events with -x, else kprobe_events)\n"
+"                        for every instance of the point; several --add may be given, and\n"
+"                        the words after one are its args ('--add func a b').\n"
+"                        DEF: [[GROUP:]EVENT=]POINT [ARG...]; POINT: FUNC[@SRC][:RLN|+OFFS|\n"
+"                        %%return|;PTN], SRC:ALN, SRC;PTN, or 0xADDR in BINARY.\n"
+"                        ARG: [NAME=]VAR[->MEMBER|.MEMBER|[N]]...[:TYPE], $retval,\n"
+"                        $params, $vars, or a tracefs fetch-arg: %%REG, @SYM, +OFF(ARG),\n"
+"                        $argN, $stackN, $comm. TYPE: string, u8..u64, s8..s64, x8..x64.\n"
+"                        Group: probe (kernel), probe_BINNAME (-x); event: the function\n"
+"                        (FUNC_L<RLN> for a line, FUNC__return), _1, _2... when taken.\n"
+"  -l, --list [PATTERN]  list the probe events (GROUP:EVENT globs)\n"
+"  -d, --del PATTERN     remove probe events: GROUP:EVENT globs ('probe_app:*'), or EVENT\n"
+"                        in any group\n"
+"  Temporary probes for one run: -e 'SPEC ARG...' in record, trace and stat\n"
+"  (pprobe trace -x ./server -e 'probe:handle req->path:string'), removed at exit.\n"
 "\n"
 "  -x, --exec BINARY     an executable or shared library (default: the kernel)\n"
 "  -m, --module MODULE   a kernel module (name or .ko path)\n"
@@ -49,7 +70,14 @@ static void usage(FILE *f)
 "  -h, --help            this text\n"
 "\n"
 "Debug info is looked up in the file itself, /usr/lib/debug/.build-id/ and by\n"
-".gnu_debuglink. Exit status: 0 ok, 1 not found / no debug info, 2 usage.\n");
+".gnu_debuglink. Exit status: 0 ok, 1 not found / no debug info / refused, 2 usage.\n"
+"\n"
+"Examples:\n"
+"  pprobe -x ./server --add 'handle req->path:string len'\n"
+"  pprobe trace -e probe_server:handle -a\n"
+"  pprobe -x ./server --add 'handle%%return $retval'\n"
+"  pprobe -l 'probe_server:*'\n"
+"  pprobe -d 'probe_server:*'\n");
 }
 
 /* Runs argv, returns its first output line (malloc'd) or NULL. */
@@ -270,10 +298,123 @@ static int do_vars(struct probe_finder *pf, const char *spec, unsigned flags, co
 	return 0;
 }
 
+/* A def as a string joined from --add's value and the words after it. */
+struct add_def {
+	char *text;
+};
+
+static int do_add(const char *binary, struct add_def *defs, int ndefs)
+{
+	char err[4096];
+	char **all = NULL;
+	int nall = 0, ret = 0;
+	char real[PATH_MAX];
+	const char *where = binary && realpath(binary, real) ? real : binary;
+
+	(void)probe_tracefs__sweep_stale();	/* tracefs trouble: the add says it */
+	char *report = NULL;
+	size_t rlen = 0;
+	FILE *m = open_memstream(&report, &rlen);
+	if (!m)
+		return 1;
+	for (int i = 0; i < ndefs; i++) {
+		char **names = NULL;
+		err[0] = '\0';
+		int n = probe_tracefs__add(binary, defs[i].text, &names, err, sizeof(err));
+		if (n < 0) {
+			fprintf(stderr, "pprobe: %s\n", err[0] ? err : strerror(-n));
+			ret = n == -EINVAL ? 2 : 1;
+			break;
+		}
+		struct probe_def d;
+		if (probe_def__parse(defs[i].text, &d, NULL, 0))
+			memset(&d, 0, sizeof(d));
+		for (int j = 0; j < n; j++) {
+			fprintf(m, "  %-20s (on %s%s%s", names[j], d.point ? d.point : "?", where ? " in " : "",
+				where ? where : "");
+			for (int a = 0; a < d.nargs; a++)
+				fprintf(m, "%s%s", a ? " " : " with ", d.args[a]);
+			fprintf(m, ")\n");
+		}
+		probe_def__exit(&d);
+		char **v = realloc(all, (size_t)(nall + n) * sizeof(*v));
+		if (!v) {
+			probe_tracefs__free_names(names, n);
+			ret = 1;
+			break;
+		}
+		all = v;
+		memcpy(all + nall, names, (size_t)n * sizeof(*names));
+		nall += n;
+		free(names);
+	}
+	fclose(m);
+	if (ret) {
+		/* several --add go in together or not at all */
+		for (int i = 0; i < nall; i++) {
+			char **gone = NULL;
+			int ng = 0;
+			probe_tracefs__del(all[i], &gone, &ng, err, sizeof(err));
+			probe_tracefs__free_names(gone, ng);
+		}
+	} else {
+		fprintf(stderr, "Added new event%s:\n%s\nYou can now use %s in pprobe record, trace and stat, "
+			"such as:\n\n\tpprobe trace -e %s -a sleep 1\n\n",
+			nall > 1 ? "s" : "", report, nall > 1 ? "them" : "it", nall ? all[0] : "?");
+	}
+	free(report);
+	probe_tracefs__free_names(all, nall);
+	return ret;
+}
+
+static int do_list(const char *pattern)
+{
+	struct probe_event *ev;
+	int n = probe_tracefs__list(pattern, &ev);
+	if (n < 0) {
+		char err[512];
+		tracefs__strerror(n, err, sizeof(err));
+		fprintf(stderr, "pprobe: %s\n", err);
+		return 1;
+	}
+	struct probe_finder *pf = NULL;
+	for (int i = 0; i < n; i++) {
+		char name[160];
+		snprintf(name, sizeof(name), "%s:%s", ev[i].group, ev[i].event);
+		char *d = probe_event__describe(&ev[i], &pf);
+		printf("  %-20s (%s)\n", name, d ? d : "?");
+		free(d);
+	}
+	probe_finder__delete(pf);
+	probe_events__free(ev, n);
+	return 0;
+}
+
+static int do_del(char **patterns, int npatterns)
+{
+	int ret = 0;
+	for (int i = 0; i < npatterns; i++) {
+		char err[1024] = "", **names = NULL;
+		int n = 0;
+		int r = probe_tracefs__del(patterns[i], &names, &n, err, sizeof(err));
+		for (int j = 0; j < n; j++)
+			fprintf(stderr, "Removed event: %s\n", names[j]);
+		probe_tracefs__free_names(names, n);
+		if (r < 0) {
+			fprintf(stderr, "pprobe: %s\n", err[0] ? err : strerror(-r));
+			ret = 1;
+		}
+	}
+	return ret;
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	enum { OPT_FILTER = 256, OPT_SOURCE, OPT_ASM, OPT_EXTERNS, OPT_RANGE, OPT_NO_INLINES };
 	static const struct option longopts[] = {
+		{ "add", required_argument, NULL, 'a' },
+		{ "list", optional_argument, NULL, 'l' },
+		{ "del", required_argument, NULL, 'd' },
 		{ "exec", required_argument, NULL, 'x' },
 		{ "module", required_argument, NULL, 'm' },
 		{ "vmlinux", required_argument, NULL, 'k' },
@@ -291,14 +432,71 @@ int cmd_probe(int argc, char **argv)
 	};
 	struct probe_finder_opts o = { 0 };
 	const char *filter = NULL, *line = NULL, *vars = NULL;
-	bool funcs = false, with_asm = false;
+	bool funcs = false, with_asm = false, list = false;
 	unsigned flags = 0;
-	int c, nmodes = 0;
+	int c, nmodes = 0, ret = 2;
+	struct add_def *adds = NULL;
+	int nadds = 0, ndels = 0;
+	char **dels = NULL;
+	const char *list_pattern = NULL;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":x:m:k:FL:V:s:h", longopts, NULL)) != -1) {
+	/* '-': words come in order (as 1), so 'f a b' after --add are its args */
+	while ((c = getopt_long(argc, argv, "-:x:m:k:FL:V:s:ha:d:l::", longopts, NULL)) != -1) {
 		switch (c) {
+		case 1:
+			if (nadds) {
+				struct add_def *a = &adds[nadds - 1];
+				char *t;
+				if (asprintf(&t, "%s %s", a->text, optarg) < 0)
+					goto out;
+				free(a->text);
+				a->text = t;
+			} else if (list && !list_pattern) {
+				list_pattern = optarg;
+			} else if (ndels) {
+				dels = realloc(dels, (size_t)(ndels + 1) * sizeof(*dels));
+				if (!dels)
+					goto out;
+				dels[ndels++] = optarg;
+			} else if (!nmodes) {	/* perf's bare PROBE form: pprobe -x BIN 'func arg' */
+				adds = realloc(adds, sizeof(*adds));
+				if (!adds || !(adds[0].text = strdup(optarg)))
+					goto out;
+				nadds = 1;
+				nmodes++;
+			} else {
+				fprintf(stderr, "pprobe: unexpected argument '%s' (see pprobe probe --help)\n", optarg);
+				goto out;
+			}
+			break;
+		case 'a': {
+			struct add_def *v = realloc(adds, (size_t)(nadds + 1) * sizeof(*v));
+			if (!v)
+				goto out;
+			adds = v;
+			if (!(adds[nadds].text = strdup(optarg)))
+				goto out;
+			if (!nadds++)
+				nmodes++;
+			break;
+		}
+		case 'd': {
+			char **v = realloc(dels, (size_t)(ndels + 1) * sizeof(*v));
+			if (!v)
+				goto out;
+			dels = v;
+			if (!ndels++)
+				nmodes++;
+			dels[ndels - 1] = optarg;
+			break;
+		}
+		case 'l':
+			list = true;
+			list_pattern = optarg;
+			nmodes++;
+			break;
 		case 'x': o.binary = optarg; break;
 		case 'm': o.module = optarg; break;
 		case 'k': o.vmlinux = optarg; break;
@@ -312,44 +510,60 @@ int cmd_probe(int argc, char **argv)
 		case OPT_EXTERNS: flags |= PF_EXTERNS; break;
 		case OPT_RANGE: flags |= PF_RANGE; break;
 		case OPT_NO_INLINES: flags |= PF_NO_INLINES; break;
-		case 'h': usage(stdout); return 0;
+		case 'h': usage(stdout); ret = 0; goto out;
 		case ':':
 			fprintf(stderr, "pprobe: option %s needs an argument\n", argv[optind - 1]);
-			return 2;
+			goto out;
 		default:
-			fprintf(stderr, "pprobe: unknown option %s (the probe inspector takes -F, -L, -V; "
+			fprintf(stderr, "pprobe: unknown option %s (pprobe takes -F, -L, -V, --add, -l, -d here; "
 				"see pprobe probe --help)\n", argv[optind - 1]);
-			return 2;
+			goto out;
 		}
 	}
 	if (optind < argc) {
 		fprintf(stderr, "pprobe: unexpected argument '%s' (see pprobe probe --help)\n", argv[optind]);
-		return 2;
+		goto out;
 	}
 	if (nmodes != 1) {
-		fprintf(stderr, "pprobe: give exactly one of -F, -L SPEC, -V SPEC\n\n");
+		fprintf(stderr, "pprobe: give exactly one of -F, -L SPEC, -V SPEC, --add DEF, -l, -d PATTERN\n\n");
 		usage(stderr);
-		return 2;
+		goto out;
+	}
+	if ((nadds || list || ndels) && (o.module || o.vmlinux || filter || with_asm || flags || o.source_dir)) {
+		fprintf(stderr, "pprobe: --add, -l and -d take only -x BINARY\n");
+		goto out;
+	}
+	if (nadds) {
+		ret = do_add(o.binary, adds, nadds);
+		goto out;
+	}
+	if (list) {
+		ret = do_list(list_pattern);
+		goto out;
+	}
+	if (ndels) {
+		ret = do_del(dels, ndels);
+		goto out;
 	}
 	if (o.binary && (o.module || o.vmlinux)) {
 		fprintf(stderr, "pprobe: -x inspects a user binary; it does not go with -m or -k\n");
-		return 2;
+		goto out;
 	}
 	if (with_asm && !line) {
 		fprintf(stderr, "pprobe: --asm goes with -L\n");
-		return 2;
+		goto out;
 	}
 	if (flags && !vars) {
 		fprintf(stderr, "pprobe: --externs, --range and --no-inlines go with -V\n");
-		return 2;
+		goto out;
 	}
 	char err[1024] = "";
 	struct probe_finder *pf = probe_finder__new(&o, err, sizeof(err));
 	if (!pf) {
 		fprintf(stderr, "pprobe: %s\n", err[0] ? err : strerror(errno));
-		return 1;
+		ret = 1;
+		goto out;
 	}
-	int ret;
 	if (funcs)
 		ret = do_funcs(pf, filter);
 	else if (line)
@@ -357,5 +571,10 @@ int cmd_probe(int argc, char **argv)
 	else
 		ret = do_vars(pf, vars, flags, filter);
 	probe_finder__delete(pf);
+out:
+	for (int i = 0; i < nadds; i++)
+		free(adds[i].text);
+	free(adds);
+	free(dels);
 	return ret;
 }

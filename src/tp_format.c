@@ -267,6 +267,16 @@ struct tp_format *tp_format__parse(const char *text)
 	}
 	if (!seen_format || !fmt->nr_fields)
 		goto err;
+	/* probe args typed x8..x64 are u8..u64 fields the print fmt shows as
+	 * "NAME=0x%x": keep them hex */
+	for (size_t i = 0; fmt->print_fmt && i < fmt->nr_fields; i++) {
+		struct tp_field *f = &fmt->fields[i];
+		size_t n = strlen(f->name);
+		for (const char *p = fmt->print_fmt; (p = strstr(p, f->name)); p += n)
+			if ((p == fmt->print_fmt || p[-1] == ' ' || p[-1] == '"' || p[-1] == '(') &&
+			    !strncmp(p + n, "=0x%", 4) && !f->is_dynamic && !f->is_array)
+				f->is_hex = true;
+	}
 	free(copy);
 	return fmt;
 err:
@@ -365,7 +375,7 @@ int tp_field__dynamic(const struct tp_field *f, const void *data, size_t size,
 static int hexish_name(const char *name)
 {
 	static const char *const names[] = { "ip", "call_site", "ptr", "addr", "caller", "pc", "function",
-					     "parent", "func", "page" };
+					     "parent", "func", "page", "__probe_func" };
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(name, names[i]))
 			return 1;
@@ -455,7 +465,7 @@ static void format_field(struct out *o, const struct tp_field *f, const void *da
 	}
 	int64_t v;
 	tp_field__int(f, data, size, &v);
-	if (f->is_pointer || (!f->elem_signed && hexish_name(f->name)))
+	if (f->is_pointer || f->is_hex || (!f->elem_signed && hexish_name(f->name)))
 		put(o, "0x%" PRIx64, (uint64_t)v);
 	else if (f->elem_signed)
 		put(o, "%" PRId64, v);

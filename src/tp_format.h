@@ -33,6 +33,7 @@ struct tp_field {
 	unsigned elem_size;    /* arrays: bytes per element; scalars: the value's
 	                          size (declared type, <= size) */
 	bool elem_signed;      /* arrays and scalars: signedness of the value */
+	bool is_hex;           /* print fmt shows it as NAME=0x%... (probe args of type x8..x64) */
 };
 
 struct tp_format {

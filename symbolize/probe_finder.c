@@ -21,6 +21,7 @@
 
 #include "pprobe/probe_finder.h"
 #include "sym_internal.h"
+#include "probe_finder_internal.h"
 
 struct sym {
 	char *name;
@@ -2395,4 +2396,50 @@ err:
 	free(idx);
 	pf_points__delete(pts);
 	return ret;
+}
+
+/* ---- for probe_args.c (symbolize/probe_finder_internal.h) ---- */
+Dwarf *pf__dwarf(struct probe_finder *pf) { return pf->dw; }
+Elf *pf__elf(struct probe_finder *pf) { return pf->elf; }
+Elf *pf__debug_elf(struct probe_finder *pf) { return pf->delf; }
+unsigned pf__machine(struct probe_finder *pf) { return pf->ehdr.e_machine; }
+
+int pf__fail(struct probe_finder *pf, int ret, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(pf->err, sizeof(pf->err), fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+bool pf__sym_by_name(struct probe_finder *pf, const char *name, uint64_t *addr, uint64_t *size)
+{
+	for (size_t i = 0; i < pf->nsyms; i++)
+		if (!strcmp(pf->syms[i].name, name)) {
+			*addr = pf->syms[i].addr;
+			*size = pf->syms[i].size;
+			return true;
+		}
+	return false;
+}
+
+bool pf__sym_at(struct probe_finder *pf, uint64_t addr, const char **name, uint64_t *start)
+{
+	const struct sym *best = NULL;
+	for (size_t i = 0; i < pf->nsyms && pf->syms[i].addr <= addr; i++) {
+		const struct sym *s = &pf->syms[i];
+		if (addr < s->addr + (s->size ? s->size : 1) && (!best || s->global || !best->global))
+			best = s;
+	}
+	if (!best)
+		return false;
+	*name = best->name;
+	*start = best->addr;
+	return true;
+}
+
+bool pf__prologue_end(Dwarf_Die *fn, Dwarf_Die *cu, Dwarf_Addr entry, Dwarf_Addr *out)
+{
+	return prologue_end(fn, cu, entry, out);
 }

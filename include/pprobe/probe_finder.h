@@ -155,4 +155,41 @@ int probe_finder__check_insn(struct probe_finder *pf, uint64_t addr);
  * PT_LOAD segment maps it. */
 int probe_finder__file_offset(struct probe_finder *pf, uint64_t addr, uint64_t *off);
 
+/* ---- fetch arguments (symbolize/probe_args.c) ---- */
+
+/* One tracefs fetch-arg, for uprobe_events/kprobe_events "NAME=FETCH[:TYPE]". */
+struct pf_fetch_arg {
+	char *name;	/* "path", "req_len", "arg1" (sanitized: [A-Za-z0-9_], unique in the probe) */
+	char *fetch;	/* "+0(+16(%di))", "%si", "$retval", "@+0x4010" (uprobe) / "@sym+8" (kprobe) */
+	char *type;	/* "string", "u32", "s64", "x64", "b3@4/32", "s32[4]", ...; never NULL */
+};
+
+/* Translate perf probe arguments at one resolved point (from probe_finder__find()):
+ *   [NAME=]VAR[->MEMBER|.MEMBER|[INDEX]]...[:TYPE]   DWARF variable, members, arrays;
+ *   *VAR dereferences; $retval takes members too (only on a %return point)
+ *   $params  $vars  (expand to several args; what cannot be fetched is skipped)
+ *   %REG  @SYM  +OFF(ARG)  $argN  $stackN  $stack  $comm  \IMM   raw forms, checked
+ * TYPE: string, ustring, u8..u64, s8..s64, x8..x64, char, symbol, symstr,
+ * b<width>@<offset>/<container>, any of the non-string ones with [N].
+ * Default types come from DWARF (char* -> string only when asked; ints by size and
+ * signedness; pointers x64; bitfields b<w>@<o>/<c>; arrays of scalars ELEM[N]).
+ * Locations: registers by tracefs x86-64 names (%di %si %dx %cx %r8 %r9 %ax %bx %bp %sp
+ * %r10..%r15 %ip), stack and CFA-relative slots rewritten to %sp/%bp-relative through
+ * CFI at the probe address, globals as @+OFF (uprobe: the offset the kernel adds to
+ * the probed file's load base, i.e. vaddr - probe vaddr + probe file offset) or
+ * @SYM+OFF (kernel). A parameter whose -O0 stack slot the prologue has not filled
+ * yet is fetched where the x86-64 calling convention passes it. A constant
+ * (DW_AT_const_value, implicit value) becomes the immediate \VALUE. A variable
+ * optimized out at that address, only computable (entry value, arithmetic), split
+ * into pieces, or a float is an error naming the variable and why (never a
+ * garbage fetch).
+ * Returns the number of args (>= 0) and *out (free with pf_fetch_args__free), or
+ * -errno with probe_finder__strerror() saying which argument and why. On success
+ * probe_finder__strerror() holds notes on what $params/$vars skipped and why
+ * ("" when nothing was skipped). */
+int probe_finder__fetch_args(struct probe_finder *pf, const struct pf_point *pt,
+			     const char *const *args, int nargs,
+			     struct pf_fetch_arg **out);
+void pf_fetch_args__free(struct pf_fetch_arg *args, int n);
+
 #endif

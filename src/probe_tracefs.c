@@ -1,0 +1,1193 @@
+/* Dynamic probes in tracefs: perf probe's --add/-l/-d, and temporary probes
+ * for one run of pprobe. See probe_tracefs.h. */
+#define _GNU_SOURCE
+#include "probe_tracefs.h"
+
+#include <ctype.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tracefs.h"
+#include "pprobe/probe_finder.h"
+
+#define EVENT_NAME_MAX 64	/* the kernel's MAX_EVENT_NAME_LEN, NUL included */
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	if (!err || !errlen)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+void probe_tracefs__free_names(char **names, int n)
+{
+	if (!names)
+		return;
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* ---- names ---- */
+
+bool probe_tracefs__valid_name(const char *s)
+{
+	if (!s || !*s || strlen(s) >= EVENT_NAME_MAX)
+		return false;
+	if (!isalpha((unsigned char)s[0]) && s[0] != '_')
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return false;
+	return true;
+}
+
+/* Copy up to n chars of s into buf as a tracefs name: others -> '_',
+ * a leading digit gets a '_' before it. */
+static void sanitize(char *buf, size_t len, const char *s, size_t n)
+{
+	size_t o = 0;
+	if (n && isdigit((unsigned char)s[0]) && o + 1 < len)
+		buf[o++] = '_';
+	for (size_t i = 0; i < n && s[i] && o + 1 < len; i++)
+		buf[o++] = isalnum((unsigned char)s[i]) ? s[i] : '_';
+	buf[o] = '\0';
+}
+
+int probe_tracefs__default_group(const char *binary, char *buf, size_t len)
+{
+	if (!binary) {
+		if ((size_t)snprintf(buf, len, "probe") >= len)
+			return -ENAMETOOLONG;
+		return 0;
+	}
+	const char *b = strrchr(binary, '/');
+	b = b ? b + 1 : binary;
+	size_t n = strcspn(b, "-._");
+	if (n == 0)	/* ".hidden" or "_x": keep what there is */
+		n = strlen(b);
+	char name[EVENT_NAME_MAX];
+	sanitize(name, sizeof(name) - 6, b, n);
+	if ((size_t)snprintf(buf, len, "probe_%s", name) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int probe_tracefs__event_base(const char *point, const char *function, char *buf, size_t len)
+{
+	char name[EVENT_NAME_MAX * 2];
+	size_t plen = strlen(point);
+	bool ret = plen > 7 && !strcmp(point + plen - 7, "%return");
+	const char *suffix = ret ? "__return" : "";
+
+	if (!strncmp(point, "0x", 2)) {
+		snprintf(name, sizeof(name), "abs_%s", point + 2);
+	} else {
+		size_t n = strcspn(point, "@:+%;");
+		bool file_form = memchr(point, '/', n) != NULL;
+		if (!file_form) {	/* "server.c:12": a file, unless it is a clone "f.isra.0" */
+			const char *dot = memchr(point, '.', n);
+			file_form = dot && (point[n] == ':' || point[n] == ';') && !memchr(point, '@', n) &&
+				    !strncmp(dot, ".c", 2) + !strncmp(dot, ".h", 2) + !strncmp(dot, ".cc", 3) +
+				    !strncmp(dot, ".cpp", 4) + !strncmp(dot, ".S", 2) > 0 &&
+				    (dot + 2 == point + n || dot + 3 == point + n || dot + 4 == point + n);
+		}
+		const char *fn = point;
+		if (file_form) {
+			fn = function ? function : "probe";
+			n = strlen(fn);
+		}
+		/* clone suffixes (.constprop.0, .isra.0) and @SRC go */
+		size_t cut = strcspn(fn, ".@");
+		if (cut && cut < n)
+			n = cut;
+		sanitize(name, sizeof(name), fn, n);
+		if (!file_form && point[strcspn(point, ":+%;")] == ':') {
+			const char *l = point + strcspn(point, ":+%;") + 1;
+			size_t o = strlen(name);
+			snprintf(name + o, sizeof(name) - o, "_L%d", atoi(l));
+		}
+	}
+	size_t maxbase = EVENT_NAME_MAX - 1 - strlen(suffix);
+	if (strlen(name) > maxbase)
+		name[maxbase] = '\0';
+	if ((size_t)snprintf(buf, len, "%s%s", name, suffix) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static bool name_taken(const char *name, char *const *taken, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (taken[i] && !strcmp(taken[i], name))
+			return true;
+	return false;
+}
+
+int probe_tracefs__unique_name(const char *base, char *const *taken, int n, char *buf, size_t len)
+{
+	if (strlen(base) >= EVENT_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (!name_taken(base, taken, n)) {
+		if ((size_t)snprintf(buf, len, "%s", base) >= len)
+			return -ENAMETOOLONG;
+		return 0;
+	}
+	for (int i = 1; i < 100000; i++) {
+		char sfx[16];
+		int sl = snprintf(sfx, sizeof(sfx), "_%d", i);
+		int keep = (int)strlen(base);
+		if (keep + sl >= EVENT_NAME_MAX)
+			keep = EVENT_NAME_MAX - 1 - sl;
+		if ((size_t)snprintf(buf, len, "%.*s%s", keep, base, sfx) >= len)
+			return -ENAMETOOLONG;
+		if (!name_taken(buf, taken, n))
+			return 0;
+	}
+	return -EEXIST;
+}
+
+/* ---- definitions ---- */
+
+void probe_def__exit(struct probe_def *d)
+{
+	if (!d)
+		return;
+	free(d->group);
+	free(d->event);
+	free(d->point);
+	for (int i = 0; i < d->nargs; i++)
+		free(d->args[i]);
+	free(d->args);
+	memset(d, 0, sizeof(*d));
+}
+
+int probe_def__parse(const char *def, struct probe_def *d, char *err, size_t errlen)
+{
+	memset(d, 0, sizeof(*d));
+	const char *p = def;
+	int ret;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	size_t n = strcspn(p, " \t\n");
+	if (!n) {
+		seterr(err, errlen, "empty probe definition: expected '[[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%%return|;PTN] [ARG...]'");
+		return -EINVAL;
+	}
+	char *spec = strndup(p, n);
+	if (!spec)
+		return -ENOMEM;
+	p += n;
+	/* perf: "EVENT=" when '=' comes before any of ";@+%" */
+	char *eq = strpbrk(spec, ";=@+%");
+	const char *point = spec;
+	if (eq && *eq == '=') {
+		*eq = '\0';
+		point = eq + 1;
+		char *colon = strchr(spec, ':');
+		const char *ev = spec;
+		if (colon) {
+			*colon = '\0';
+			ev = colon + 1;
+			if (!probe_tracefs__valid_name(spec)) {
+				seterr(err, errlen, "bad group name '%s': letters, digits and '_', not starting with a digit, "
+				       "under %d characters", spec, EVENT_NAME_MAX);
+				ret = -EINVAL;
+				goto err;
+			}
+			d->group = strdup(spec);
+		}
+		if (!probe_tracefs__valid_name(ev)) {
+			seterr(err, errlen, "bad event name '%s': letters, digits and '_', not starting with a digit, "
+			       "under %d characters", ev, EVENT_NAME_MAX);
+			ret = -EINVAL;
+			goto err;
+		}
+		d->event = strdup(ev);
+		if ((colon && !d->group) || !d->event) {
+			ret = -ENOMEM;
+			goto err;
+		}
+	}
+	if (!*point) {
+		seterr(err, errlen, "'%s': no probe point after '='", def);
+		ret = -EINVAL;
+		goto err;
+	}
+	d->point = strdup(point);
+	if (!d->point) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	size_t pl = strlen(d->point);
+	d->retprobe = pl >= 7 && !strcmp(d->point + pl - 7, "%return");
+	for (;;) {
+		while (isspace((unsigned char)*p))
+			p++;
+		if (!*p)
+			break;
+		n = strcspn(p, " \t\n");
+		char **v = realloc(d->args, (size_t)(d->nargs + 1) * sizeof(*v));
+		if (!v) {
+			ret = -ENOMEM;
+			goto err;
+		}
+		d->args = v;
+		if (!(d->args[d->nargs] = strndup(p, n))) {
+			ret = -ENOMEM;
+			goto err;
+		}
+		d->nargs++;
+		p += n;
+	}
+	free(spec);
+	return 0;
+err:
+	free(spec);
+	probe_def__exit(d);
+	return ret;
+}
+
+/* ---- the probe event lines ---- */
+
+void probe_event__exit(struct probe_event *e)
+{
+	if (!e)
+		return;
+	free(e->group);
+	free(e->event);
+	free(e->target);
+	free(e->args);
+	memset(e, 0, sizeof(*e));
+}
+
+void probe_events__free(struct probe_event *v, int n)
+{
+	if (!v)
+		return;
+	for (int i = 0; i < n; i++)
+		probe_event__exit(&v[i]);
+	free(v);
+}
+
+int probe_event__parse(const char *line, struct probe_event *e)
+{
+	memset(e, 0, sizeof(*e));
+	const char *p = line;
+	if (*p != 'p' && *p != 'r')
+		return -EINVAL;
+	e->retprobe = *p == 'r';
+	p++;
+	while (isdigit((unsigned char)*p))	/* r10: maxactive */
+		p++;
+	if (*p++ != ':')
+		return -EINVAL;
+	const char *slash = strchr(p, '/'), *sp = strchr(p, ' ');
+	if (!slash || !sp || slash > sp)
+		return -EINVAL;
+	e->group = strndup(p, (size_t)(slash - p));
+	e->event = strndup(slash + 1, (size_t)(sp - slash - 1));
+	p = sp + 1;
+	size_t n = strcspn(p, " ");
+	char *target = strndup(p, n);
+	p += n;
+	while (*p == ' ')
+		p++;
+	e->args = strdup(p);
+	if (!e->group || !e->event || !target || !e->args) {
+		free(target);
+		probe_event__exit(e);
+		return -ENOMEM;
+	}
+	/* uprobe: "/path:0x0000000000001169" or "/path:0x...(0x...)" (ref_ctr) */
+	char *c = strrchr(target, ':');
+	if (target[0] == '/' && c && !strncmp(c + 1, "0x", 2)) {
+		e->uprobe = true;
+		e->offset = strtoull(c + 1, NULL, 16);
+		*c = '\0';
+	}
+	e->target = target;
+	return 0;
+}
+
+/* The lines of uprobe_events or kprobe_events (missing file: none). */
+static int read_events(const char *file, struct probe_event **v, int *n)
+{
+	char *text = tracefs__read_file(file, NULL);
+	if (!text)
+		return errno == ENOENT ? 0 : -errno;
+	int ret = 0;
+	for (char *line = text, *next; *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		else
+			next = line + strlen(line);
+		struct probe_event e;
+		if (probe_event__parse(line, &e))
+			continue;
+		struct probe_event *nv = realloc(*v, (size_t)(*n + 1) * sizeof(*nv));
+		if (!nv) {
+			probe_event__exit(&e);
+			ret = -ENOMEM;
+			break;
+		}
+		*v = nv;
+		(*v)[(*n)++] = e;
+	}
+	free(text);
+	return ret;
+}
+
+static bool event_matches(const struct probe_event *e, const char *pattern)
+{
+	if (!pattern)
+		return true;
+	const char *colon = strchr(pattern, ':');
+	if (!colon)
+		return !fnmatch(pattern, e->event, 0);
+	char g[256];
+	snprintf(g, sizeof(g), "%.*s", (int)(colon - pattern), pattern);
+	return !fnmatch(g, e->group, 0) && !fnmatch(colon + 1, e->event, 0);
+}
+
+int probe_tracefs__list(const char *pattern, struct probe_event **out)
+{
+	struct probe_event *all = NULL;
+	int n = 0, ret;
+	*out = NULL;
+	if (!tracefs__root())
+		return -errno;
+	if ((ret = read_events("kprobe_events", &all, &n)) || (ret = read_events("uprobe_events", &all, &n))) {
+		probe_events__free(all, n);
+		return ret;
+	}
+	int w = 0;
+	for (int i = 0; i < n; i++) {
+		if (event_matches(&all[i], pattern))
+			all[w++] = all[i];
+		else
+			probe_event__exit(&all[i]);
+	}
+	*out = all;
+	if (!w) {
+		free(all);
+		*out = NULL;
+	}
+	return w;
+}
+
+/* Names of the events of group in tracefs, appended to *v. */
+static int group_names(const char *group, char ***v, int *n)
+{
+	struct probe_event *ev = NULL;
+	int ne = 0, ret;
+	if ((ret = read_events("kprobe_events", &ev, &ne)) || (ret = read_events("uprobe_events", &ev, &ne)))
+		goto out;
+	for (int i = 0; i < ne; i++) {
+		if (strcmp(ev[i].group, group))
+			continue;
+		char **nv = realloc(*v, (size_t)(*n + 1) * sizeof(*nv));
+		if (!nv) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		*v = nv;
+		if (!((*v)[*n] = strdup(ev[i].event))) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		(*n)++;
+	}
+out:
+	probe_events__free(ev, ne);
+	return ret;
+}
+
+/* ---- signals: no half-made state ---- */
+
+static void block_signals(sigset_t *old)
+{
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, SIGINT);
+	sigaddset(&s, SIGTERM);
+	sigaddset(&s, SIGHUP);
+	sigprocmask(SIG_BLOCK, &s, old);
+}
+
+static int remove_event(const char *group, const char *event, bool uprobe)
+{
+	char cmd[EVENT_NAME_MAX * 2 + 8];
+	snprintf(cmd, sizeof(cmd), "-:%s/%s", group, event);
+	return tracefs__write_file(uprobe ? "uprobe_events" : "kprobe_events", cmd, 1);
+}
+
+/* ---- -d ---- */
+
+int probe_tracefs__del(const char *pattern, char ***names, int *nremoved, char *err, size_t errlen)
+{
+	struct probe_event *ev = NULL;
+	char **v = NULL;
+	int n, done = 0, ret = 0;
+	sigset_t old;
+
+	*names = NULL;
+	*nremoved = 0;
+	n = probe_tracefs__list(pattern, &ev);
+	if (n < 0) {
+		tracefs__strerror(n, err, errlen);
+		return n;
+	}
+	if (n == 0) {
+		seterr(err, errlen, "\"%s\" does not match any probe event (pprobe -l lists them)", pattern);
+		return -ENOENT;
+	}
+	v = calloc((size_t)n, sizeof(*v));
+	if (!v) {
+		probe_events__free(ev, n);
+		return -ENOMEM;
+	}
+	block_signals(&old);
+	for (int i = 0; i < n; i++) {
+		ret = remove_event(ev[i].group, ev[i].event, ev[i].uprobe);
+		if (ret) {
+			seterr(err, errlen, "removing %s:%s: %s%s", ev[i].group, ev[i].event, strerror(-ret),
+			       ret == -EBUSY ? " (a tracer has it open: stop it first)" : "");
+			break;
+		}
+		if (asprintf(&v[done], "%s:%s", ev[i].group, ev[i].event) < 0) {
+			v[done] = NULL;
+			ret = -ENOMEM;
+			break;
+		}
+		done++;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	probe_events__free(ev, n);
+	*names = v;
+	*nremoved = done;
+	return ret ? ret : done;
+}
+
+/* ---- kernels without kprobes ---- */
+
+/* needle in hay at a word start (the start, or after '_'): tcp_sendmsg is
+ * in tcp_sendmsg_locked but not in mptcp_sendmsg_frag */
+static bool has_word(const char *hay, const char *needle)
+{
+	if (strlen(needle) < 4)
+		return false;
+	for (const char *p = hay; (p = strstr(p, needle)); p++)
+		if (p == hay || p[-1] == '_')
+			return true;
+	return false;
+}
+
+static bool contains_either(const char *a, const char *b)
+{
+	return has_word(a, b) || has_word(b, a);
+}
+
+/* Is tracepoint name the syscall sc's entry or exit? */
+static bool syscall_tp(const char *name, const char *sc)
+{
+	return sc && ((!strncmp(name, "sys_enter_", 10) && !strcmp(name + 10, sc)) ||
+		      (!strncmp(name, "sys_exit_", 9) && !strcmp(name + 9, sc)));
+}
+
+int probe_tracefs__tracepoints_near(const char *func, char *buf, size_t len)
+{
+	char **tps = NULL;
+	int ntp, found = 0;
+	size_t o = 0;
+
+	if (len)
+		buf[0] = '\0';
+	if (!func || !*func)
+		return 0;
+	char f[256];
+	snprintf(f, sizeof(f), "%s", func);
+	f[strcspn(f, ".+%:@")] = '\0';
+	/* syscall entry points: __x64_sys_read, __se_sys_read, ksys_read -> sys_enter_read */
+	const char *sc = NULL;
+	static const char *const pfx[] = { "__x64_sys_", "__ia32_sys_", "__se_sys_", "__do_sys_", "ksys_", "sys_" };
+	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]) && !sc; i++)
+		if (!strncmp(f, pfx[i], strlen(pfx[i])) && f[strlen(pfx[i])])
+			sc = f + strlen(pfx[i]);
+	ntp = tracefs__list_events(&tps);
+	if (ntp < 0)
+		return ntp;
+	/* the same name or the syscall's first, then names containing one another */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < ntp && found < 8; i++) {
+			const char *name = strchr(tps[i], ':') + 1;
+			bool exact = !strcmp(name, f) || syscall_tp(name, sc);
+			if (pass == 0 ? !exact : exact || !contains_either(name, f))
+				continue;
+			int w = snprintf(buf + o, len - o, "%s%s", found ? ", " : "", tps[i]);
+			if (w < 0 || (size_t)w >= len - o) {
+				buf[o] = '\0';
+				break;
+			}
+			o += (size_t)w;
+			found++;
+		}
+	}
+	tracefs__free_events(tps, ntp);
+	return found;
+}
+
+int probe_tracefs__kprobes_available(const char *func, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	if (!tracefs__path(path, sizeof(path), "kprobe_events") && !access(path, F_OK))
+		return 1;
+	char near[1024];
+	bool pmu = !access("/sys/bus/event_source/devices/kprobe", F_OK);
+	int n = probe_tracefs__tracepoints_near(func, near, sizeof(near));
+	snprintf(buf, len, "this kernel has no kprobes (no kprobe_events in tracefs%s: CONFIG_KPROBE_EVENTS off): "
+		 "%s%s cannot be probed; %s%s%s", pmu ? "" : ", no kprobe PMU",
+		 func ? "the kernel function " : "kernel functions", func ? func : "",
+		 n > 0 ? "tracepoints near " : "tracepoints need no kprobes ('pprobe list' shows them)",
+		 n > 0 ? func : "", n > 0 ? ": " : "");
+	if (n > 0) {
+		size_t o = strlen(buf);
+		snprintf(buf + o, len - o, "%s", near);
+	}
+	return 0;
+}
+
+/* ---- args ----
+ * Until probe_finder__fetch_args() is in the tree the args are tracefs
+ * fetch-args, passed through: [NAME=]FETCH[:TYPE]; unnamed ones become
+ * argN as perf names them. */
+struct fetch_arg {
+	char *name, *fetch, *type;
+};
+
+static void fetch_args__free(struct fetch_arg *a, int n)
+{
+	if (!a)
+		return;
+	for (int i = 0; i < n; i++) {
+		free(a[i].name);
+		free(a[i].fetch);
+		free(a[i].type);
+	}
+	free(a);
+}
+
+static bool raw_arg(const char *a)
+{
+	const char *eq = strchr(a, '=');
+	if (eq && eq > a && !strchr("+-(", a[0]))
+		a = eq + 1;
+	return strchr("%@+-$\\", a[0]) || isdigit((unsigned char)a[0]) ? strcmp(a, "$params") && strcmp(a, "$vars")
+								  : false;
+}
+
+static int translate_args(struct probe_finder *pf, const struct pf_point *pt, char *const *args, int nargs,
+			  struct fetch_arg **out, char *err, size_t errlen)
+{
+	(void)pf;
+	(void)pt;
+	struct fetch_arg *v = calloc((size_t)nargs + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (int i = 0; i < nargs; i++) {
+		const char *a = args[i], *eq = strchr(a, '=');
+		if (!raw_arg(a)) {
+			seterr(err, errlen, "argument '%s': DWARF variables need probe_finder__fetch_args (not in this "
+			       "build yet); give a tracefs fetch-arg (%%di, +0(%%di):string, $retval)", a);
+			fetch_args__free(v, i);
+			return -EOPNOTSUPP;
+		}
+		if (eq && eq > a && !strchr("+-(", a[0])) {
+			v[i].name = strndup(a, (size_t)(eq - a));
+			a = eq + 1;
+		} else if (asprintf(&v[i].name, "arg%d", i + 1) < 0) {
+			v[i].name = NULL;
+		}
+		const char *colon = strrchr(a, ':');
+		if (colon && !strchr(colon, ')')) {
+			v[i].fetch = strndup(a, (size_t)(colon - a));
+			v[i].type = strdup(colon + 1);
+		} else {
+			v[i].fetch = strdup(a);
+			v[i].type = strdup("");
+		}
+		if (!v[i].name || !v[i].fetch || !v[i].type) {
+			fetch_args__free(v, i + 1);
+			return -ENOMEM;
+		}
+	}
+	*out = v;
+	return nargs;
+}
+
+/* ---- --add ---- */
+
+struct planned {
+	char *event;
+	char *line;
+	bool created;
+};
+
+/* Temporary probes of this process. */
+static struct {
+	pid_t pid;
+	bool registered;
+	char **events;		/* "group/event" */
+	bool *uprobe;
+	int n;
+} temps;
+
+static void temps_add(const char *group, const char *event, bool uprobe)
+{
+	char **v = realloc(temps.events, (size_t)(temps.n + 1) * sizeof(*v));
+	bool *u = v ? realloc(temps.uprobe, (size_t)(temps.n + 1) * sizeof(*u)) : NULL;
+	if (v)
+		temps.events = v;
+	if (!v || !u)
+		return;		/* the sweep of the next run removes it */
+	temps.uprobe = u;
+	if (asprintf(&temps.events[temps.n], "%s/%s", group, event) < 0)
+		return;
+	temps.uprobe[temps.n++] = uprobe;
+}
+
+static void temps_forget(const char *group, const char *event)
+{
+	char key[EVENT_NAME_MAX * 2 + 2];
+	snprintf(key, sizeof(key), "%s/%s", group, event);
+	for (int i = 0; i < temps.n; i++) {
+		if (strcmp(temps.events[i], key))
+			continue;
+		free(temps.events[i]);
+		memmove(&temps.events[i], &temps.events[i + 1], (size_t)(temps.n - i - 1) * sizeof(*temps.events));
+		memmove(&temps.uprobe[i], &temps.uprobe[i + 1], (size_t)(temps.n - i - 1) * sizeof(*temps.uprobe));
+		temps.n--;
+		return;
+	}
+}
+
+void probe_tracefs__remove_temps(void)
+{
+	/* a forked child that calls exit() must not remove its parent's probes */
+	if (temps.pid && temps.pid != getpid())
+		return;
+	sigset_t old;
+	block_signals(&old);
+	for (int i = temps.n - 1; i >= 0; i--) {
+		char cmd[EVENT_NAME_MAX * 2 + 8];
+		snprintf(cmd, sizeof(cmd), "-:%s", temps.events[i]);
+		tracefs__write_file(temps.uprobe[i] ? "uprobe_events" : "kprobe_events", cmd, 1);
+		free(temps.events[i]);
+	}
+	free(temps.events);
+	free(temps.uprobe);
+	temps.events = NULL;
+	temps.uprobe = NULL;
+	temps.n = 0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+static bool pid_is_pprobe(pid_t pid)
+{
+	if (kill(pid, 0) && errno == ESRCH)
+		return false;
+	char path[64], comm[64] = "";
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return false;
+	char *ok = fgets(comm, sizeof(comm), f);
+	fclose(f);
+	if (!ok)
+		return false;
+	comm[strcspn(comm, "\n")] = '\0';
+	return !strncmp(comm, "pprobe", 6);
+}
+
+/* "pprobe_<pid>" -> pid, else 0 */
+static pid_t temp_group_pid(const char *group)
+{
+	if (strncmp(group, "pprobe_", 7) || !isdigit((unsigned char)group[7]))
+		return 0;
+	char *end;
+	long pid = strtol(group + 7, &end, 10);
+	return *end || pid <= 0 || pid > INT_MAX ? 0 : (pid_t)pid;
+}
+
+int probe_tracefs__sweep_stale(void)
+{
+	struct probe_event *ev = NULL;
+	int n = probe_tracefs__list(NULL, &ev), swept = 0, ret = 0;
+	if (n < 0)
+		return n;
+	sigset_t old;
+	block_signals(&old);
+	for (int i = 0; i < n; i++) {
+		pid_t pid = temp_group_pid(ev[i].group);
+		if (!pid || pid == getpid() || pid_is_pprobe(pid))
+			continue;
+		int r = remove_event(ev[i].group, ev[i].event, ev[i].uprobe);
+		if (r)
+			ret = r;
+		else
+			swept++;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	probe_events__free(ev, n);
+	return ret && !swept ? ret : swept;
+}
+
+/* The kernel's words about the definition it refused: the last error_log
+ * entry, if it is about this command (without its timestamp). */
+static void explain_refusal(int ret, const char *file, const char *line, char *err, size_t errlen)
+{
+	char *log = tracefs__error_log();
+	const char *entry = NULL;
+	if (log) {
+		for (char *p = log; (p = strchr(p, '[')); p++)
+			if (p == log || p[-1] == '\n')
+				entry = p;
+	}
+	if (entry) {
+		const char *cmd = strstr(entry, "Command: ");
+		size_t l = strcspn(line, "\n");
+		if (!cmd || strncmp(cmd + 9, line, l < 40 ? l : 40))
+			entry = NULL;
+	}
+	if (entry) {
+		const char *msg = strchr(entry, ']');
+		msg = msg ? msg + 1 : entry;
+		while (*msg == ' ')
+			msg++;
+		size_t ml = strlen(msg);
+		while (ml && msg[ml - 1] == '\n')
+			ml--;
+		seterr(err, errlen, "the kernel refused the probe (%s: %s):\n%.*s", file, strerror(-ret), (int)ml, msg);
+	} else {
+		seterr(err, errlen, "the kernel refused the probe '%s' (%s: %s)", line, file, strerror(-ret));
+	}
+	free(log);
+}
+
+/* At a -O0 function's entry the prologue has not yet stored the parameters
+ * where DWARF says they live: like perf, probe past the prologue when the
+ * arguments need variables. Returns the point to use (pt itself or one in
+ * *extra, which the caller frees). */
+static const struct pf_point *skip_prologue(struct probe_finder *pf, const struct pf_point *pt,
+					    struct pf_points **extra)
+{
+	*extra = NULL;
+	if (pt->retprobe || pt->inlined || pt->sym_offset || !pt->symbol)
+		return pt;
+	uint64_t past = 0;
+	for (int i = 0; i < pt->nvars; i++)
+		if (pt->vars[i].before_prologue && pt->vars[i].valid_from > past)
+			past = pt->vars[i].valid_from;
+	if (!past)
+		return pt;
+	char spec[512];
+	snprintf(spec, sizeof(spec), "%s+%" PRIu64, pt->symbol, past);
+	struct pf_points *p = NULL;
+	if (probe_finder__find(pf, spec, PF_VARS, &p) || p->n != 1) {
+		pf_points__delete(p);
+		return pt;
+	}
+	*extra = p;
+	return &p->pts[0];
+}
+
+static bool needs_vars(const struct probe_def *d)
+{
+	for (int i = 0; i < d->nargs; i++)
+		if (!raw_arg(d->args[i]))
+			return true;
+	return false;
+}
+
+static int add_common(const char *binary, const char *defstr, bool temp, char ***names, char *err, size_t errlen)
+{
+	struct probe_def d;
+	struct probe_finder *pf = NULL;
+	struct pf_points *pts = NULL;
+	char real[PATH_MAX], group[EVENT_NAME_MAX + 16];
+	char **taken = NULL;
+	int ntaken = 0, npl = 0, ret;
+	struct planned *pl = NULL;
+	const char *file = binary ? "uprobe_events" : "kprobe_events";
+	sigset_t old;
+	bool blocked = false;
+
+	*names = NULL;
+	if ((ret = probe_def__parse(defstr, &d, err, errlen)))
+		return ret;
+	if (!tracefs__root()) {
+		ret = -errno;
+		tracefs__strerror(ret, err, errlen);
+		goto out;
+	}
+	if (!binary) {
+		char fn[256];
+		snprintf(fn, sizeof(fn), "%s", d.point);
+		fn[strcspn(fn, "@:+%;")] = '\0';
+		if (!probe_tracefs__kprobes_available(strncmp(fn, "0x", 2) ? fn : NULL, err, errlen)) {
+			ret = -EOPNOTSUPP;
+			goto out;
+		}
+	} else {
+		char path[PATH_MAX];
+		if (tracefs__path(path, sizeof(path), "uprobe_events") || access(path, F_OK)) {
+			seterr(err, errlen, "this kernel has no uprobe_events in tracefs (CONFIG_UPROBE_EVENTS off): "
+			       "probes on %s cannot be made", binary);
+			ret = -EOPNOTSUPP;
+			goto out;
+		}
+		if (!realpath(binary, real)) {
+			ret = -errno;
+			seterr(err, errlen, "%s: %s", binary, strerror(errno));
+			goto out;
+		}
+		if (strpbrk(real, " \t\n")) {
+			seterr(err, errlen, "%s: uprobe_events cannot name a path with white space in it (use a "
+			       "symlink without)", real);
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+	if (temp)
+		snprintf(group, sizeof(group), "pprobe_%d", (int)getpid());
+	else if (d.group)
+		snprintf(group, sizeof(group), "%s", d.group);
+	else if ((ret = probe_tracefs__default_group(binary ? real : NULL, group, sizeof(group))))
+		goto out;
+	if (!probe_tracefs__valid_name(group)) {
+		seterr(err, errlen, "group name '%s' is too long for tracefs; name one: --add 'GROUP:EVENT=%s'", group,
+		       d.point);
+		ret = -EINVAL;
+		goto out;
+	}
+
+	struct probe_finder_opts o = { .binary = binary ? real : NULL };
+	pf = probe_finder__new(&o, err, errlen);
+	if (!pf) {
+		ret = errno ? -errno : -ENOENT;
+		goto out;
+	}
+	bool vars = needs_vars(&d);
+	if (vars && !probe_finder__has_dwarf(pf)) {
+		seterr(err, errlen, "%s; arguments by name need it (tracefs fetch-args such as %%di work without)",
+		       probe_finder__strerror(pf));
+		ret = -ENOENT;
+		goto out;
+	}
+	if ((ret = probe_finder__find(pf, d.point, probe_finder__has_dwarf(pf) ? PF_VARS : 0, &pts))) {
+		seterr(err, errlen, "%s", probe_finder__strerror(pf));
+		goto out;
+	}
+	if ((ret = group_names(group, &taken, &ntaken)))
+		goto out;
+	pl = calloc((size_t)pts->n, sizeof(*pl));
+	if (!pl) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < pts->n; i++) {
+		struct pf_points *extra = NULL;
+		const struct pf_point *pt = vars ? skip_prologue(pf, &pts->pts[i], &extra) : &pts->pts[i];
+		char base[EVENT_NAME_MAX * 2], name[EVENT_NAME_MAX];
+		struct fetch_arg *args = NULL;
+		int nargs = 0;
+
+		if (d.event) {
+			if (i == 0 && name_taken(d.event, taken, ntaken)) {
+				seterr(err, errlen, "event %s:%s already exists (pprobe -d %s:%s removes it)", group,
+				       d.event, group, d.event);
+				pf_points__delete(extra);
+				ret = -EEXIST;
+				goto out;
+			}
+			snprintf(base, sizeof(base), "%s", d.event);
+		} else {
+			probe_tracefs__event_base(d.point, pt->function, base, sizeof(base));
+		}
+		if ((ret = probe_tracefs__unique_name(base, taken, ntaken, name, sizeof(name)))) {
+			seterr(err, errlen, "no free event name for %s in group %s", base, group);
+			pf_points__delete(extra);
+			goto out;
+		}
+		nargs = translate_args(pf, pt, d.args, d.nargs, &args, err, errlen);
+		if (nargs < 0) {
+			ret = nargs;
+			pf_points__delete(extra);
+			goto out;
+		}
+		char *line = NULL;
+		size_t ll = 0;
+		FILE *m = open_memstream(&line, &ll);
+		if (!m) {
+			fetch_args__free(args, nargs);
+			pf_points__delete(extra);
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (binary)
+			fprintf(m, "%c:%s/%s %s:0x%" PRIx64, pt->retprobe ? 'r' : 'p', group, name, real,
+				pt->file_offset);
+		else if (!strncmp(d.point, "0x", 2))
+			fprintf(m, "%c:%s/%s 0x%" PRIx64, pt->retprobe ? 'r' : 'p', group, name, pt->addr);
+		else
+			fprintf(m, "%c:%s/%s %s+%" PRIu64, pt->retprobe ? 'r' : 'p', group, name,
+				pt->symbol ? pt->symbol : pt->function, pt->sym_offset);
+		for (int a = 0; a < nargs; a++)
+			fprintf(m, " %s=%s%s%s", args[a].name, args[a].fetch, args[a].type[0] ? ":" : "", args[a].type);
+		fclose(m);
+		fetch_args__free(args, nargs);
+		pf_points__delete(extra);
+		pl[npl].event = strdup(name);
+		pl[npl].line = line;
+		npl++;
+		char **nt = realloc(taken, (size_t)(ntaken + 1) * sizeof(*nt));
+		if (!nt || !pl[npl - 1].event || !(nt[ntaken] = strdup(name))) {
+			if (nt)
+				taken = nt;
+			ret = -ENOMEM;
+			goto out;
+		}
+		taken = nt;
+		ntaken++;
+	}
+
+	/* write them all, or none */
+	block_signals(&old);
+	blocked = true;
+	if (temp && !temps.registered) {
+		temps.pid = getpid();
+		temps.registered = atexit(probe_tracefs__remove_temps) == 0;
+	}
+	for (int i = 0; i < npl; i++) {
+		ret = tracefs__write_file(file, pl[i].line, 1);
+		if (ret) {
+			explain_refusal(ret, file, pl[i].line, err, errlen);
+			goto out;
+		}
+		pl[i].created = true;
+		if (temp)
+			temps_add(group, pl[i].event, binary != NULL);
+	}
+	*names = calloc((size_t)npl, sizeof(**names));
+	if (!*names) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < npl; i++) {
+		if (asprintf(&(*names)[i], "%s:%s", group, pl[i].event) < 0) {
+			probe_tracefs__free_names(*names, i);
+			*names = NULL;
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	ret = npl;
+out:
+	if (ret < 0 && pl) {
+		for (int i = npl - 1; i >= 0; i--) {
+			if (!pl[i].created)
+				continue;
+			remove_event(group, pl[i].event, binary != NULL);
+			if (temp)
+				temps_forget(group, pl[i].event);
+		}
+	}
+	if (blocked)
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	for (int i = 0; pl && i < npl; i++) {
+		free(pl[i].event);
+		free(pl[i].line);
+	}
+	free(pl);
+	probe_tracefs__free_names(taken, ntaken);
+	pf_points__delete(pts);
+	probe_finder__delete(pf);
+	probe_def__exit(&d);
+	return ret;
+}
+
+int probe_tracefs__add(const char *binary, const char *def, char ***names, char *err, size_t errlen)
+{
+	return add_common(binary, def, false, names, err, errlen);
+}
+
+int probe_tracefs__add_temp(const char *binary, const char *def, char ***names, char *err, size_t errlen)
+{
+	static bool swept;
+	if (!swept) {
+		swept = true;
+		probe_tracefs__sweep_stale();
+		/* from now on SIGINT/SIGTERM/SIGHUP wait for the engine's signalfd,
+		 * which ends the run through the normal exit path (and atexit) */
+		block_signals(NULL);
+	}
+	return add_common(binary, def, true, names, err, errlen);
+}
+
+/* ---- -l's description ---- */
+
+/* File offset -> link-time address through the PT_LOAD headers. */
+static int offset_to_vaddr(const char *path, uint64_t off, uint64_t *vaddr)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = -ENOENT;
+	if (fd < 0)
+		return -errno;
+	Elf64_Ehdr eh;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr)) {
+		ret = -ENOEXEC;
+		goto out;
+	}
+	for (int i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph))) != (ssize_t)sizeof(ph))
+			break;
+		if (ph.p_type == PT_LOAD && off >= ph.p_offset && off < ph.p_offset + ph.p_filesz) {
+			*vaddr = off - ph.p_offset + ph.p_vaddr;
+			ret = 0;
+			break;
+		}
+	}
+out:
+	close(fd);
+	return ret;
+}
+
+/* "handle", "handle:2", "handle+4", "handle%return", with "@FILE" when DWARF
+ * knows it; NULL when nothing there is known. */
+static char *describe_point(struct probe_finder *pf, uint64_t vaddr, bool retprobe)
+{
+	char spec[64];
+	struct pf_points *pts = NULL;
+	snprintf(spec, sizeof(spec), "0x%" PRIx64, vaddr);
+	if (probe_finder__find(pf, spec, 0, &pts) || !pts->n) {
+		pf_points__delete(pts);
+		return NULL;
+	}
+	const struct pf_point *p = &pts->pts[0];
+	const char *fn = p->function && strcmp(p->function, "?") ? p->function : p->symbol;
+	char *out = NULL, *file = NULL;
+	if (!fn) {
+		pf_points__delete(pts);
+		return NULL;
+	}
+	struct line_listing *l = NULL;
+	int decl = -1;
+	if (probe_finder__has_dwarf(pf) && !probe_finder__lines(pf, fn, false, &l)) {
+		decl = l->offset;
+		file = l->file ? strdup(l->file) : NULL;
+	}
+	char where[64] = "";
+	if (retprobe) {
+		snprintf(where, sizeof(where), "%%return");
+	} else if (!p->inlined && p->sym_offset == 0) {
+		where[0] = '\0';
+	} else {
+		bool by_line = false;
+		if (decl >= 0 && p->line >= decl) {
+			char ls[600];
+			struct pf_points *lp = NULL;
+			snprintf(ls, sizeof(ls), "%s:%d", fn, p->line - decl);
+			if (!probe_finder__find(pf, ls, 0, &lp))
+				for (int i = 0; i < lp->n && !by_line; i++)
+					by_line = lp->pts[i].addr == vaddr;
+			pf_points__delete(lp);
+		}
+		if (by_line)
+			snprintf(where, sizeof(where), ":%d", p->line - decl);
+		else if (p->symbol && strcmp(p->symbol, fn)) {
+			fn = p->symbol;
+			snprintf(where, sizeof(where), "+%" PRIu64, p->sym_offset);
+		} else {
+			snprintf(where, sizeof(where), "+%" PRIu64, p->sym_offset);
+		}
+	}
+	if (asprintf(&out, "%s%s%s%s", fn, where, file ? "@" : "", file ? file : "") < 0)
+		out = NULL;
+	free(file);
+	line_listing__delete(l);
+	pf_points__delete(pts);
+	return out;
+}
+
+/* The argument names of a tracefs args string: "path=+0(..):string len=.." -> "path len". */
+static char *arg_names(const char *args)
+{
+	char *out = NULL;
+	size_t ol = 0;
+	FILE *m = open_memstream(&out, &ol);
+	if (!m)
+		return NULL;
+	int k = 0;
+	for (const char *p = args; *p;) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		size_t n = strcspn(p, " ");
+		const char *eq = memchr(p, '=', n);
+		fprintf(m, "%s%.*s", k++ ? " " : "", (int)(eq ? eq - p : (ptrdiff_t)n), p);
+		p += n;
+	}
+	fclose(m);
+	return out;
+}
+
+char *probe_event__describe(const struct probe_event *e, struct probe_finder **pfcache)
+{
+	char *point = NULL, *out = NULL;
+	if (e->uprobe) {
+		uint64_t vaddr = 0;
+		struct probe_finder *pf = *pfcache;
+		if (pf && strcmp(probe_finder__path(pf), e->target)) {
+			probe_finder__delete(pf);
+			pf = *pfcache = NULL;
+		}
+		if (!pf) {
+			struct probe_finder_opts o = { .binary = e->target };
+			pf = *pfcache = probe_finder__new(&o, NULL, 0);
+		}
+		if (pf && !offset_to_vaddr(e->target, e->offset, &vaddr))
+			point = describe_point(pf, vaddr, e->retprobe);
+		if (!point && asprintf(&point, "0x%" PRIx64, e->offset) < 0)
+			point = NULL;
+	} else {
+		if (asprintf(&point, "%s%s", e->target, e->retprobe ? "%return" : "") < 0)
+			point = NULL;
+	}
+	if (!point)
+		return NULL;
+	char *names = e->args[0] ? arg_names(e->args) : NULL;
+	if (asprintf(&out, "on %s%s%s%s%s", point, e->uprobe ? " in " : "", e->uprobe ? e->target : "",
+		     names ? " with " : "", names ? names : "") < 0)
+		out = NULL;
+	free(names);
+	free(point);
+	return out;
+}

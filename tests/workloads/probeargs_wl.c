@@ -1,0 +1,77 @@
+/* Workload for the fetch-arg translator (tests/unit/test_probe_args.c):
+ * known values passed through a struct pointer (char * member, array,
+ * bitfields, nested struct), an int, a long, a double, a global, and a
+ * function with stack-passed parameters. Built at -O0 and -O2. The test
+ * computes the same values (keep the formulas in sync) and reads them back
+ * through real uprobes. "PROBE_LINE" marks the line the test probes. */
+#include <stdio.h>
+#include <string.h>
+
+struct inner {
+	long a;
+	short b;
+};
+
+struct req {
+	const char *path;
+	int len;
+	int codes[4];
+	unsigned int kind : 3;
+	unsigned int urgent : 1;
+	unsigned int prio : 5;
+	struct inner in;
+	struct req *next;
+	char tag[8];
+};
+
+int pa_global = 1234;
+const char *pa_name = "global-name";
+long pa_counter;
+volatile long pa_sink;
+
+__attribute__((noinline)) int handle(struct req *req, int n, long scale, double ratio)
+{
+	int sum = 0;
+
+	for (int i = 0; i < 4; i++)
+		sum += req->codes[i];
+	int total = sum * n + req->len + (int)req->kind + (int)req->prio + (int)req->urgent; /* PROBE_LINE */
+	pa_counter += scale;
+	pa_sink = (long)strlen(req->path) + req->in.a + req->in.b + req->tag[0] + (req->next ? 1 : 0) +
+		  (long)(ratio * 2);
+	return total + (int)scale;
+}
+
+__attribute__((noinline)) long many(int a1, int a2, int a3, int a4, int a5, int a6, int a7, long a8)
+{
+	return a1 + 2L * a2 + 3L * a3 + 4L * a4 + 5L * a5 + 6L * a6 + 7L * a7 + 8 * a8;
+}
+
+int main(void)
+{
+	static const char *const paths[3] = { "/index.html", "/a/b/c", "/x" };
+	struct req r[3];
+	long acc = 0;
+
+	memset(r, 0, sizeof(r));
+	for (int i = 0; i < 3; i++) {
+		r[i].path = paths[i];
+		r[i].len = 11 + i;
+		r[i].codes[0] = 10 + i;
+		r[i].codes[1] = 20;
+		r[i].codes[2] = 30 + i;
+		r[i].codes[3] = -40;
+		r[i].kind = 5;
+		r[i].urgent = i & 1;
+		r[i].prio = 17 + i;
+		r[i].in.a = -5000000000L - i;
+		r[i].in.b = -7;
+		r[i].next = i ? &r[i - 1] : NULL;
+		snprintf(r[i].tag, sizeof(r[i].tag), "tag%d", i);
+		int ret = handle(&r[i], i + 3, 1000L * (i + 1), 0.5 * i);
+		printf("handle %d -> %d\n", i, ret);
+		acc += many(i, 2, 3, 4, 5, 6, 70 + i, 8000000000L + i);
+	}
+	printf("many sum %ld\n", acc);
+	return 0;
+}
