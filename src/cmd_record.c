@@ -39,6 +39,7 @@ struct record {
 	struct unwinder *unwinder;
 	enum unwind_backend backend;
 	bool no_hold_exits;		/* --no-hold-exits */
+	bool srcline;			/* --srcline: func:file.c:LINE frames */
 	uint32_t stack_size;
 	uint64_t unwound, complete, live_stack, unwind_ns;
 	struct strtab objs;		/* leaf object names */
@@ -199,6 +200,8 @@ static void usage(FILE *f)
 "      --format FMT        folded (default) or svg: an interactive flame graph\n"
 "                          (the default when FILE ends in .svg)\n"
 "      --weight KIND       samples (default) or period (sum the sample periods)\n"
+"      --srcline           user frames with debug info as func:file.c:LINE (the\n"
+"                          sampled line at the leaf, call sites above it)\n"
 "  -q, --quiet             no summary, no live status\n"
 "\n"
 "Examples:\n"
@@ -350,6 +353,7 @@ int cmd_record(int argc, char **argv)
 		{ "call-graph", required_argument, NULL, 'G' },
 		{ "unwinder", required_argument, NULL, 'U' },
 		{ "no-hold-exits", no_argument, NULL, 'N' },
+		{ "srcline", no_argument, NULL, 'S' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "weight", required_argument, NULL, 'W' },
 		{ "format", required_argument, NULL, 'O' },
@@ -435,6 +439,7 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'o': output = optarg; break;
 		case 'N': rec.no_hold_exits = true; break;
+		case 'S': rec.srcline = true; break;
 		case 'W':
 			if (!strcmp(optarg, "period"))
 				rec.weight_period = true;
@@ -483,6 +488,7 @@ int cmd_record(int argc, char **argv)
 	strtab__init(&rec.objs);
 	struct symbolizer_opts so;
 	symbolizer_opts__init(&so);
+	so.srcline = rec.srcline;
 	rec.sym = symbolizer__new(&so);
 	if (!rec.sym) {
 		fprintf(stderr, "pprobe record: cannot set up the symbolizer: %s\n", strerror(errno));

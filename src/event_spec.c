@@ -772,10 +772,16 @@ static int parse_probe_existing_only(struct parse_ctx *c, const char *sys, const
 	if (err != -ENOENT)
 		return err;
 	list_truncate(c->l, before);
-	seterr(c->err, c->errlen,
-	       "'%s:%s': no such probe event in tracefs (%s/events/%s/%s); create it with pprobe [-x BINARY] "
-	       "--add, or use an ephemeral probe: uprobe:BINARY:FUNC, probe:FUNC, sdt:BINARY:PROVIDER:NAME",
-	       sys, name, tracefs__root() ? tracefs__root() : "tracefs", sys, name);
+	if (!strncmp(sys, "sdt_", 4))
+		seterr(c->err, c->errlen,
+		       "'%s:%s': no such probe event in tracefs (%s/events/%s/%s); for the USDT probe of a binary "
+		       "give -x BINARY, or -e sdt:BINARY:%s:%s", sys, name,
+		       tracefs__root() ? tracefs__root() : "tracefs", sys, name, sys + 4, name);
+	else
+		seterr(c->err, c->errlen,
+		       "'%s:%s': no such probe event in tracefs (%s/events/%s/%s); create it with pprobe [-x BINARY] "
+		       "--add, or use an ephemeral probe: uprobe:BINARY:FUNC, probe:FUNC, sdt:BINARY:PROVIDER:NAME",
+		       sys, name, tracefs__root() ? tracefs__root() : "tracefs", sys, name);
 	return -EOPNOTSUPP;
 }
 
@@ -791,6 +797,9 @@ static int parse_probe_pmu(struct parse_ctx *c, const char *sys, const char *nam
 		plain &= isalnum((unsigned char)*p) || *p == '_' || *p == '.';
 	if (plain && tracefs__root() && tracefs__event_id(sys, name) > 0)
 		return parse_tracepoint(c, sys, name, mods, EVENT_KIND_PROBE);
+	/* sdt_PROVIDER:NAME (pprobe list's name) is a USDT probe of the -x binary */
+	if (!probe_spec__is_group(sys) && !(probe_spec__default_binary() && !strncmp(sys, "sdt_", 4)))
+		return parse_probe_existing_only(c, sys, name, mods);
 	err = probe_spec__add(c->l, sys, name, c->err, c->errlen);
 	if (err < 0)
 		return err;
@@ -817,7 +826,7 @@ static const struct {
 	{ "uprobes", parse_probe_existing_only },
 	{ "uretprobe", parse_probe_pmu },
 	{ "sdt", parse_probe_pmu },
-	{ "sdt_*", parse_probe_existing_only },
+	{ "sdt_*", parse_probe_pmu },
 	{ "usdt", parse_probe_pmu },
 };
 

@@ -149,6 +149,14 @@ int event_spec__explain_open_error(const struct event_spec *s, int err, char *bu
 				"cannot open '%s': the requested call-chain depth exceeds "
 				"kernel.perf_event_max_stack (%ld)",
 				NAME(s), read_long_file("/proc/sys/kernel/perf_event_max_stack", -1));
+	case EILSEQ:
+		if (s->kind == EVENT_KIND_PROBE)
+			return snprintf(buf, len,
+					"cannot open '%s': the kernel refused a probe there: the address is not "
+					"at an instruction boundary (a probe inside an instruction would corrupt "
+					"the code); give FUNC, or FUNC+OFF where an instruction starts",
+					NAME(s));
+		return snprintf(buf, len, "cannot open '%s': %s", NAME(s), strerror(err));
 	case E2BIG:
 		return snprintf(buf, len,
 				"cannot open '%s': this kernel does not know the perf_event_attr size %u "

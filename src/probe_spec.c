@@ -107,6 +107,14 @@ int probe_spec__parse(const char *group, const char *rest, struct probe_spec *ps
 		seterr(err, errlen, "'%s:': the probe point is missing", group);
 		goto err;
 	}
+	if (!strncmp(group, "sdt_", 4) && group[4] && default_binary) {
+		/* sdt_PROVIDER:NAME, as pprobe list -x names them, in the -x binary */
+		ps->target = PROBE_TARGET_SDT;
+		ps->binary = strdup(default_binary);
+		ps->provider = strdup(group + 4);
+		ps->name = spec;
+		return 0;
+	}
 	if (!strcmp(group, "sdt") || !strcmp(group, "usdt")) {
 		/* BIN:PROVIDER:NAME; BIN may contain ':' */
 		char *c2 = strrchr(spec, ':');
@@ -437,6 +445,12 @@ int probe_spec__matching_tracepoints(const char *func, char *out, size_t len)
 static int no_kprobes(const char *group, const char *rest, const char *func, char *err, size_t errlen)
 {
 	char tps[1024];
+	if (!strncmp(func, "0x", 2) || !strncmp(func, "0X", 2)) {
+		seterr(err, errlen, "'%s:%s': this kernel has no kprobes (no kprobe PMU in %s/bus/event_source/devices; "
+		       "CONFIG_KPROBES is off): kernel code cannot be probed; tracepoints ('pprobe list') can be "
+		       "traced", group, rest, pmu__sysfs_root());
+		return -EOPNOTSUPP;
+	}
 	int n = probe_spec__matching_tracepoints(func, tps, sizeof(tps));
 	seterr(err, errlen, "'%s:%s': this kernel has no kprobes (no kprobe PMU in %s/bus/event_source/devices; "
 	       "CONFIG_KPROBES is off): kernel functions cannot be probed%s%s%s",

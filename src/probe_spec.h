@@ -10,7 +10,10 @@
  *                                     given, else a kernel probe
  *   kprobe:FUNC[+OFF]  kprobe:0xADDR  kretprobe:FUNC  probe:FUNC%return
  *   sdt:BIN:PROVIDER:NAME (also usdt:)  USDT from .note.stapsdt, semaphores
- *                                       through ref_ctr_offset
+ *                                       through ref_ctr_offset; one event
+ *                                       per site of the probe
+ *   sdt_PROVIDER:NAME                   the same in the -x BINARY (the name
+ *                                       pprobe list -x shows)
  * BIN is a path or a bare name looked up in the current directory, the
  * library directories (ld.so.conf) and PATH ("libc.so.6", "libc").
  * LINE is relative to the function's first line (perf probe's FUNC:RLN);

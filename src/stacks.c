@@ -176,7 +176,10 @@ static void frame__set_names(struct frametab *ft, struct frame *f, struct sym_fr
 		else if (sf[i].jit)
 			suffix = "_[j]";
 		const char *dso = sf[i].dso ? sf[i].dso : "unknown";
-		if (sf[i].name)
+		if (sf[i].name && sf[i].srcfile && sf[i].line > 0)	/* --srcline */
+			snprintf(buf, sizeof(buf), "%s:%s:%d%s", sf[i].name, basename_of(sf[i].srcfile),
+				 sf[i].line, suffix);
+		else if (sf[i].name)
 			snprintf(buf, sizeof(buf), "%s%s", sf[i].name, suffix);
 		else if (dso[0] == '[')	/* already bracketed: [vdso], [kernel.kallsyms] */
 			snprintf(buf, sizeof(buf), "%s%s", dso, suffix);

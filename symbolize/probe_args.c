@@ -85,6 +85,7 @@ struct ctx {
 	Dwarf_Die *scopes;
 	int nscopes;
 	int k;			/* index of the instance in scopes */
+	int lo;			/* scopes[lo..k]: the instance and its blocks holding addr */
 	int phys;		/* index of the physical subprogram in scopes (frame base) */
 	bool at_prologue;	/* out-of-line instance, addr in [entry, prologue end) */
 	Dwarf_Addr entry;
@@ -97,7 +98,9 @@ struct ctx {
 	int nout;
 };
 
-enum vkind { V_REG, V_MEM, V_IMM };
+enum vkind { V_REG, V_MEM, V_IMM, V_PIECES };
+
+struct piece;
 
 struct val {
 	enum vkind kind;
@@ -110,12 +113,27 @@ struct val {
 	bool has_type;
 	int dim;		/* arrays: the dimension the next [i] indexes */
 	int bit_size, bit_off, container;	/* a bitfield member (bit_size > 0) */
+	struct piece *pieces;	/* V_PIECES: the parts of a value split by DW_OP_piece */
+	int npieces;
+};
+
+struct piece {
+	struct val v;
+	int64_t start, size;	/* bytes of the value this piece holds */
+	char *why;		/* not available: why; NULL: v holds it */
 };
 
 static void val_free(struct val *v)
 {
 	free(v->fetch);
 	v->fetch = NULL;
+	for (int i = 0; i < v->npieces; i++) {
+		val_free(&v->pieces[i].v);
+		free(v->pieces[i].why);
+	}
+	free(v->pieces);
+	v->pieces = NULL;
+	v->npieces = 0;
 }
 
 static int fail(struct ctx *c, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -343,6 +361,9 @@ static char *value_fetch(struct ctx *c, const struct val *v, const char *what)
 		return mem_fetch(c, v);
 	case V_IMM:
 		return xasprintf("\\%" PRId64, v->imm);
+	case V_PIECES:
+		fail(c, -EINVAL, "%s is split into pieces here", what);
+		return NULL;
 	}
 	return NULL;
 }
@@ -430,6 +451,40 @@ static int frame_slot(struct ctx *c, int64_t off, struct val *v, const char *nam
 /* ---- the x86-64 calling convention at a function's entry ---- */
 enum aclass { A_INT, A_INT2, A_SSE, A_MEM, A_UNSURE };
 
+static bool member_offset(Dwarf_Die *m, int64_t *off);
+
+/* An aggregate of integers only (no float, no misaligned member): its
+ * eightbytes are class INTEGER. */
+static bool int_only(Dwarf_Die *t, int depth)
+{
+	Dwarf_Die p, ch, mt;
+	Dwarf_Word enc;
+	if (depth > 8 || dwarf_peel_type(t, &p))
+		return false;
+	int tag = dwarf_tag(&p);
+	if (tag == DW_TAG_pointer_type || tag == DW_TAG_enumeration_type)
+		return true;
+	if (base_encoding(&p, &enc))
+		return enc != DW_ATE_float && enc != DW_ATE_complex_float && enc != DW_ATE_decimal_float;
+	if (tag == DW_TAG_array_type)
+		return die_type(&p, &mt) && int_only(&mt, depth + 1);
+	if (tag != DW_TAG_structure_type && tag != DW_TAG_union_type && tag != DW_TAG_class_type)
+		return false;
+	if (dwarf_child(&p, &ch) != 0)
+		return true;
+	do {
+		if (dwarf_tag(&ch) != DW_TAG_member)
+			continue;
+		int64_t off, sz;
+		if (!die_type(&ch, &mt) || !int_only(&mt, depth + 1) || !member_offset(&ch, &off))
+			return false;
+		sz = tsize(&mt);
+		if (!dwarf_hasattr(&ch, DW_AT_bit_size) && sz > 0 && sz <= 8 && (off % sz) != 0)
+			return false;	/* packed: the ABI passes it in memory */
+	} while (dwarf_siblingof(&ch, &ch) == 0);
+	return true;
+}
+
 static enum aclass abi_class(Dwarf_Die *t, int64_t *size)
 {
 	Dwarf_Die p;
@@ -448,7 +503,10 @@ static enum aclass abi_class(Dwarf_Die *t, int64_t *size)
 	}
 	if ((tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type) && *size > 16)
 		return A_MEM;
-	return A_UNSURE;	/* small aggregates: classified per eightbyte; not attempted */
+	if ((tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type) && *size > 0 &&
+	    int_only(&p, 0))
+		return *size <= 8 ? A_INT : A_INT2;
+	return A_UNSURE;	/* small aggregates with floating-point members: not attempted */
 }
 
 /* Where param (a formal parameter of the subprogram scopes[phys]) is at
@@ -458,7 +516,7 @@ static int abi_param(struct ctx *c, Dwarf_Die *param, const char *name, struct v
 	Dwarf_Die *fn = &c->scopes[c->phys], ch, rt;
 	Dwarf_Off want = dwarf_dieoffset(param);
 	int64_t sz;
-	int gp = 0, stack = 0;
+	int gp = 0, stack = 0, sse = 0;
 	bool unsure = false;
 	if (die_type(fn, &rt) && abi_class(&rt, &sz) == A_MEM)
 		gp = 1;	/* a struct returned in memory: its address comes in %rdi */
@@ -470,18 +528,34 @@ static int abi_param(struct ctx *c, Dwarf_Die *param, const char *name, struct v
 		Dwarf_Die t;
 		enum aclass k = abi_class(die_type(&ch, &t) ? &t : NULL, &sz);
 		if (dwarf_dieoffset(&ch) == want) {
-			if (unsure || (k != A_INT))
+			if (unsure || k == A_SSE || k == A_UNSURE)
 				return fail(c, -EINVAL, "%s is stored to its stack slot by the prologue, which has not run "
 					    "at this address, and where the calling convention passes it cannot be told "
 					    "(%s); probe a line past the prologue", name,
-					    unsure ? "an earlier parameter is a small struct or of unknown class" :
-					    k == A_SSE ? "in a vector register" : "not a single integer register");
-			if (gp < 6) {
+					    unsure ? "an earlier parameter is a small struct with floating-point members" :
+					    k == A_SSE ? "in a vector register" : "a small struct with floating-point members");
+			if (k == A_INT && gp < 6) {
 				v->kind = V_REG;
 				v->fetch = strdup(abi_reg[gp]);
 				return v->fetch ? 0 : -ENOMEM;
 			}
-			/* the first stack argument is at the CFA */
+			if (k == A_INT2 && gp < 5) {
+				/* two eightbytes in two registers: pieces */
+				v->pieces = calloc(2, sizeof(*v->pieces));
+				if (!v->pieces)
+					return -ENOMEM;
+				v->kind = V_PIECES;
+				v->npieces = 2;
+				for (int i = 0; i < 2; i++) {
+					v->pieces[i].start = 8 * i;
+					v->pieces[i].size = i ? sz - 8 : 8;
+					v->pieces[i].v.kind = V_REG;
+					if (!(v->pieces[i].v.fetch = strdup(abi_reg[gp + i])))
+						return -ENOMEM;
+				}
+				return 0;
+			}
+			/* in memory: the first stack argument is at the CFA */
 			unsigned reg;
 			int64_t k0;
 			int ret = cfa(c, &reg, &k0);
@@ -501,7 +575,11 @@ static int abi_param(struct ctx *c, Dwarf_Die *param, const char *name, struct v
 				stack += 2;
 			break;
 		case A_SSE:
-			break;	/* counts against the 8 vector registers; stack use not tracked */
+			if (sse < 8)
+				sse++;
+			else
+				stack++;
+			break;
 		case A_MEM:
 			stack += (int)((sz + 7) / 8);
 			break;
@@ -577,30 +655,25 @@ static bool whole_scope_frame_slot(Dwarf_Attribute *a, Dwarf_Op *ops, size_t n)
 	return n == 1 && (ops[0].atom == DW_OP_fbreg || ops[0].atom == DW_OP_breg6 || ops[0].atom == DW_OP_breg7);
 }
 
-/* The location of var at the point. */
-static int var_val(struct ctx *c, Dwarf_Die *var, const char *name, struct val *v)
+static int pieces_val(struct ctx *c, Dwarf_Attribute *a, Dwarf_Op *ops, size_t n, struct val *v,
+		      const char *name);
+
+/* One location expression (ops[0..n)) of var (NULL inside a piece). */
+static int loc_val(struct ctx *c, Dwarf_Die *var, Dwarf_Attribute *aa, Dwarf_Op *ops, size_t n, struct val *v,
+		   const char *name)
 {
-	Dwarf_Attribute a;
-	Dwarf_Op *ops;
-	size_t n;
+	Dwarf_Attribute a = *aa;
 	char r[64];
-	memset(v, 0, sizeof(*v));
-	v->has_type = die_type(var, &v->type);
-	if (dwarf_attr_integrate(var, DW_AT_const_value, &a))
-		return const_value(c, &a, v, name);
-	if (!dwarf_attr(var, DW_AT_location, &a))
-		return fail(c, -ENOENT, "%s is optimized out: it has no location", name);
-	int got = dwarf_getlocation_addr(&a, c->pt->addr, &ops, &n, 1);
-	if (got <= 0 || n == 0)
-		return fail(c, -ENOENT, "%s is optimized out at this address (it has no location here%s)", name,
-			    got > 0 ? "" : "; see -V --range for where it has one");
+	if (n == 0)
+		return fail(c, -ENOENT, "%s is optimized out here", name);
 	uint8_t op = ops[0].atom;
 	if (n == 1 && op >= DW_OP_reg0 && op <= DW_OP_reg31)
 		return reg_val(c, op - DW_OP_reg0, v, name);
 	if (n == 1 && op == DW_OP_regx)
 		return reg_val(c, (unsigned)ops[0].number, v, name);
 	if (n == 1 && (op == DW_OP_fbreg || (op >= DW_OP_breg0 && op <= DW_OP_breg31) || op == DW_OP_bregx)) {
-		if (c->at_prologue && dwarf_tag(var) == DW_TAG_formal_parameter && whole_scope_frame_slot(&a, ops, n)) {
+		if (var && c->at_prologue && dwarf_tag(var) == DW_TAG_formal_parameter &&
+		    whole_scope_frame_slot(&a, ops, n)) {
 			/* -O0: the prologue stores the parameter later; at the
 			 * entry it is where the caller passed it */
 			int ret = abi_param(c, var, name, v);
@@ -687,14 +760,186 @@ static int var_val(struct ctx *c, Dwarf_Die *var, const char *name, struct val *
 			return fail(c, -EINVAL, "%s was not passed to this clone of the function (the compiler passed "
 				    "only what it uses)", name);
 	for (size_t i = 0; i < n; i++)
-		if (ops[i].atom == DW_OP_piece || ops[i].atom == DW_OP_bit_piece)
-			return fail(c, -EINVAL, "%s is split into pieces (parts in different registers or slots) here: "
-				    "a fetch-arg reads one location", name);
+		if (ops[i].atom == DW_OP_piece || ops[i].atom == DW_OP_bit_piece) {
+			if (!var)
+				break;
+			return pieces_val(c, &a, ops, n, v, name);
+		}
 	return fail(c, -EINVAL, "%s is computed by a %zu-operation DWARF expression here, not stored anywhere "
 		    "tracefs can read", name, n);
 }
 
+static const char *reason(struct ctx *c);
+
+/* DW_OP_piece: each part located on its own; a member inside one part can
+ * be fetched (see select_piece). */
+static int pieces_val(struct ctx *c, Dwarf_Attribute *a, Dwarf_Op *ops, size_t n, struct val *v,
+		      const char *name)
+{
+	int64_t pos = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j < n && ops[j].atom != DW_OP_piece && ops[j].atom != DW_OP_bit_piece)
+			j++;
+		if (j == n || ops[j].atom == DW_OP_bit_piece)
+			return fail(c, -EINVAL, "%s is split into %s here, which a fetch-arg cannot read", name,
+				    j == n ? "pieces the DWARF leaves unterminated" : "bit pieces");
+		struct piece *p = realloc(v->pieces, (size_t)(v->npieces + 1) * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		v->pieces = p;
+		p = &v->pieces[v->npieces++];
+		memset(p, 0, sizeof(*p));
+		p->start = pos;
+		p->size = (int64_t)ops[j].number;
+		if (j == i) {
+			p->why = strdup("optimized out");
+		} else {
+			int ret = loc_val(c, NULL, a, ops + i, j - i, &p->v, name);
+			if (ret == -ENOMEM)
+				return ret;
+			if (ret)
+				p->why = strdup(reason(c));
+		}
+		pos += p->size;
+		i = j + 1;
+	}
+	v->kind = V_PIECES;
+	return 0;
+}
+
+/* The location of var at the point. */
+static int var_val(struct ctx *c, Dwarf_Die *var, const char *name, struct val *v)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+	memset(v, 0, sizeof(*v));
+	v->has_type = die_type(var, &v->type);
+	if (dwarf_attr_integrate(var, DW_AT_const_value, &a))
+		return const_value(c, &a, v, name);
+	if (!dwarf_attr(var, DW_AT_location, &a))
+		return fail(c, -ENOENT, "%s is optimized out: it has no location", name);
+	int got = dwarf_getlocation_addr(&a, c->pt->addr, &ops, &n, 1);
+	if (got <= 0 || n == 0)
+		return fail(c, -ENOENT, "%s is optimized out at this address (it has no location here%s)", name,
+			    got > 0 ? "" : "; see -V --range for where it has one");
+	return loc_val(c, var, &a, ops, n, v, name);
+}
+
+/* v (V_PIECES) -> the part holding bytes [off, off+size) of the value */
+static int select_piece(struct ctx *c, struct val *v, int64_t off, int64_t size, const char *what)
+{
+	if (v->kind != V_PIECES)
+		return 0;
+	struct piece *hit = NULL;
+	bool overlap = false;
+	for (int i = 0; i < v->npieces; i++) {
+		struct piece *p = &v->pieces[i];
+		if (off >= p->start && off + size <= p->start + p->size)
+			hit = p;
+		else if (off < p->start + p->size && off + size > p->start)
+			overlap = true;
+	}
+	if (!hit)
+		return fail(c, -EINVAL, "%s is %s here (the value is split into pieces%s)", what,
+			    overlap ? "split across pieces" : "not described", overlap ? "" : " that do not cover it");
+	if (hit->why)
+		return fail(c, -ENOENT, "%s: that piece of the value: %s", what, hit->why);
+	struct val sub = hit->v;
+	memset(&hit->v, 0, sizeof(hit->v));
+	int64_t d = off - hit->start;
+	switch (sub.kind) {
+	case V_REG:
+		sub.bitoff += (int)d * 8;
+		if (sub.bitoff + size * 8 > 64) {
+			val_free(&sub);
+			return fail(c, -EINVAL, "%s lies outside its register's 64 bits", what);
+		}
+		break;
+	case V_MEM:
+		sub.off += d;
+		break;
+	case V_IMM:
+		sub.imm = d >= 8 ? 0 : (int64_t)((uint64_t)sub.imm >> (8 * d));
+		if (size < 8)
+			sub.imm = (int64_t)((uint64_t)sub.imm & ((1ULL << (8 * size)) - 1));
+		break;
+	case V_PIECES:
+		break;
+	}
+	sub.type = v->type;
+	sub.has_type = v->has_type;
+	sub.dim = v->dim;
+	sub.bit_size = v->bit_size;
+	sub.bit_off = v->bit_off;
+	sub.container = v->container;
+	val_free(v);
+	*v = sub;
+	return 0;
+}
+
+/* A whole value split into pieces: fine when one piece holds all of it. */
+static int whole(struct ctx *c, struct val *v, const char *what)
+{
+	if (v->kind != V_PIECES)
+		return 0;
+	int64_t sz = v->has_type ? tsize(&v->type) : -1;
+	if (sz <= 0)
+		return fail(c, -EINVAL, "%s is split into pieces of a value of unknown size", what);
+	int ret = select_piece(c, v, 0, sz, what);
+	if (ret == -EINVAL)
+		return fail(c, -EINVAL, "%s is split into %d pieces here (parts in different registers or slots): "
+			    "a fetch-arg reads one location; name a member that lies in one piece", what, v->npieces);
+	return ret;
+}
+
 /* ---- scope ---- */
+static bool descend_tag(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block ||
+	       tag == DW_TAG_try_block || tag == DW_TAG_catch_block || tag == DW_TAG_with_stmt;
+}
+
+/* The DIE under parent holding addr (through namespaces and classes). */
+static bool child_at(Dwarf_Die *parent, Dwarf_Addr addr, Dwarf_Die *out, int depth)
+{
+	Dwarf_Die ch;
+	if (depth > 8 || dwarf_child(parent, &ch) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&ch);
+		if (descend_tag(tag)) {
+			if (dwarf_haspc(&ch, addr) > 0) {
+				*out = ch;
+				return true;
+			}
+		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type ||
+			   tag == DW_TAG_module) {
+			if (child_at(&ch, addr, out, depth + 1))
+				return true;
+		}
+	} while (dwarf_siblingof(&ch, &ch) == 0);
+	return false;
+}
+
+/* c->scopes: the DIEs holding addr, innermost first, the CU last. */
+static int phys_scopes(struct ctx *c, Dwarf_Addr addr)
+{
+	Dwarf_Die chain[64], cur = c->cu;
+	int n = 0;
+	chain[n++] = cur;
+	while (n < 64 && child_at(&cur, addr, &chain[n], 0))
+		cur = chain[n++];
+	c->scopes = malloc((size_t)n * sizeof(*c->scopes));
+	if (!c->scopes)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++)
+		c->scopes[i] = chain[n - 1 - i];
+	c->nscopes = n;
+	return 0;
+}
+
 /* The CU whose ranges hold addr, without .debug_aranges (clang emits none). */
 static bool cu_covering(Dwarf *dw, Dwarf_Addr addr, Dwarf_Die *out)
 {
@@ -717,8 +962,12 @@ static int setup_scope(struct ctx *c)
 		return 0;
 	if (!dwarf_addrdie(dw, pt->addr, &c->cu) && !cu_covering(dw, pt->addr, &c->cu))
 		return 0;
-	c->nscopes = dwarf_getscopes(&c->cu, pt->addr, &c->scopes);
-	if (c->nscopes <= 0)
+	/* the physical nesting (dwarf_getscopes follows an inlined copy to its
+	 * abstract origin's scopes and loses the function it was inlined into) */
+	int ret = phys_scopes(c, pt->addr);
+	if (ret)
+		return ret;
+	if (c->nscopes <= 1)
 		return 0;
 	for (int i = 0; i < c->nscopes && c->k < 0; i++) {
 		const char *n = is_fn_tag(dwarf_tag(&c->scopes[i])) ? die_name(&c->scopes[i]) : NULL;
@@ -734,6 +983,10 @@ static int setup_scope(struct ctx *c)
 			c->phys = i;
 	if (c->k < 0)
 		return 0;
+	/* variables of copies inlined into the instance are not its own */
+	c->lo = c->k;
+	while (c->lo > 0 && !is_fn_tag(dwarf_tag(&c->scopes[c->lo - 1])))
+		c->lo--;
 	c->dwarf = true;
 	Dwarf_Addr pe;
 	if (c->phys == c->k && dwarf_entrypc(&c->scopes[c->k], &c->entry) == 0 && pt->addr >= c->entry &&
@@ -819,7 +1072,7 @@ static bool find_decl(struct ctx *c, const char *name, Dwarf_Die *out)
 static void visible_names(struct ctx *c, struct buf *b)
 {
 	int cnt = 0;
-	for (int i = 0; i <= c->k; i++) {
+	for (int i = c->lo; i <= c->k; i++) {
 		Dwarf_Die ch;
 		if (dwarf_child(&c->scopes[i], &ch) != 0)
 			continue;
@@ -846,7 +1099,7 @@ static Dwarf_Die *decl_of(Dwarf_Die *inst, Dwarf_Die *buf)
 static int lookup_var(struct ctx *c, const char *name, struct val *v)
 {
 	Dwarf_Die d, ob;
-	for (int i = 0; i <= c->k; i++)
+	for (int i = c->lo; i <= c->k; i++)
 		if (child_named(&c->scopes[i], name, false, &d))
 			return var_val(c, &d, name, v);
 	/* a parameter the abstract function has but this instance lacks */
@@ -1036,6 +1289,11 @@ static int do_member(struct ctx *c, struct val *v, const char *name, const char 
 	}
 	case V_IMM:
 		return fail(c, -EINVAL, "%s is a constant here; tracefs cannot take its member %s", what, name);
+	case V_PIECES: {
+		char w[300];
+		snprintf(w, sizeof(w), "%s.%s", what, name);
+		return select_piece(c, v, moff, v->bit_size ? v->container / 8 : v->has_type ? tsize(&v->type) : 8, w);
+	}
 	}
 	return 0;
 }
@@ -1053,6 +1311,9 @@ static int do_deref(struct ctx *c, struct val *v, int64_t off, const char *what)
 	}
 	if (v->bit_size)
 		return fail(c, -EINVAL, "%s is a bitfield, not a pointer", what);
+	int ret = whole(c, v, what);
+	if (ret)
+		return ret;
 	if (v->kind == V_IMM)
 		return fail(c, -EINVAL, "%s is the constant %" PRId64 " here: tracefs cannot dereference an immediate",
 			    what, v->imm);
@@ -1090,14 +1351,20 @@ static int do_index(struct ctx *c, struct val *v, int64_t idx, const char *what)
 		if (idx < 0 || (counts[v->dim] > 0 && idx >= counts[v->dim]))
 			return fail(c, -EINVAL, "index %" PRId64 " is out of %s's bounds [0, %" PRId64 ")", idx, what,
 				    counts[v->dim]);
-		if (v->kind != V_MEM)
+		if (v->kind != V_MEM && v->kind != V_PIECES)
 			return fail(c, -EINVAL, "%s is an array not in memory here", what);
-		v->off += idx * stride;
+		if (v->kind == V_MEM)
+			v->off += idx * stride;
 		if (v->dim + 1 < nd) {
 			v->dim++;	/* still the array type: the next [] indexes the next dimension */
 		} else {
 			v->type = elem;
 			v->dim = 0;
+		}
+		if (v->kind == V_PIECES) {
+			char w[300];
+			snprintf(w, sizeof(w), "%s[%" PRId64 "]", what, idx);
+			return select_piece(c, v, idx * stride, stride, w);
 		}
 		return 0;
 	}
@@ -1405,6 +1672,9 @@ static int finish(struct ctx *c, const char *given, const char *expr, struct val
 	Dwarf_Die p;
 	char tb[64];
 	const char *why = NULL;
+	int wret = whole(c, v, expr);
+	if (wret)
+		return wret;
 	bool has = peel(v, &p);
 	int tag = has ? dwarf_tag(&p) : 0;
 
@@ -1647,7 +1917,7 @@ static int expand(struct ctx *c, bool vars, const char *utype)
 		} while (dwarf_siblingof(&ch, &ch) == 0);
 	if (vars) {
 		/* locals, outer scopes first; an inner one shadows an outer one */
-		for (int i = c->k; i >= 0; i--) {
+		for (int i = c->k; i >= c->lo; i--) {
 			if (dwarf_child(&c->scopes[i], &ch) != 0)
 				continue;
 			do {
@@ -1717,7 +1987,7 @@ static int one_arg(struct ctx *c, const char *arg)
 		}
 		if (!c->dwarf) {
 			ret = fail(c, -ENOENT, "%s needs DWARF at this address: %s", expr,
-				   pf__dwarf(c->pf) ? "no function covers it" : probe_finder__strerror(c->pf));
+				   pf__dwarf(c->pf) ? "no function's debug info covers it" : pf__nodwarf(c->pf));
 			goto out;
 		}
 		ret = expand(c, !strcmp(expr, "$vars"), utype);
@@ -1742,7 +2012,7 @@ static int one_arg(struct ctx *c, const char *arg)
 	}
 	if (!c->dwarf) {
 		ret = fail(c, -ENOENT, "variables need DWARF at this address: %s",
-			   pf__dwarf(c->pf) ? "no function's debug info covers it" : probe_finder__strerror(c->pf));
+			   pf__dwarf(c->pf) ? "no function's debug info covers it" : pf__nodwarf(c->pf));
 		goto out;
 	}
 	if (pf__machine(c->pf) != EM_X86_64) {
@@ -1773,14 +2043,8 @@ int probe_finder__fetch_args(struct probe_finder *pf, const struct pf_point *pt,
 	struct ctx c = { .pf = pf, .pt = pt, .kernel = probe_finder__is_kernel(pf) };
 	int ret = 0;
 	*out = NULL;
-	char saved[2048];
-	snprintf(saved, sizeof(saved), "%s", probe_finder__strerror(pf));
 	if ((ret = setup_scope(&c)))
 		goto err;
-	if (!c.dwarf && pf__dwarf(pf))
-		pf__fail(pf, 0, "no function's debug info covers %#" PRIx64, pt->addr);
-	else if (!c.dwarf)
-		pf__fail(pf, 0, "%s", saved[0] ? saved : "no DWARF");
 	for (int i = 0; i < nargs; i++) {
 		c.arg = args[i];
 		if ((ret = one_arg(&c, args[i])))

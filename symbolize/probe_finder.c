@@ -58,6 +58,7 @@ struct probe_finder {
 	csh cs;
 	bool cs_ok;
 	char err[2048];
+	char nodwarf[2048];	/* why there is no DWARF (kept: err is overwritten) */
 };
 
 static int pf_fail(struct probe_finder *pf, int ret, const char *fmt, ...)
@@ -399,6 +400,7 @@ struct probe_finder *probe_finder__new(const struct probe_finder_opts *o, char *
 					"/usr/lib/debug/boot/vmlinux-%s does not exist; install the kernel's "
 					"debug image (Debian: linux-image-%s-dbg) or pass -k VMLINUX",
 					u.release, u.release, u.release);
+			snprintf(pf->nodwarf, sizeof(pf->nodwarf), "%s", pf->err);
 			return pf;
 		}
 	} else {
@@ -478,6 +480,8 @@ struct probe_finder *probe_finder__new(const struct probe_finder_opts *o, char *
 		if (arch == CS_ARCH_X86)
 			cs_option(pf->cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
 	}
+	if (!pf->dw)
+		snprintf(pf->nodwarf, sizeof(pf->nodwarf), "%s", pf->err);
 	return pf;
 nomem:
 	errno = ENOMEM;
@@ -2403,6 +2407,7 @@ Dwarf *pf__dwarf(struct probe_finder *pf) { return pf->dw; }
 Elf *pf__elf(struct probe_finder *pf) { return pf->elf; }
 Elf *pf__debug_elf(struct probe_finder *pf) { return pf->delf; }
 unsigned pf__machine(struct probe_finder *pf) { return pf->ehdr.e_machine; }
+const char *pf__nodwarf(struct probe_finder *pf) { return pf->nodwarf[0] ? pf->nodwarf : "no DWARF"; }
 
 int pf__fail(struct probe_finder *pf, int ret, const char *fmt, ...)
 {

@@ -15,6 +15,7 @@ Dwarf *pf__dwarf(struct probe_finder *pf);
 Elf *pf__elf(struct probe_finder *pf);		/* the object itself (.eh_frame, symbols) */
 Elf *pf__debug_elf(struct probe_finder *pf);	/* the separate debug file, NULL none */
 unsigned pf__machine(struct probe_finder *pf);	/* e_machine */
+const char *pf__nodwarf(struct probe_finder *pf);	/* why there is no DWARF */
 
 /* Sets the message probe_finder__strerror() returns; returns ret. */
 int pf__fail(struct probe_finder *pf, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

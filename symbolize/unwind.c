@@ -529,11 +529,15 @@ static bool live_fetch(struct uctx *c, uint64_t want_end)
 		return false;
 	if (c->live_state == 0) {
 		/* The frames above the sampled sp stay put while the callee runs:
-		 * if the live bytes at the end of the copy still equal the copy,
-		 * the thread has not returned past them, and what lies beyond is
-		 * what the sample would have seen. */
+		 * if the code and stack addresses (return addresses, saved frame
+		 * pointers and code pointers) in the copy's last bytes are still
+		 * there, the thread has not returned past them, and what lies
+		 * beyond is what the sample would have seen. Other words there
+		 * may change without a return (a callee filling its caller's
+		 * buffer), so they are not held to equality. */
 		c->live_state = -1;
 		uint64_t ov = c->size < LIVE_OVERLAP ? c->size : LIVE_OVERLAP;
+		ov &= ~7ULL;
 		if (!c->live_allowed || ov < 8 || !c->stack_end || copy_end >= c->stack_end)
 			return false;
 		/* The thread has been seen above the end of the copy since: the
@@ -542,9 +546,16 @@ static bool live_fetch(struct uctx *c, uint64_t want_end)
 			return false;
 		uint8_t tail[LIVE_OVERLAP];
 		struct iovec l = { tail, ov }, r = { (void *)(uintptr_t)(copy_end - ov), ov };
-		if (process_vm_readv(c->proc->pid, &l, 1, &r, 1, 0) != (ssize_t)ov ||
-		    memcmp(tail, c->data + c->size - ov, ov))
+		if (process_vm_readv(c->proc->pid, &l, 1, &r, 1, 0) != (ssize_t)ov)
 			return false;
+		const uint8_t *was_tail = c->data + c->size - ov;
+		for (uint64_t off = 0; off < ov; off += 8) {
+			uint64_t was, now;
+			memcpy(&was, was_tail + off, 8);
+			memcpy(&now, tail + off, 8);
+			if (was != now && ((was >= c->sp && was < c->stack_end) || uctx__is_exec(c, was)))
+				return false;
+		}
 		c->live_state = 1;
 	}
 	if (want_end > c->stack_end)
@@ -737,6 +748,21 @@ int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
 	p->ctx = &c;
 	int n = u->backend == UNWIND_LIBDW ? udw__unwind(&c, ips, max, res)
 					   : uun__unwind(&c, ips, max, res);
+	if (c.used_live && (res->end == UNWIND_UNMAPPED || res->end == UNWIND_ERROR)) {
+		/* Astray beyond the copy: the live stack there was not the
+		 * sample's after all (the thread left and re-entered those
+		 * frames along the same path, with other data in them). Keep
+		 * what the copy alone proves, ending in truncated. */
+		c.live_allowed = false;
+		c.live_state = 0;
+		c.live_len = 0;
+		c.used_live = c.mem_fail = c.cfi_miss = false;
+		c.fail_addr = 0;
+		memset(res, 0, sizeof(*res));
+		res->nr = 1;
+		n = u->backend == UNWIND_LIBDW ? udw__unwind(&c, ips, max, res)
+					       : uun__unwind(&c, ips, max, res);
+	}
 	p->ctx = NULL;
 	u->live_buf = c.live;
 	u->live_cap = c.live_cap;

@@ -11,9 +11,10 @@
  * Beyond the copy: when the copied bytes end before the outermost frame, the
  * unwinder reads the live stack of the (still running) process with
  * process_vm_readv, only inside the mapping that holds the sampled sp and
- * only above the copy, and only after checking that the live bytes at the end
- * of the copy still equal the copied ones (the frames above the sampled sp
- * have not been popped since the sample was taken), and that no later
+ * only above the copy, and only after checking that the code and stack
+ * addresses in the last 256 bytes of the copy are still there live (the frames above the
+ * sampled sp have not been popped since the sample was taken; other words
+ * may change, as a callee fills its caller's buffer), and that no later
  * sample of the thread had its sp above the end of the copy (live_floor:
  * popped frames can leave their old bytes behind, which the first check
  * alone would take for live ones).

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Unwinding side by side with perf, same workloads, same run:
 #   perf record --call-graph dwarf (8 KB copy) and dwarf,65528, then perf script,
-#   against pprobe's unwinder driven by build/tests/test_unwind (the same
-#   sampling: cpu-clock, user regs + stack, 500 Hz, unwinding online).
+#   against pprobe record -g end to end (the same target and rate, folded
+#   output), and pprobe's unwinder driven by build/tests/test_unwind (the
+#   same sampling: cpu-clock, user regs + stack, 500 Hz, unwinding online).
 # Reports per depth: complete-stack ratio (stack reaches _start), profiler CPU
 # seconds (record + script for perf; the driver process for pprobe), bytes
 # written, lost samples, and pprobe's unwind cost per sample.
@@ -42,6 +43,18 @@ for depth in 10 60 200 1000; do
 		printf '%-8s %-16s %9s %8.2f %12s %6s %s\n' "$depth" "perf $mode" "$ratio" "$cpu" "$bytes" "$lost" "$total samples"
 	done
 	for backend in libdw libunwind; do
+		"$WL/unwind_wl" sort "$depth" $((SECS + 2)) &
+		pid=$!
+		sleep 0.3
+		/usr/bin/time -f '%U %S' -o "$TMP/t1" "$BUILD/pprobe" record -g --unwinder "$backend" -F 500 \
+			-p "$pid" -d "$SECS" -o "$TMP/pp.folded" >/dev/null 2>"$TMP/pp.err" || true
+		kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
+		ratio=$(sed -n "s/.*$backend unwinding: [0-9]* user stacks, \([0-9.]*%\) complete.*/\1/p" "$TMP/pp.err")
+		us=$(sed -n "s/.*complete, \([0-9.]*\) us per stack.*/\1/p" "$TMP/pp.err")
+		n=$(sed -n "s/.*$backend unwinding: \([0-9]*\) user stacks.*/\1/p" "$TMP/pp.err")
+		lost=$(sed -n 's/.*samples, \([0-9]*\) lost records, \([0-9]*\) lost samples.*/\1 \2/p' "$TMP/pp.err" | awk '{print $1 + $2}')
+		printf '%-8s %-16s %9s %8.2f %12s %6s %s\n' "$depth" "pprobe record" "$ratio" "$(cpu_of "$TMP/t1")" \
+			"$(stat -c %s "$TMP/pp.folded")" "${lost:-?}" "$n samples, $backend, ${us} us/stack mean"
 		all=$(UNWIND_BACKEND=$backend UNWIND_SECONDS=$SECS UNWIND_PERIOD_NS=2000000 "$DRIVER" sort "$depth" 4096 1)
 		out=$(grep " $backend " <<<"$all")
 		ratio=$(sed -n 's/.*complete= *\([0-9.]*%\).*/\1/p' <<<"$out")

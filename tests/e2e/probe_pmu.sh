@@ -12,8 +12,9 @@ TR=/sys/kernel/tracing
 [ -e $TR/uprobe_events ] || TR=/sys/kernel/debug/tracing
 N=1000
 
+# Nothing of ours in tracefs (other tools may have probes of their own there).
 events_empty() {
-	[ -z "$(cat $TR/uprobe_events 2>/dev/null)" ] && [ -z "$(cat $TR/kprobe_events 2>/dev/null)" ]
+	! grep -qsF -e "$(realpath "$W")" $TR/uprobe_events $TR/kprobe_events
 }
 
 # count FILE EVENT: the count stat -x, printed for EVENT

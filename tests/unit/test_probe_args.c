@@ -193,6 +193,17 @@ static void exact(const char *wl)
 		    "many $params");
 	CHECK(!strcmp(probe_finder__strerror(pf), ""), "no note: %s", probe_finder__strerror(pf));
 
+	/* a struct passed by value: two registers (pieces at -O2, the ABI at
+	 * the -O0 entry); the whole struct is not one location */
+	static const char *const inner[] = { "in.a", "in.b", "k", "$params" };
+	expect_args(pf, "take_inner", inner, 4, "in_a=%di:s64 in_b=%si:s16 k=%dx:s32 k_1=%dx:s32", "take_inner");
+	CHECK(strstr(probe_finder__strerror(pf), "skipped in: in is split into 2 pieces") != NULL, "note: %s",
+	      probe_finder__strerror(pf));
+	/* span's entry is inside first_code's inlined copy (at -O2): span's
+	 * own variables, not first_code's */
+	static const char *const span[] = { "req->len", "$vars" };
+	expect_args(pf, "span", span, 2, "req_len=+8(%di):s32 req=%di:x64", "span");
+
 	/* globals: @+OFF is what the kernel adds to the probed file's load
 	 * base (bp vaddr - probe offset): vaddr - probe vaddr + probe offset */
 	int64_t h = elf_sym(wl, "handle"), g = elf_sym(wl, "pa_global"), nm = elf_sym(wl, "pa_name");
@@ -257,6 +268,48 @@ static void exact(const char *wl)
 	}
 	if (!tested)
 		printf("note: %s: no variable is optimized out near line %d (nothing to refuse)\n", wl, line);
+	probe_finder__delete(pf);
+}
+
+/* The kernel's forms: the workload's DWARF posing as a vmlinux (-k) gives
+ * @SYM for globals; kallsyms (no DWARF) passes raw forms through. */
+static void kernel(const char *wl)
+{
+	char err[512];
+	struct probe_finder_opts o = { .vmlinux = wl };
+	struct probe_finder *pf = probe_finder__new(&o, err, sizeof(err));
+	CHECK(pf && probe_finder__is_kernel(pf), "open %s as a vmlinux: %s", wl, err);
+	if (!pf)
+		return;
+	static const char *const args[] = { "pa_global", "pa_name:string", "req->path:ustring", "$arg1",
+					    "@pa_counter+8", "+u8(%si):u32" };
+	expect_args(pf, "handle", args, 6,
+		    "pa_global=@pa_global:s32 pa_name=+0(@pa_name):string req_path=+0(+0(%di)):ustring "
+		    "arg1=$arg1:x64 pa_counter_8=@pa_counter+8:x64 u8_si=+u8(%si):u32",
+		    "kernel forms");
+	static const char *const foff[] = { "@+OFFSET (a file offset) is for uprobes", NULL };
+	expect_err(pf, "handle", 0, "@+0x10", -EINVAL, foff, "@+OFF on the kernel");
+	probe_finder__delete(pf);
+
+	struct probe_finder_opts k = { 0 };
+	pf = probe_finder__new(&k, err, sizeof(err));
+	if (!pf) {
+		printf("SKIP kallsyms forms: %s\n", err);
+		return;
+	}
+	struct pf_points *pts = NULL;
+	if (probe_finder__has_dwarf(pf) || probe_finder__find(pf, "vfs_read", 0, &pts)) {
+		printf("SKIP kallsyms forms: %s\n", probe_finder__has_dwarf(pf) ? "the kernel has DWARF here"
+										 : probe_finder__strerror(pf));
+	} else {
+		pf_points__delete(pts);
+		static const char *const raw[] = { "%di", "+0(%si):ustring", "$comm", "$stack0", "@jiffies" };
+		expect_args(pf, "vfs_read", raw, 5,
+			    "di=%di:x64 arg2=+0(%si):ustring comm=$comm:string stack0=$stack0:x64 jiffies=@jiffies:x64",
+			    "kallsyms forms");
+		static const char *const nodw[] = { "variables need DWARF", "linux-image-", NULL };
+		expect_err(pf, "vfs_read", 0, "file", -ENOENT, nodw, "no kernel DWARF");
+	}
 	probe_finder__delete(pf);
 }
 
@@ -361,7 +414,8 @@ static void expect_field(const char *line, const char *name, const char *want, c
 
 static void readback(const char *wl, const char *tag)
 {
-	char rel[512], e_entry[32], e_ret[32], e_many[32], e_line[32];
+	char rel[512], e_entry[32], e_ret[32], e_many[32], e_line[32], e_inner[32];
+	snprintf(e_inner, sizeof(e_inner), "inner_%s", tag);
 	snprintf(e_entry, sizeof(e_entry), "handle_%s", tag);
 	snprintf(e_ret, sizeof(e_ret), "handle_ret_%s", tag);
 	snprintf(e_many, sizeof(e_many), "many_%s", tag);
@@ -375,12 +429,14 @@ static void readback(const char *wl, const char *tag)
 	static const char *const ret_args[] = { "$retval" };
 	static const char *const many_args[] = { "$params" };
 	static const char *const line_args[] = { "$vars", "path=req->path:string" };
+	static const char *const inner_args[] = { "in.a", "in.b", "k" };
 	char spec[64];
 	snprintf(spec, sizeof(spec), "probeargs_wl.c:%d", marker_line("/* PROBE_LINE */"));
 	if (add_probe(wl, e_entry, "handle", 0, false, entry_args, sizeof(entry_args) / sizeof(*entry_args)) ||
 	    add_probe(wl, e_ret, "handle%return", 0, true, ret_args, 1) ||
 	    add_probe(wl, e_many, "many", 0, false, many_args, 1) ||
-	    add_probe(wl, e_line, spec, 0, false, line_args, 2))
+	    add_probe(wl, e_line, spec, 0, false, line_args, 2) ||
+	    add_probe(wl, e_inner, "take_inner", 0, false, inner_args, 3))
 		goto out;
 
 	snprintf(rel, sizeof(rel), "instances/%s", group);
@@ -415,7 +471,7 @@ static void readback(const char *wl, const char *tag)
 	int st;
 	waitpid(pid, &st, 0);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s exited with %#x", wl, st);
-	CHECK(!strcmp(outbuf, "handle 0 -> 1093\nhandle 1 -> 2124\nhandle 2 -> 3157\nmany sum 192000001788\n"),
+	CHECK(!strcmp(outbuf, "handle 0 -> 1093\nhandle 1 -> 2124\nhandle 2 -> 3157\nmany sum 147000001891\n"),
 	      "workload output: %s", outbuf);
 
 	snprintf(rel, sizeof(rel), "instances/%s/trace", group);
@@ -423,7 +479,7 @@ static void readback(const char *wl, const char *tag)
 	CHECK(trace != NULL, "read %s", rel);
 	if (!trace)
 		goto out;
-	int n_entry = 0, n_ret = 0, n_many = 0, n_line = 0;
+	int n_entry = 0, n_ret = 0, n_many = 0, n_line = 0, n_inner = 0;
 	char req_ptr[3][64] = { "", "", "" };
 	long counter = 0;
 	char ev[64], want[128];
@@ -486,6 +542,16 @@ static void readback(const char *wl, const char *tag)
 			expect_field(line, "a8", want, e_many);
 			continue;
 		}
+		snprintf(ev, sizeof(ev), " %s: (", e_inner);
+		if (strstr(line, ev) && n_inner < 3) {
+			int i = n_inner++;
+			snprintf(want, sizeof(want), "%ld", -5000000000L - i);
+			expect_field(line, "in_a", want, e_inner);
+			expect_field(line, "in_b", "-7", e_inner);
+			snprintf(want, sizeof(want), "%d", i + 2);
+			expect_field(line, "k", want, e_inner);
+			continue;
+		}
 		snprintf(ev, sizeof(ev), " %s: (", e_line);
 		if (strstr(line, ev) && n_line < 3) {
 			/* $vars: what was emitted must hold the workload's values */
@@ -507,8 +573,8 @@ static void readback(const char *wl, const char *tag)
 			continue;
 		}
 	}
-	CHECK(n_entry == 3 && n_ret == 3 && n_many == 3 && n_line == 3, "%s: hits entry %d ret %d many %d line %d",
-	      wl, n_entry, n_ret, n_many, n_line);
+	CHECK(n_entry == 3 && n_ret == 3 && n_many == 3 && n_line == 3 && n_inner == 3,
+	      "%s: hits entry %d ret %d many %d line %d take_inner %d", wl, n_entry, n_ret, n_many, n_line, n_inner);
 	free(trace);
 out:
 	cleanup();
@@ -583,6 +649,7 @@ int main(void)
 		}
 		exact(wl[i]);
 	}
+	kernel(wl[1]);
 	libc();
 
 	char up[4096];

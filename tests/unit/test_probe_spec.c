@@ -75,6 +75,10 @@ static void test_parse(void)
 	parse_ok("probe", "handle:3", PROBE_TARGET_UPROBE, false, "./app", "handle:3", NULL);
 	parse_ok("probe", "handle%return", PROBE_TARGET_UPROBE, true, "./app", "handle", NULL);
 	parse_ok("kprobe", "tcp_sendmsg", PROBE_TARGET_KPROBE, false, NULL, "tcp_sendmsg", NULL);
+	CHECK(probe_spec__parse("sdt_myprov", "req_start", &ps, err, sizeof(err)) == 0, "%s", err);
+	CHECK(ps.target == PROBE_TARGET_SDT && !strcmp(ps.binary, "./app") && !strcmp(ps.provider, "myprov") &&
+	      !strcmp(ps.name, "req_start"), "sdt_PROVIDER:NAME with -x");
+	probe_spec__exit(&ps);
 	probe_spec__set_default_binary(NULL);
 
 	parse_bad("uprobe", "readline", "uprobe:BINARY:FUNC");

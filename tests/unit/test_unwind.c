@@ -317,6 +317,8 @@ static bool is_leaf_fn(const struct scenario *sc, const char *fn)
 		return !strcmp(fn, "leaf_inline");
 	if (!strcmp(sc->mode, "vdso"))
 		return !strcmp(fn, "[vdso]");
+	if (!strcmp(sc->mode, "buffer"))
+		return !strcmp(fn, "fill_spin");
 	return !strcmp(fn, "cmp_spin");
 }
 
@@ -344,7 +346,7 @@ static bool check_stack(struct ctx *x, const uint64_t *ips, int n, char *why, si
 			plug++;
 		else if (!strcmp(fn, "leaf_sort") || !strcmp(fn, "leaf_signal") ||
 			 !strcmp(fn, "leaf_inline") || !strcmp(fn, "_Z9sort_spinv") ||
-			 !strcmp(fn, "leaf_vdso"))
+			 !strcmp(fn, "leaf_vdso") || !strcmp(fn, "leaf_buffer"))
 			leaves++;
 		else if (!strcmp(fn, "on_usr1"))
 			handler++;
@@ -793,6 +795,8 @@ int main(int argc, char **argv)
 		{ "nocfi-10", "unwind_wl", "unwind_wl", "nocfi", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		{ "nofp-10", "unwind_wl", "unwind_wl", "nofp", 10, DEFAULT_COPY, true, 1000000, 1.0, false, true, NULL },
 		{ "inline-10", "unwind_wl", "unwind_wl", "inline", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
+		/* the copy ends in a buffer the leaf keeps rewriting */
+		{ "buffer-60", "unwind_wl", "unwind_wl", "buffer", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		{ "lld-60", "unwind_wl_lld", "unwind_wl_lld", "sort", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		{ "stripped-60", "unwind_wl_stripped", "unwind_wl", "sort", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		{ "cxx-60", "unwind_cxx", "unwind_cxx", NULL, 60, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },

@@ -5,3 +5,5 @@ pprobe_workload(probe_wl_O2 ${CMAKE_CURRENT_LIST_DIR}/probe_wl.c FLAGS -O2 -g)
 pprobe_workload(probe_wl_O0 ${CMAKE_CURRENT_LIST_DIR}/probe_wl.c FLAGS -O0 -g -fno-pie LIBS -no-pie)
 # probe_throw: N C++ exceptions (libstdc++'s USDT notes libstdcxx:throw/catch).
 pprobe_workload(probe_throw ${CMAKE_CURRENT_LIST_DIR}/probe_throw.cc FLAGS -O2 -g)
+# probe_usdt: one USDT probe at two sites, one behind a semaphore.
+pprobe_workload(probe_usdt ${CMAKE_CURRENT_LIST_DIR}/probe_usdt.c FLAGS -O2 -g)

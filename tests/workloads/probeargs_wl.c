@@ -47,6 +47,23 @@ __attribute__((noinline)) long many(int a1, int a2, int a3, int a4, int a5, int 
 	return a1 + 2L * a2 + 3L * a3 + 4L * a4 + 5L * a5 + 6L * a6 + 7L * a7 + 8 * a8;
 }
 
+/* A struct passed by value: in two registers (%rdi, %rsi) by the ABI */
+__attribute__((noinline)) long take_inner(struct inner in, int k)
+{
+	return in.a * k + in.b;
+}
+
+/* Inlined at span's first instructions: span's entry lies inside it */
+static inline int first_code(const struct req *r)
+{
+	return r->codes[0] * 3;
+}
+
+__attribute__((noinline)) int span(struct req *req)
+{
+	return first_code(req) + req->len;
+}
+
 int main(void)
 {
 	static const char *const paths[3] = { "/index.html", "/a/b/c", "/x" };
@@ -71,6 +88,7 @@ int main(void)
 		int ret = handle(&r[i], i + 3, 1000L * (i + 1), 0.5 * i);
 		printf("handle %d -> %d\n", i, ret);
 		acc += many(i, 2, 3, 4, 5, 6, 70 + i, 8000000000L + i);
+		acc += take_inner(r[i].in, i + 2) + span(&r[i]);
 	}
 	printf("many sum %ld\n", acc);
 	return 0;

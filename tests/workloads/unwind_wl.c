@@ -10,6 +10,8 @@
  *   unwind_wl vdso DEPTH SECONDS       leaf_vdso -> clock_gettime in [vdso]
  *   unwind_wl nocfi DEPTH SECONDS      leaf_nocfi -> nocfi_call (no CFI, frame pointer) -> leaf_sort
  *   unwind_wl nofp DEPTH SECONDS       leaf_nofp -> nocfi_nofp_call (no CFI, no fp) -> leaf_sort
+ *   unwind_wl buffer DEPTH SECONDS     leaf_buffer (12 KB buffer) -> fill_spin, which keeps
+ *                                      writing the buffer: a 4 KB stack copy ends inside it
  *
  * Stacks therefore read, outermost first:
  *   _start __libc_start_main __libc_start_call_main main run recurse*DEPTH leaf_* ...
@@ -136,6 +138,23 @@ NOINL void leaf_plugin(void)
 	run(5, leaf_sort);
 }
 
+/* The caller's frame holds a buffer its callee keeps rewriting: the end of
+ * a stack copy taken in fill_spin lies in bytes that change while every
+ * frame stays where it is. */
+NOINL void fill_spin(volatile unsigned char *buf, size_t n)
+{
+	for (unsigned char k = 0; !stop; k++)
+		for (size_t i = 0; i < n; i++)
+			buf[i] = (unsigned char)(k + i);
+}
+
+NOINL void leaf_buffer(void)
+{
+	volatile unsigned char buf[12288];
+	fill_spin(buf, sizeof(buf));
+	sink += buf[0];
+}
+
 NOINL int recurse(int n, volatile char *prev)
 {
 	volatile char frame[256];
@@ -174,6 +193,8 @@ NOINL int run(const char *mode)
 		leaf = leaf_nocfi;
 	} else if (!strcmp(mode, "vdso")) {
 		leaf = leaf_vdso;
+	} else if (!strcmp(mode, "buffer")) {
+		leaf = leaf_buffer;
 	} else if (!strcmp(mode, "dlopen")) {
 		leaf = leaf_plugin;
 	} else if (!strcmp(mode, "threads")) {
@@ -194,7 +215,7 @@ NOINL int run(const char *mode)
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
-		fprintf(stderr, "usage: unwind_wl sort|signal|threads|dlopen|inline|vdso|nocfi|nofp DEPTH SECONDS\n");
+		fprintf(stderr, "usage: unwind_wl sort|signal|threads|dlopen|inline|vdso|nocfi|nofp|buffer DEPTH SECONDS\n");
 		return 2;
 	}
 	depth = atoi(argv[2]);

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# What a user sees when an ephemeral probe cannot be made: exact messages
+# and exit status 2, from stat, record and trace alike, and nothing left
+# behind in tracefs.
+. "$(dirname "$0")/lib.sh"
+need_root
+[ -e /sys/bus/event_source/devices/uprobe ] || skip "this kernel has no uprobe PMU"
+B=$WORKLOADS/probe_wl_O2
+RB=$(realpath "$B")
+
+# err CMD EVENT MESSAGE: pprobe CMD -e EVENT exits 2 saying exactly MESSAGE
+err() {
+	local cmd=$1 ev=$2 msg=$3
+	"$PPROBE" "$cmd" -e "$ev" -- true >/dev/null 2>"$T/err"
+	local rc=$?
+	check "$cmd -e '$ev': exit 2" [ $rc -eq 2 ]
+	check "$cmd -e '$ev': the message" [ "$(cat "$T/err")" = "pprobe $cmd: '$ev': $msg" ]
+	[ "$(cat "$T/err")" = "pprobe $cmd: '$ev': $msg" ] || { echo "got:  $(cat "$T/err")"; echo "want: pprobe $cmd: '$ev': $msg"; }
+}
+
+for cmd in stat record trace; do
+	err $cmd "uprobe:/no/such/app:main" \
+		"no such binary '/no/such/app' (give a path, or a library or program name found in the library directories or PATH)"
+	err $cmd "uprobe:$B:probe_targe" "no function probe_targe in $RB; did you mean: probe_target"
+done
+err stat "uprobe:libc.so.6:getppidd" "no function getppidd in $(realpath /lib/x86_64-linux-gnu/libc.so.6); did you mean: getppid"
+err stat "uprobe:no-such-prog-xyz:main" \
+	"no such binary 'no-such-prog-xyz' (give a path, or a library or program name found in the library directories or PATH)"
+# a raw offset or address must start an instruction
+len=$(objdump -d "$B" | awk '/<probe_target>:/ { getline; n = split($0, f, "\t"); print split(f[2], b, " ") - (b[split(f[2], b, " ")] == "" ? 1 : 0); exit }')
+[ "$len" -gt 1 ] || skip "probe_target's first instruction is one byte long"
+err stat "uprobe:$B:probe_target+1" "probe_target+0x1 is in the middle of the instruction at probe_target+0 (a probe there would corrupt it)"
+start=$(nm "$B" | awk '$3 == "probe_target" { print $1 }' | sed 's/^0*//')
+err stat "uprobe:$B:0x$(printf %x $((0x$start + 1)))" "probe_target+0x1 is in the middle of the instruction at probe_target+0 (a probe there would corrupt it)"
+err stat "uprobe:$B:0x1" "0x1 is not inside a function of $RB"
+err stat "uprobe:$B:probe_target+0x10000" "probe_target+0x10000 is past the end of probe_target"
+err stat "uprobe:$B:probe_target:99" "probe_target:99: no code at that line of probe_target (see -L probe_target for the probe-able lines)"
+err stat "uretprobe:$B:probe_inl" "probe_inl%return: probe_inl is only inlined (2 copies); an inlined copy has no return: probe a line (probe_inl:N) instead"
+err stat "uprobe:$B" "a uprobe is written uprobe:BINARY:FUNC[+OFF], uprobe:BINARY:FUNC:LINE or uprobe:BINARY:0xADDR"
+err stat "uretprobe:$B:probe_target+4" "a return probe is on the function itself, without an offset"
+err stat "uprobe:$B:probe_target+x" "'x' is not an offset (FUNC+OFF, e.g. func+0x10)"
+# arguments make a tracefs probe (pprobe --add), not a PMU one
+"$PPROBE" stat -e "uprobe:$B:probe_target i" -- true 2>"$T/err"
+check "arguments: exit 2" [ $? -eq 2 ]
+check "arguments: pprobe --add" grep -qF "'uprobe:$B:probe_target i': arguments need pprobe --add" "$T/err"
+
+# The kernel here has no kprobes: said, with the tracepoints of the function.
+if [ ! -e /sys/bus/event_source/devices/kprobe ]; then
+	nok="this kernel has no kprobes (no kprobe PMU in /sys/bus/event_source/devices; CONFIG_KPROBES is off): kernel functions cannot be probed"
+	if [ -d /sys/kernel/tracing/events/tcp/tcp_sendmsg_locked ]; then
+		for ev in probe:tcp_sendmsg kprobe:tcp_sendmsg kretprobe:tcp_sendmsg probe:tcp_sendmsg%return; do
+			"$PPROBE" stat -e "$ev" -- true 2>"$T/err"
+			check "$ev: exit 2" [ $? -eq 2 ]
+			check "$ev: no kprobes" grep -qF "pprobe stat: '$ev': $nok; tracepoints that match 'tcp_sendmsg': " "$T/err"
+			check "$ev: tcp:tcp_sendmsg_locked suggested" grep -qE ": (.*, )?tcp:tcp_sendmsg_locked(, .*)?$" "$T/err"
+		done
+		"$PPROBE" record -a -g -e probe:tcp_sendmsg -- true 2>"$T/err"
+		check "record -e probe:tcp_sendmsg: exit 2" [ $? -eq 2 ]
+		check "record: the same message" grep -qF "pprobe record: 'probe:tcp_sendmsg': $nok; tracepoints that match 'tcp_sendmsg': " "$T/err"
+		check "record: tcp:tcp_sendmsg_locked suggested" grep -qE ": (.*, )?tcp:tcp_sendmsg_locked(, .*)?$" "$T/err"
+	fi
+	err stat "kprobe:do_sys_openat2" "$nok; tracepoints that match 'do_sys_openat2': syscalls:sys_enter_openat2, syscalls:sys_exit_openat2"
+	err stat "kprobe:zz_nothing_like_it" "$nok; no tracepoint matches 'zz_nothing_like_it' ('pprobe list' shows the tracepoints)"
+fi
+check "nothing of ours in uprobe_events/kprobe_events" \
+	not grep -qsF -e "$(realpath "$WORKLOADS")" /sys/kernel/tracing/uprobe_events /sys/kernel/tracing/kprobe_events
+
+done_testing

@@ -1,0 +1,143 @@
+#!/bin/sh
+# Guest script (busybox ash) for tests/e2e/vm_probe_pmu.sh: pprobe's
+# ephemeral kernel probes (the kprobe PMU: nothing written to tracefs) in the
+# VM, with exact numbers:
+#   stat -e kprobe:do_sys_openat2 / probe:do_sys_openat2 / kretprobe:... /
+#        probe:do_sys_openat2%return / kprobe:do_sys_openat2+OFF
+#        count exactly the N + M opens of the workload (a command, and -p PID)
+#   trace -e kprobe:... prints the probed IP = the symbol's kallsyms address
+#   record -e probe:tcp_sendmsg -g -a over K loopback sends: exactly K
+#        samples, one stack from the user's send() through the syscall entry
+#        to tcp_sendmsg
+#   nothing registered afterwards (debugfs kprobes/list), even after kill -9.
+#   usage: probe_pmu.sh [N_OPENS [M_FAILED_OPENS [K_SENDS [SIZE]]]]
+. /vmtest/lib.sh
+
+N=${1:-100}
+M=${2:-7}
+K=${3:-50}
+SIZE=${4:-77}
+W=$WORKLOADS/vmprobe_wl
+T=/tmp/probe_pmu
+KLIST=/sys/kernel/debug/kprobes/list
+mkdir -p $T
+TARGET=$T/target
+echo data >$TARGET
+
+[ -x "$W" ] || skip "no workload $W in the guest"
+[ -r /sys/bus/event_source/devices/kprobe/type ] || skip "guest kernel has no kprobe PMU"
+[ -r $KLIST ] || skip "no $KLIST (debugfs) to see registered kprobes"
+ksym() { awk -v s="$1" '$3 == s && $2 ~ /^[tTwW]$/ { print $1; exit }' /proc/kallsyms; }
+OPENAT2=$(ksym do_sys_openat2)
+[ -n "$OPENAT2" ] || skip "no do_sys_openat2 in /proc/kallsyms"
+# do_sys_openat2+5: the instruction after the 5-byte ftrace call site at +0
+# (+9 with IBT's endbr64 before it); +4 is inside that call site.
+OFF=5
+grep -q '^CONFIG_X86_KERNEL_IBT=y' /boot/config-"$(uname -r)" 2>/dev/null && OFF=9
+# registered FUNC: the kprobes registered on FUNC (debugfs), one per line
+registered() { grep -w "$1" $KLIST; }
+# wait_registered FUNC [COUNT]: until COUNT (default 1) kprobes on FUNC are
+# registered (pprobe is ready: one kprobe per event and CPU with -a)
+wait_registered() {
+	_i=0
+	while [ "$(registered "$1" | wc -l)" -lt "${2:-1}" ]; do
+		_i=$((_i + 1))
+		[ $_i -le 600 ] || return 1
+		sleep 0.1
+	done
+}
+check_eq "no kprobes registered before" "" "$(cat $KLIST)"
+
+step() { echo "--- $* (guest uptime $(cut -d' ' -f1 /proc/uptime) s)"; }
+step "1. stat"
+# 1. stat: every spelling counts exactly the opens of the command.
+EVS="kprobe:do_sys_openat2,probe:do_sys_openat2,kretprobe:do_sys_openat2,probe:do_sys_openat2%return,kprobe:do_sys_openat2+$OFF"
+pprobe stat -x, -e "$EVS" -o $T/stat.csv -- $W open $N $M $TARGET >$T/wl.out
+check "stat -e $EVS -- workload succeeds" test $? -eq 0
+cat $T/wl.out $T/stat.csv
+check_eq "workload" "opened $TARGET $N times, $TARGET.missing failed with ENOENT $M times" "$(cat $T/wl.out)"
+for e in $(echo "$EVS" | tr , ' '); do
+	check_eq "stat $e" "$((N + M))" "$(awk -F, -v e="$e" '$3 == e { print $1 }' $T/stat.csv)"
+done
+
+# An offset inside an instruction is refused, saying so (a kprobe there
+# would corrupt the kernel's code; the kernel refuses it with EILSEQ).
+pprobe stat -e kprobe:do_sys_openat2+$((OFF - 1)) -- true >$T/mid.out 2>&1
+rc=$?
+cat $T/mid.out
+check "stat -e kprobe:do_sys_openat2+$((OFF - 1)) (mid-instruction) fails (status $rc)" test $rc -ne 0
+check "the error says the offset is not at an instruction" grep -qi "instruction" $T/mid.out
+
+step "2. stat -p"
+# 2. stat -p PID: the workload waits on a fifo until the probe is in place.
+# Attach only once the workload is the exec'd vmprobe_wl blocked on its stdin:
+# the shell's own open of the fifo for the redirection must not be counted.
+mkfifo $T/go
+$W -w open $N $M $TARGET <$T/go >$T/wl2.out &
+wpid=$!
+exec 8>$T/go
+i=0
+while [ "$(readlink /proc/$wpid/exe)" != "$W" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+check "workload exec'd" test "$(readlink /proc/$wpid/exe)" = "$W"
+pprobe stat -x, -e kretprobe:do_sys_openat2 -p $wpid -o $T/stat2.csv &
+spid=$!
+check "kretprobe registered for stat -p" wait_registered do_sys_openat2
+registered do_sys_openat2
+echo go >&8
+exec 8>&-
+wait $wpid
+check "workload -w succeeds" test $? -eq 0
+wait $spid
+check "stat -p ends with its process" test $? -eq 0
+cat $T/stat2.csv
+check_eq "stat -p $wpid kretprobe:do_sys_openat2" "$((N + M))" "$(awk -F, '$3 == "kretprobe:do_sys_openat2" { print $1 }' $T/stat2.csv)"
+
+step "3. trace"
+# 3. trace: the probed IP is the symbol's address in kallsyms.
+pprobe trace -e kprobe:do_sys_openat2 -e kretprobe:do_sys_openat2 -e kprobe:do_sys_openat2+$OFF \
+	-o $T/trace.txt -- $W open 3 2 $TARGET >/dev/null
+check "trace -e kprobe: -e kretprobe: succeeds" test $? -eq 0
+cat $T/trace.txt
+echo "kallsyms: do_sys_openat2 at $OPENAT2"
+OPENAT2_OFF=$(printf '%x' $((0x${OPENAT2#????????} + OFF)))
+OPENAT2_OFF=${OPENAT2%????????}$(printf '%08x' $((0x$OPENAT2_OFF)))
+check_eq "trace: kprobe hits at do_sys_openat2 = 0x$OPENAT2" 5 \
+	"$(grep -c " kprobe:do_sys_openat2: (0x$OPENAT2)\$" $T/trace.txt)"
+check_eq "trace: kprobe hits at do_sys_openat2+$OFF = 0x$OPENAT2_OFF" 5 \
+	"$(grep -c " kprobe:do_sys_openat2+$OFF: (0x$OPENAT2_OFF)\$" $T/trace.txt)"
+check_eq "trace: kretprobe returns from do_sys_openat2" 5 \
+	"$(grep -c " kretprobe:do_sys_openat2: (0xffffffff[0-9a-f]* <- 0x$OPENAT2)\$" $T/trace.txt)"
+check_eq "trace: events in all" 15 "$(grep -c ' k[a-z]*probe:do_sys_openat2' $T/trace.txt)"
+
+step "4. record"
+# 4. The acceptance case: record -e probe:tcp_sendmsg -g -a over exactly K
+# loopback sends: K samples, all one stack from the user side's send() down
+# through the syscall entry and __sys_sendto to tcp_sendmsg.
+pprobe record -e probe:tcp_sendmsg -g -a -o $T/rec.folded -- $W tcp $K $SIZE >$T/wl3.out
+check "record -e probe:tcp_sendmsg -g -a succeeds" test $? -eq 0
+cat $T/wl3.out $T/rec.folded
+check_eq "record: samples" "$K" "$(awk '{ n += $NF } END { print n + 0 }' $T/rec.folded)"
+check_eq "record: unique stacks" 1 "$(wc -l <$T/rec.folded)"
+user="vmprobe_wl;_start;__libc_start_main;__libc_start_call_main;main;send_messages;send_message;__libc_send;"
+check "record: the stack is send() -> syscall entry -> __sys_sendto -> ... -> tcp_sendmsg" \
+	grep -qx "$user"'entry_SYSCALL_64_after_hwframe_\[k\];do_syscall_64_\[k\];\(.*;\)\{0,1\}__sys_sendto_\[k\];\(.*;\)\{0,1\}tcp_sendmsg_\[k\] '"$K" $T/rec.folded
+check_eq "no kprobe left after record" "" "$(registered tcp_sendmsg)"
+
+step "5. kill -9"
+# 5. kill -9: the PMU probe goes with pprobe's file descriptors.
+pprobe record -e probe:tcp_sendmsg -e kretprobe:do_sys_openat2 -g -a -o $T/killed.folded &
+rpid=$!
+NCPU=$(nproc)
+check "kprobes registered while record runs (one per CPU)" wait_registered tcp_sendmsg $NCPU
+check "kretprobes registered while record runs (one per CPU)" wait_registered do_sys_openat2 $NCPU
+cat $KLIST
+check_eq "kprobe_events while record runs (PMU probes are not tracefs probes)" "" "$(cat $TRACEFS/kprobe_events)"
+kill -9 $rpid
+wait $rpid 2>/dev/null
+check_eq "no kprobe left after kill -9" "" "$(cat $KLIST)"
+
+check_eq "no pprobe process left" "" "$(pidof pprobe)"
+check_eq "kprobe_events empty" "" "$(cat $TRACEFS/kprobe_events)"
+check_eq "kprobes registered" "" "$(cat $KLIST)"
+rm -rf $T
+done_testing
