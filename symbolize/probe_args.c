@@ -680,6 +680,7 @@ static int loc_val(struct ctx *c, Dwarf_Die *var, Dwarf_Attribute *aa, Dwarf_Op 
 			if (ret != -ENOENT)
 				return ret;
 		}
+
 		if (op == DW_OP_fbreg)
 			return frame_slot(c, (int64_t)ops[0].number, v, name);
 		if (op == DW_OP_bregx)
@@ -756,6 +757,10 @@ static int loc_val(struct ctx *c, Dwarf_Die *var, Dwarf_Attribute *aa, Dwarf_Op 
 				    "entry value%s (the value the register had when the function was called)", name, r);
 		}
 	for (size_t i = 0; i < n; i++)
+		if (ops[i].atom == DW_OP_form_tls_address || ops[i].atom == DW_OP_GNU_push_tls_address)
+			return fail(c, -EINVAL, "%s is thread-local: its address depends on the thread's TLS block, "
+				    "which tracefs cannot compute", name);
+	for (size_t i = 0; i < n; i++)
 		if (ops[i].atom == DW_OP_GNU_parameter_ref)
 			return fail(c, -EINVAL, "%s was not passed to this clone of the function (the compiler passed "
 				    "only what it uses)", name);
@@ -824,6 +829,13 @@ static int var_val(struct ctx *c, Dwarf_Die *var, const char *name, struct val *
 	if (got <= 0 || n == 0)
 		return fail(c, -ENOENT, "%s is optimized out at this address (it has no location here%s)", name,
 			    got > 0 ? "" : "; see -V --range for where it has one");
+	/* Before the first statement no local has been assigned: an -O0 slot
+	 * is not even allocated, and an -O2 location list may already
+	 * describe a later statement at the same address (location views) */
+	if (c->at_prologue && dwarf_tag(var) == DW_TAG_variable && ops[0].atom != DW_OP_addr &&
+	    ops[0].atom != DW_OP_addrx)
+		return fail(c, -ENOENT, "%s is a local and this point is before the function's first statement: "
+			    "it holds no value yet (probe a line of the function)", name);
 	return loc_val(c, var, &a, ops, n, v, name);
 }
 

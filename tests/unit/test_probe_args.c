@@ -33,6 +33,7 @@
 #include "../../src/tracefs.h"
 
 static char wl_dir[4096];
+static char libc_path[4096];	/* with DWARF (libc6-dbg); "" otherwise */
 static char src_path[4096];
 
 /* ---- helpers ---- */
@@ -187,6 +188,19 @@ static void exact(const char *wl)
 	static const char *const params[] = { "$params" };
 	expect_args(pf, "handle", params, 1, "req=%di:x64 n=%si:s32 scale=%dx:s64", "handle $params");
 	CHECK(strstr(probe_finder__strerror(pf), "skipped ratio: ") != NULL, "note: %s", probe_finder__strerror(pf));
+	/* before the first statement locals hold nothing yet */
+	static const char *const vars[] = { "$vars" };
+	struct pf_fetch_arg *va;
+	struct pf_points *vp;
+	int nv = fetch(pf, "handle", 0, vars, 1, &va, &vp);
+	CHECK(nv >= 3 && !strcmp(va[0].name, "req") && !strcmp(va[1].name, "n") && !strcmp(va[2].name, "scale"),
+	      "handle $vars: %d", nv);
+	CHECK(strstr(probe_finder__strerror(pf), "skipped sum: sum is a local and this point is before the "
+		     "function's first statement") != NULL ||
+	      (strstr(wl, "_O2") && strstr(probe_finder__strerror(pf), "skipped sum: sum is optimized out")),
+	      "note: %s", probe_finder__strerror(pf));
+	pf_fetch_args__free(va, nv);
+	pf_points__delete(vp);
 	/* the 7th and 8th parameters are on the stack, above the return address */
 	expect_args(pf, "many", params, 1,
 		    "a1=%di:s32 a2=%si:s32 a3=%dx:s32 a4=%cx:s32 a5=%r8:s32 a6=%r9:s32 a7=+8(%sp):s32 a8=+16(%sp):s64",
@@ -438,6 +452,13 @@ static void readback(const char *wl, const char *tag)
 	    add_probe(wl, e_line, spec, 0, false, line_args, 2) ||
 	    add_probe(wl, e_inner, "take_inner", 0, false, inner_args, 3))
 		goto out;
+	/* libc's strtol: system-wide (uprobes are per file); lines of other
+	 * processes are told apart by the comm */
+	static const char *const strtol_args[] = { "nptr:string", "base", "$comm" };
+	char e_strtol[32];
+	snprintf(e_strtol, sizeof(e_strtol), "strtol_%s", tag);
+	if (libc_path[0] && add_probe(libc_path, e_strtol, "strtol", 0, false, strtol_args, 3))
+		goto out;
 
 	snprintf(rel, sizeof(rel), "instances/%s", group);
 	char path[4096];
@@ -471,7 +492,8 @@ static void readback(const char *wl, const char *tag)
 	int st;
 	waitpid(pid, &st, 0);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s exited with %#x", wl, st);
-	CHECK(!strcmp(outbuf, "handle 0 -> 1093\nhandle 1 -> 2124\nhandle 2 -> 3157\nmany sum 147000001891\n"),
+	CHECK(!strcmp(outbuf, "handle 0 -> 1093\nhandle 1 -> 2124\nhandle 2 -> 3157\nmany sum 147000001891\n"
+			      "strtol 33519\n"),
 	      "workload output: %s", outbuf);
 
 	snprintf(rel, sizeof(rel), "instances/%s/trace", group);
@@ -479,7 +501,8 @@ static void readback(const char *wl, const char *tag)
 	CHECK(trace != NULL, "read %s", rel);
 	if (!trace)
 		goto out;
-	int n_entry = 0, n_ret = 0, n_many = 0, n_line = 0, n_inner = 0;
+	int n_entry = 0, n_ret = 0, n_many = 0, n_line = 0, n_inner = 0, n_strtol = 0;
+	const char *comm = strrchr(wl, '/') + 1;
 	char req_ptr[3][64] = { "", "", "" };
 	long counter = 0;
 	char ev[64], want[128];
@@ -542,6 +565,15 @@ static void readback(const char *wl, const char *tag)
 			expect_field(line, "a8", want, e_many);
 			continue;
 		}
+		snprintf(ev, sizeof(ev), " %s: (", e_strtol);
+		char got[64];
+		snprintf(want, sizeof(want), "\"%.15s\"", comm);
+		if (strstr(line, ev) && field(line, "comm", got, sizeof(got)) && !strcmp(got, want)) {
+			n_strtol++;
+			expect_field(line, "nptr", "\"12345\"", e_strtol);
+			expect_field(line, "base", "13", e_strtol);
+			continue;
+		}
 		snprintf(ev, sizeof(ev), " %s: (", e_inner);
 		if (strstr(line, ev) && n_inner < 3) {
 			int i = n_inner++;
@@ -570,11 +602,14 @@ static void readback(const char *wl, const char *tag)
 			snprintf(want, sizeof(want), "%d", 20 + 2 * i);
 			if (field(line, "sum", got, sizeof(got)))
 				CHECK(!strcmp(got, want), "%s: sum = %s, want %s", e_line, got, want);
+			/* a stack slot at -O0, the immediate \100 at -O2 */
+			expect_field(line, "limit", "100", e_line);
 			continue;
 		}
 	}
 	CHECK(n_entry == 3 && n_ret == 3 && n_many == 3 && n_line == 3 && n_inner == 3,
 	      "%s: hits entry %d ret %d many %d line %d take_inner %d", wl, n_entry, n_ret, n_many, n_line, n_inner);
+	CHECK(n_strtol == (libc_path[0] ? 1 : 0), "%s: strtol hits %d", wl, n_strtol);
 	free(trace);
 out:
 	cleanup();
@@ -607,8 +642,11 @@ static void libc(void)
 		probe_finder__delete(pf);
 		return;
 	}
+	snprintf(libc_path, sizeof(libc_path), "%s", path);
 	static const char *const params[] = { "$params" };
 	expect_args(pf, "malloc", params, 1, "bytes=%di:u64", "malloc $params");
+	static const char *const strdup_args[] = { "$retval:string" };
+	expect_args(pf, "strdup%return", strdup_args, 1, "retval=+0($retval):string", "strdup%return");
 	static const char *const fopen_args[] = { "$params", "filename:string" };
 	expect_args(pf, "fopen", fopen_args, 2, "filename=%di:x64 mode=%si:x64 filename_1=+0(%di):string",
 		    "fopen $params");

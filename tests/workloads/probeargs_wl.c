@@ -5,6 +5,7 @@
  * computes the same values (keep the formulas in sync) and reads them back
  * through real uprobes. "PROBE_LINE" marks the line the test probes. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct inner {
@@ -26,14 +27,16 @@ struct req {
 
 int pa_global = 1234;
 const char *pa_name = "global-name";
+char pa_number[] = "12345";
 long pa_counter;
 volatile long pa_sink;
 
 __attribute__((noinline)) int handle(struct req *req, int n, long scale, double ratio)
 {
+	const int limit = 100;
 	int sum = 0;
 
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 4 && i < limit; i++)
 		sum += req->codes[i];
 	int total = sum * n + req->len + (int)req->kind + (int)req->prio + (int)req->urgent; /* PROBE_LINE */
 	pa_counter += scale;
@@ -91,5 +94,8 @@ int main(void)
 		acc += take_inner(r[i].in, i + 2) + span(&r[i]);
 	}
 	printf("many sum %ld\n", acc);
+	/* libc's strtol, probed by the test through libc6-dbg's DWARF */
+	char *end;
+	printf("strtol %ld\n", strtol(pa_number, &end, 13));
 	return 0;
 }
