@@ -161,6 +161,18 @@ if [ ! -e $TR/kprobe_events ]; then
 else
 	echo "kprobe_events present: the kprobe-less message is not tested here (tests/e2e/vm_probe*.sh run kernel --add)"
 fi
+# an event in use cannot go: said, and it stays
+"$PPROBE" -x "$bin" --add 'handle len' 2>/dev/null
+"$PPROBE" trace -e "$G:handle" -a >/dev/null 2>&1 & tpid=$!
+for ((k = 0; k < 100; k++)); do ls -l /proc/$tpid/fd 2>/dev/null | grep -q 'perf_event' && break; sleep 0.1; done
+sleep 0.3
+"$PPROBE" -d "$G:handle" 2>"$T/err"
+check "-d in use: exit 1" [ $? -eq 1 ]
+check "-d in use: said" grep -qxF "pprobe: removing $G:handle: Device or resource busy (a tracer has it open: stop it first)" "$T/err"
+check "-d in use: the event stays" [ "$(ours | sed -E 's/ .*//')" = "p:$G/handle" ]
+kill -INT $tpid; wait $tpid
+"$PPROBE" -d "$G:handle" 2>/dev/null
+check "-d after the tracer stopped" [ "$(ours)" = "$before" ]
 printf 'pprobe: "nosuch*" does not match any probe event (pprobe -l lists them)\n' >"$T/want"
 err_case "-d without a match" 1 "$T/want" -d 'nosuch*'
 printf "pprobe: bad event name '9x': letters, digits and '_', not starting with a digit, under 64 characters\n" >"$T/want"

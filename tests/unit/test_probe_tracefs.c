@@ -12,6 +12,7 @@
 #include "check.h"
 #include "probe_tracefs.h"
 #include "tracefs.h"
+#include "tp_format.h"
 
 static void def_ok(const char *s, const char *group, const char *event, const char *point, int nargs,
 		   const char *const *args, bool ret)
@@ -145,6 +146,47 @@ int main(void)
 	      e.uprobe && e.offset == 0x37a3e, "uprobe with ref_ctr: offset %llx", (unsigned long long)e.offset);
 	probe_event__exit(&e);
 	CHECK(probe_event__parse("garbage", &e) == -EINVAL, "garbage line");
+
+	/* trace shows probe args of x types in hex: the format says u32, the print fmt 0x%x */
+	struct tp_format *fmt = tp_format__parse(
+		"name: handle\nID: 2326\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+		"\tfield:__data_loc char[] path;\toffset:16;\tsize:4;\tsigned:1;\n"
+		"\tfield:s32 len;\toffset:20;\tsize:4;\tsigned:1;\n"
+		"\tfield:u32 hx;\toffset:24;\tsize:4;\tsigned:0;\n"
+		"\tfield:u32 ux;\toffset:28;\tsize:4;\tsigned:0;\n\n"
+		"print fmt: \"(%lx) path=\\\"%s\\\" len=%d hx=0x%x ux=%u\", REC->__probe_ip, __get_str(path), "
+		"REC->len, REC->hx, REC->ux\n");
+	CHECK(fmt != NULL, "probe format parses");
+	if (fmt) {
+		unsigned char rec[40] = { 0 };
+		uint32_t loc = (12u << 16) | 32, hx = 11, ux = 11;
+		int32_t len = -3;
+		memcpy(rec + 16, &loc, 4);
+		memcpy(rec + 20, &len, 4);
+		memcpy(rec + 24, &hx, 4);
+		memcpy(rec + 28, &ux, 4);
+		memcpy(rec + 32, "/index.html", 8);	/* truncated on purpose: 8 of 12 bytes */
+		const struct tp_field *f = tp_format__field(fmt, "hx");
+		char out[64];
+		CHECK(f && f->is_hex, "hx is hex");
+		tp_field__format(f, rec, sizeof(rec), out, sizeof(out));
+		CHECK_STR(out, "0xb");
+		f = tp_format__field(fmt, "ux");
+		tp_field__format(f, rec, sizeof(rec), out, sizeof(out));
+		CHECK_STR(out, "11");
+		f = tp_format__field(fmt, "len");
+		CHECK(f && !f->is_hex, "len is not hex");
+		tp_field__format(f, rec, sizeof(rec), out, sizeof(out));
+		CHECK_STR(out, "-3");
+		f = tp_format__field(fmt, "path");
+		CHECK(f && !f->is_hex, "path is not hex");
+		tp_format__free(fmt);
+	}
 
 	/* a kernel without kprobes, on a fake tracefs */
 	char dir[] = "/tmp/pprobe-probe-tracefs.XXXXXX";
