@@ -573,6 +573,76 @@ int probe_tracefs__kprobes_available(const char *func, char *buf, size_t len)
 	return 0;
 }
 
+/* ---- argument names ---- */
+
+/* "NAME=..." given? */
+static bool arg_named(const char *a)
+{
+	if (!isalpha((unsigned char)*a) && *a != '_')
+		return false;
+	while (isalnum((unsigned char)*a) || *a == '_')
+		a++;
+	return *a == '=' && a[1] != '=';
+}
+
+/* perf's name for an unnamed argument with members: the last member
+ * (req->path -> path, req->ver.minor -> minor). 0 when there is none. */
+static size_t last_member(const char *a, const char **m)
+{
+	size_t n = 0, end = strcspn(a, ":");
+	*m = NULL;
+	for (size_t i = 0; i < end; i++) {
+		size_t s = a[i] == '-' && a[i + 1] == '>' ? i + 2 : a[i] == '.' ? i + 1 : 0;
+		if (!s || (!isalpha((unsigned char)a[s]) && a[s] != '_'))
+			continue;
+		size_t k = 0;
+		while (s + k < end && (isalnum((unsigned char)a[s + k]) || a[s + k] == '_'))
+			k++;
+		*m = a + s;
+		n = k;
+	}
+	return n;
+}
+
+static bool arg_name_used(const struct pf_fetch_arg *a, int n, int self, const char *name)
+{
+	static const char *const reserved[] = { "common_type", "common_flags", "common_preempt_count",
+						"common_pid", "__probe_ip", "__probe_ret_ip", "__probe_func" };
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+		if (!strcmp(name, reserved[i]))
+			return true;
+	for (int i = 0; i < n; i++)
+		if (i != self && !strcmp(a[i].name, name))
+			return true;
+	return false;
+}
+
+/* Event fields named as perf names them: probe_finder__fetch_args() calls
+ * req->path "req_path" (unique by construction); perf probe, and so pprobe's
+ * probe events, call it "path" (then path_1... on a clash). Only when each
+ * arg gave one fetch-arg ($params/$vars expand). */
+static void perf_arg_names(char *const *args, int nargs, struct pf_fetch_arg *a, int n)
+{
+	if (n != nargs)
+		return;
+	for (int i = 0; i < n; i++) {
+		const char *m;
+		size_t ml = arg_named(args[i]) ? 0 : last_member(args[i], &m);
+		if (!ml || ml > 60)
+			continue;
+		char base[64], name[80];
+		snprintf(base, sizeof(base), "%.*s", (int)ml, m);
+		snprintf(name, sizeof(name), "%s", base);
+		for (int k = 1; arg_name_used(a, n, i, name) && k < 1000; k++)
+			snprintf(name, sizeof(name), "%s_%d", base, k);
+		char *dup = strdup(name);
+		if (!dup)
+			continue;
+		free(a[i].name);
+		a[i].name = dup;
+	}
+}
+
 /* ---- --add ---- */
 
 struct planned {
@@ -828,6 +898,7 @@ static int add_common(const char *binary, const char *defstr, bool temp, char **
 			seterr(err, errlen, "%s", probe_finder__strerror(pf));
 			goto out;
 		}
+		perf_arg_names(d.args, d.nargs, args, nargs);
 		char *line = NULL;
 		size_t ll = 0;
 		FILE *m = open_memstream(&line, &ll);

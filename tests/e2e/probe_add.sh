@@ -95,6 +95,17 @@ for opt in O0 O2; do
 	check "$opt: nothing of ours left" [ -z "$(ours)" ]
 done
 
+# the example: names as perf gives them (req->path -> path)
+for opt in O0 O2; do
+	bin=$WORKLOADS/probeadd_server_$opt
+	"$PPROBE" -x "$bin" --add 'handle req->path:string len' 2>/dev/null
+	"$PPROBE" trace -e "$G:handle" -- "$bin" $N >"$T/trace" 2>"$T/err"
+	expect_entry | sed 's/ id=.*//' >"$T/want"
+	fields "$G:handle" "$T/trace" >"$T/got"
+	check "$opt: 'handle req->path:string len' traces path=\"...\" len=N for each call" diff -u "$T/want" "$T/got"
+	"$PPROBE" -d "$G:handle" 2>/dev/null
+done
+
 # tracefs fetch-args as such, at the -O2 entry (the ABI registers); unnamed ones are argN
 bin=$WORKLOADS/probeadd_server_O2
 "$PPROBE" -x "$bin" --add 'handle +0(+0(%di)):string len=%si:s32 id=+16(%di):s64 +28(%di):s32' 2>"$T/err"
