@@ -715,26 +715,64 @@ static int add_kprobe(struct event_list *l, const char *display, const char *gro
 		ret = 0;
 		goto out;
 	}
-	/* FUNC[+OFF]: the kernel checks the offset itself; an unknown function
-	 * is said here with the close names (kallsyms), when they can be read. */
+	/* FUNC[+OFF]: the kernel checks the offset itself. An unknown function
+	 * is said here with the close names (kallsyms); a function the compiler
+	 * cloned (foo.isra.0, several foo.constprop.0) gets one probe per copy,
+	 * by its symbol name, or by address where the name is not unique. */
+	uint64_t off = 0;
+	const char *plus = strchr(ps->where, '+');
+	if (plus)
+		off = strtoull(plus + 1, NULL, 0);
 	if (pf) {
 		ret = probe_finder__find(pf, func, PF_NO_INLINES, &pts);
 		if (ret == -ENOENT) {
 			seterr(err, errlen, "'%s': %s", display, probe_finder__strerror(pf));
 			goto out;
 		}
+		if (ret)
+			pts = NULL;	/* unknown: the kernel will say */
 	}
-	uint64_t off = 0;
-	const char *plus = strchr(ps->where, '+');
-	if (plus)
-		off = strtoull(plus + 1, NULL, 0);
-	char *str = strdup(func);
-	if (!str) {
-		ret = -ENOMEM;
-		goto out;
+	bool runtime_addrs = pf && !probe_finder__has_dwarf(pf);	/* kallsyms: this boot's addresses */
+	bool by_name_done = false;
+	int first = -1;
+	for (int i = 0; pts && i < pts->n; i++) {
+		const struct pf_point *pt = &pts->pts[i];
+		bool dup = false;
+		for (int k = 0; k < pts->n; k++)
+			dup |= k != i && pt->symbol && pts->pts[k].symbol && !strcmp(pt->symbol, pts->pts[k].symbol);
+		char *str = NULL;
+		uint64_t at;
+		if (pt->symbol && !dup) {
+			str = strdup(pt->symbol);
+			at = pt->sym_offset + off;
+		} else if (dup && runtime_addrs && pt->addr) {
+			at = pt->addr + off;	/* config1 NULL: config2 is the address */
+		} else {
+			if (by_name_done)
+				continue;	/* the kernel resolves the name itself, once */
+			by_name_done = true;
+			str = strdup(func);
+			at = off;
+		}
+		if (!str && !(dup && runtime_addrs && pt->addr)) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		struct event_spec *s = add_site(l, display, pmu, str, at, 0, ps->ret, first, err, errlen, &ret);
+		if (!s)
+			goto out;
+		if (first < 0)
+			first = (int)(s - l->v);
 	}
-	if (!add_site(l, display, pmu, str, off, 0, ps->ret, -1, err, errlen, &ret))
-		goto out;
+	if (first < 0) {
+		char *str = strdup(func);
+		if (!str) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (!add_site(l, display, pmu, str, off, 0, ps->ret, -1, err, errlen, &ret))
+			goto out;
+	}
 	ret = 0;
 out:
 	if (ret)
