@@ -21,6 +21,12 @@
 #include "pprobe/usdt.h"
 
 static const char *default_binary;
+static const char *target_pids;	/* -p: bare library names are looked up in their maps first */
+
+void probe_spec__set_target_pids(const char *pid_list)
+{
+	target_pids = pid_list;
+}
 
 void probe_spec__set_default_binary(const char *binary)
 {
@@ -285,13 +291,44 @@ static int lib_dirs(char ***out)
 
 int probe_spec__find_binary(const char *name, char *path, size_t len)
 {
-	char buf[PATH_MAX];
+	char buf[PATH_MAX], out_path_tmp[PATH_MAX];
 	int ret = -ENOENT;
 
 	if (!*name)
 		return -ENOENT;
 	if (strchr(name, '/') || is_file(name))
 		return to_abs(name, path, len);
+	/* a library (or the program) of a -p process: "libc.so.6", "libc" */
+	for (const char *p = target_pids; p && *p && ret;) {
+		long pid = strtol(p, NULL, 10);
+		char maps[64], line[PATH_MAX + 256];
+		snprintf(maps, sizeof(maps), "/proc/%ld/maps", pid);
+		FILE *f = pid > 0 ? fopen(maps, "re") : NULL;
+		size_t nl = strlen(name);
+		while (f && ret && fgets(line, sizeof(line), f)) {
+			char *path = strchr(line, '/');
+			if (!path)
+				continue;
+			path[strcspn(path, "\n")] = 0;
+			const char *bn = strrchr(path, '/') + 1;
+			if (strcmp(bn, name) && !(!strncmp(bn, name, nl) && !strncmp(bn + nl, ".so", 3)))
+				continue;
+			if (is_elf(path))
+				ret = to_abs(path, out_path_tmp, sizeof(out_path_tmp));
+			else {	/* another mount namespace: through the process's root */
+				snprintf(buf, sizeof(buf), "/proc/%ld/root%s", pid, path);
+				if (is_elf(buf))
+					ret = (size_t)snprintf(out_path_tmp, sizeof(out_path_tmp), "%s", buf) <
+					      sizeof(out_path_tmp) ? 0 : -ENAMETOOLONG;
+			}
+		}
+		if (f)
+			fclose(f);
+		p = strchr(p, ',');
+		p = p ? p + 1 : NULL;
+	}
+	if (!ret)
+		return (size_t)snprintf(path, len, "%s", out_path_tmp) < len ? 0 : -ENAMETOOLONG;
 	char **dirs;
 	int nd = lib_dirs(&dirs);
 	for (int i = 0; i < nd && ret; i++) {
@@ -346,6 +383,11 @@ void probe_spec__scan_exec_opt(int argc, char **argv, const char *optstring, con
 	int saved = opterr, opt;
 	opterr = 0;
 	optind = 0;	/* GNU: a full re-initialisation */
+	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		if (opt == 'p')
+			probe_spec__set_target_pids(optarg);
+	}
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
 		if (opt == 'X' || (opt == 'x' && (!x_is_binary_only || probe_spec__is_binary_arg(optarg))))
 			probe_spec__set_default_binary(optarg);
