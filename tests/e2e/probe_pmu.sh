@@ -32,6 +32,7 @@ for wl in probe_wl_O2 probe_wl_O0; do
 		-e "uprobe:$B:probe_target,uretprobe:$B:probe_target,uprobe:$B:probe_target%return" \
 		-e "uprobe:$B:probe_target:$rln,uprobe:$B:probe_inl,uprobe:$B:probe_untaken" \
 		-e "uprobe:libc.so.6:getppid,uretprobe:/lib/x86_64-linux-gnu/libc.so.6:getppid" \
+		-e "uprobe:$B:probe_clone,uretprobe:$B:probe_clone" \
 		-- "$B" $N >/dev/null 2>"$T/err"
 	check "$wl: stat exits 0" [ $? -eq 0 ]
 	cat "$T/err"
@@ -46,7 +47,14 @@ for wl in probe_wl_O2 probe_wl_O0; do
 	check "$wl: libc by name: getppid $N" [ "$(count "$T/s.csv" "uprobe:libc.so.6:getppid")" = $N ]
 	check "$wl: libc by path: uretprobe getppid $N" \
 		[ "$(count "$T/s.csv" "uretprobe:/lib/x86_64-linux-gnu/libc.so.6:getppid")" = $N ]
-	check "$wl: 8 lines (one per spec)" [ "$(wc -l <"$T/s.csv")" -eq 8 ]
+	check "$wl: a function and its clones: $((3 * N)) calls, $((3 * N)) returns" \
+		[ "$(count "$T/s.csv" "uprobe:$B:probe_clone") $(count "$T/s.csv" "uretprobe:$B:probe_clone")" = "$((3 * N)) $((3 * N))" ]
+	check "$wl: 10 lines (one per spec)" [ "$(wc -l <"$T/s.csv")" -eq 10 ]
+	if nm "$B" | grep -q ' probe_clone\.constprop\.0$'; then
+		"$PPROBE" stat -x, -o "$T/c.csv" -e "uprobe:$B:probe_clone.constprop.0" -- "$B" $N >/dev/null 2>&1
+		check "$wl: the clone alone, by its symbol: $((2 * N))" \
+			[ "$(count "$T/c.csv" "uprobe:$B:probe_clone.constprop.0")" = $((2 * N)) ]
+	fi
 	check "$wl: nothing in uprobe_events/kprobe_events" events_empty
 
 	# FUNC+OFF at the second instruction; 0xADDR of the function (nm's)
