@@ -78,5 +78,14 @@ check "kill -9: pprobe_$pid is left behind" [ "$(group_of $pid)" = "p:pprobe_$pi
 "$PPROBE" trace -x "$bin" -e 'probe:handle len' -- "$bin" 2 >"$T/trace" 2>"$T/err"
 check "the next run works" [ "$(grep -c 'probe:handle: .* len=' "$T/trace")" -eq 2 ]
 check "the next run swept pprobe_$pid" [ -z "$(group_of $pid)" ]
+# a run without any probe sweeps too
+"$PPROBE" trace -x "$bin" -e 'probe:handle len' -a >/dev/null 2>&1 & pid=$!
+for ((k = 0; k < 100; k++)); do [ -n "$(group_of $pid)" ] && break; sleep 0.1; done
+sleep 0.3
+kill -9 $pid
+wait $pid 2>/dev/null
+check "kill -9 again: pprobe_$pid is left behind" [ "$(group_of $pid)" = "p:pprobe_$pid/handle" ]
+"$PPROBE" stat -e sched:sched_process_exec -- true >/dev/null 2>&1
+check "pprobe stat with a tracepoint swept pprobe_$pid" [ -z "$(group_of $pid)" ]
 check "nothing left at the end" [ -z "$(temps)" ]
 done_testing
