@@ -166,6 +166,8 @@ static int stat_once(const struct event_list *evl, const struct collect_opts *co
 	while (!c.stop) {
 		double now = now_seconds();
 		double wake = 3600;
+		if (c.nr_target_pids)
+			wake = 0.1;	/* -p/-t: notice soon when the targets are gone */
 		if (deadline && deadline - now < wake)
 			wake = deadline - now;
 		if (next && next - now < wake)

@@ -406,6 +406,12 @@ int cmd_trace(int argc, char **argv)
 		ev->priv = te;
 		if (te->filter) {
 			char msg[4096];
+			if (!te->fmt && spec->pmu[0] && spec->kind == EVENT_KIND_PROBE) {
+				fprintf(stderr, "pprobe trace: --filter needs fields; %s is a probe without any "
+					"(a tracefs probe made by pprobe --add has them)\n", spec->name);
+				ret = 2;
+				goto out;
+			}
 			if (!te->fmt) {
 				fprintf(stderr, "pprobe trace: --filter needs a tracepoint or probe; %s is not one\n",
 					spec->name);

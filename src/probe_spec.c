@@ -22,6 +22,12 @@
 #include "pprobe/usdt.h"
 
 static const char *default_binary;
+static const char *target_pids;	/* -p: bare library names are looked up in their maps first */
+
+void probe_spec__set_target_pids(const char *pid_list)
+{
+	target_pids = pid_list;
+}
 
 void probe_spec__set_default_binary(const char *binary)
 {
@@ -286,13 +292,44 @@ static int lib_dirs(char ***out)
 
 int probe_spec__find_binary(const char *name, char *path, size_t len)
 {
-	char buf[PATH_MAX];
+	char buf[PATH_MAX], out_path_tmp[PATH_MAX];
 	int ret = -ENOENT;
 
 	if (!*name)
 		return -ENOENT;
 	if (strchr(name, '/') || is_file(name))
 		return to_abs(name, path, len);
+	/* a library (or the program) of a -p process: "libc.so.6", "libc" */
+	for (const char *p = target_pids; p && *p && ret;) {
+		long pid = strtol(p, NULL, 10);
+		char maps[64], line[PATH_MAX + 256];
+		snprintf(maps, sizeof(maps), "/proc/%ld/maps", pid);
+		FILE *f = pid > 0 ? fopen(maps, "re") : NULL;
+		size_t nl = strlen(name);
+		while (f && ret && fgets(line, sizeof(line), f)) {
+			char *path = strchr(line, '/');
+			if (!path)
+				continue;
+			path[strcspn(path, "\n")] = 0;
+			const char *bn = strrchr(path, '/') + 1;
+			if (strcmp(bn, name) && !(!strncmp(bn, name, nl) && !strncmp(bn + nl, ".so", 3)))
+				continue;
+			if (is_elf(path))
+				ret = to_abs(path, out_path_tmp, sizeof(out_path_tmp));
+			else {	/* another mount namespace: through the process's root */
+				snprintf(buf, sizeof(buf), "/proc/%ld/root%s", pid, path);
+				if (is_elf(buf))
+					ret = (size_t)snprintf(out_path_tmp, sizeof(out_path_tmp), "%s", buf) <
+					      sizeof(out_path_tmp) ? 0 : -ENAMETOOLONG;
+			}
+		}
+		if (f)
+			fclose(f);
+		p = strchr(p, ',');
+		p = p ? p + 1 : NULL;
+	}
+	if (!ret)
+		return (size_t)snprintf(path, len, "%s", out_path_tmp) < len ? 0 : -ENAMETOOLONG;
 	char **dirs;
 	int nd = lib_dirs(&dirs);
 	for (int i = 0; i < nd && ret; i++) {
@@ -347,6 +384,11 @@ void probe_spec__scan_exec_opt(int argc, char **argv, const char *optstring, con
 	int saved = opterr, opt;
 	opterr = 0;
 	optind = 0;	/* GNU: a full re-initialisation */
+	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
+		if (opt == 'p')
+			probe_spec__set_target_pids(optarg);
+	}
+	optind = 0;
 	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
 		if (opt == 'X' || (opt == 'x' && (!x_is_binary_only || probe_spec__is_binary_arg(optarg))))
 			probe_spec__set_default_binary(optarg);
@@ -716,26 +758,64 @@ static int add_kprobe(struct event_list *l, const char *display, const char *gro
 		ret = 0;
 		goto out;
 	}
-	/* FUNC[+OFF]: the kernel checks the offset itself; an unknown function
-	 * is said here with the close names (kallsyms), when they can be read. */
+	/* FUNC[+OFF]: the kernel checks the offset itself. An unknown function
+	 * is said here with the close names (kallsyms); a function the compiler
+	 * cloned (foo.isra.0, several foo.constprop.0) gets one probe per copy,
+	 * by its symbol name, or by address where the name is not unique. */
+	uint64_t off = 0;
+	const char *plus = strchr(ps->where, '+');
+	if (plus)
+		off = strtoull(plus + 1, NULL, 0);
 	if (pf) {
 		ret = probe_finder__find(pf, func, PF_NO_INLINES, &pts);
 		if (ret == -ENOENT) {
 			seterr(err, errlen, "'%s': %s", display, probe_finder__strerror(pf));
 			goto out;
 		}
+		if (ret)
+			pts = NULL;	/* unknown: the kernel will say */
 	}
-	uint64_t off = 0;
-	const char *plus = strchr(ps->where, '+');
-	if (plus)
-		off = strtoull(plus + 1, NULL, 0);
-	char *str = strdup(func);
-	if (!str) {
-		ret = -ENOMEM;
-		goto out;
+	bool runtime_addrs = pf && !probe_finder__has_dwarf(pf);	/* kallsyms: this boot's addresses */
+	bool by_name_done = false;
+	int first = -1;
+	for (int i = 0; pts && i < pts->n; i++) {
+		const struct pf_point *pt = &pts->pts[i];
+		bool dup = false;
+		for (int k = 0; k < pts->n; k++)
+			dup |= k != i && pt->symbol && pts->pts[k].symbol && !strcmp(pt->symbol, pts->pts[k].symbol);
+		char *str = NULL;
+		uint64_t at;
+		if (pt->symbol && !dup) {
+			str = strdup(pt->symbol);
+			at = pt->sym_offset + off;
+		} else if (dup && runtime_addrs && pt->addr) {
+			at = pt->addr + off;	/* config1 NULL: config2 is the address */
+		} else {
+			if (by_name_done)
+				continue;	/* the kernel resolves the name itself, once */
+			by_name_done = true;
+			str = strdup(func);
+			at = off;
+		}
+		if (!str && !(dup && runtime_addrs && pt->addr)) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		struct event_spec *s = add_site(l, display, pmu, str, at, 0, ps->ret, first, err, errlen, &ret);
+		if (!s)
+			goto out;
+		if (first < 0)
+			first = (int)(s - l->v);
 	}
-	if (!add_site(l, display, pmu, str, off, 0, ps->ret, -1, err, errlen, &ret))
-		goto out;
+	if (first < 0) {
+		char *str = strdup(func);
+		if (!str) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (!add_site(l, display, pmu, str, off, 0, ps->ret, -1, err, errlen, &ret))
+			goto out;
+	}
 	ret = 0;
 out:
 	if (ret)

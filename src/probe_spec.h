@@ -15,7 +15,8 @@
  *   sdt_PROVIDER:NAME                   the same in the -x BINARY (the name
  *                                       pprobe list -x shows)
  * BIN is a path or a bare name looked up in the current directory, the
- * library directories (ld.so.conf) and PATH ("libc.so.6", "libc").
+ * mappings of the -p processes, the library directories (ld.so.conf) and
+ * PATH ("libc.so.6", "libc").
  * LINE is relative to the function's first line (perf probe's FUNC:RLN);
  * 0xADDR is a link-time address as nm and objdump show it. Every raw offset
  * or address is checked to start an instruction. A FUNC with several
@@ -60,12 +61,15 @@ const char *probe_spec__default_binary(void);
 /* -x BINARY / --exec BINARY of record, trace and stat, wherever it stands
  * among the options: one getopt_long pass over argv before the command's
  * own, setting the default binary from the last 'x' (short) or 'X'
- * (--exec) option. With x_is_binary_only (stat, whose -x is also perf's
+ * (--exec) option, and the -p processes for BIN lookups. With x_is_binary_only (stat, whose -x is also perf's
  * CSV separator) a short -x counts only when its argument names a binary:
  * a file, or a library or program found by name, longer than one
  * character. Leaves optind for the command's own pass (1). */
 void probe_spec__scan_exec_opt(int argc, char **argv, const char *optstring, const struct option *longopts,
 			       bool x_is_binary_only);
+/* -p of record/trace/stat (set by probe_spec__scan_exec_opt): a bare BIN
+ * name is first looked for among the mappings of these processes. */
+void probe_spec__set_target_pids(const char *pid_list);
 /* Is ARG a binary for stat's -x (see above)? */
 bool probe_spec__is_binary_arg(const char *arg);
 
@@ -98,7 +102,8 @@ int probe_spec__pmu_attr(struct perf_event_attr *attr, const struct pmu *pmu, co
 			 uint64_t offset, uint64_t ref_ctr_offset, bool ret, char *err, size_t errlen);
 
 /* A binary as the user names it -> an absolute path: a path (with '/'),
- * else a file of that name in the current directory, the library
+ * else a file of that name in the current directory, a mapping of the -p
+ * processes (basename NAME or NAME.so*), the library
  * directories (/etc/ld.so.conf.d, /lib/x86_64-linux-gnu, /usr/lib, ...;
  * NAME.so and NAME.so.* too) or PATH. 0 or -ENOENT. */
 int probe_spec__find_binary(const char *name, char *path, size_t len);

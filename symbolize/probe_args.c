@@ -1861,7 +1861,9 @@ static int dwarf_arg(struct ctx *c, const char *given, const char *expr, const c
 				goto out;
 			}
 			snprintf(name, sizeof(name), "%.*s", (int)n, p);
-			if ((ret = do_deref(c, &v, 0, what)) || (ret = do_member(c, &v, name, what)))
+			char pointee[300];
+			snprintf(pointee, sizeof(pointee), "what %s points at", what);
+			if ((ret = do_deref(c, &v, 0, what)) || (ret = do_member(c, &v, name, pointee)))
 				goto out;
 			snprintf(what + strlen(what), sizeof(what) - strlen(what), "->%s", name);
 			p += n;

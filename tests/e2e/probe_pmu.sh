@@ -110,10 +110,21 @@ for wl in probe_wl_O2 probe_wl_O0; do
 done
 check "nothing in uprobe_events/kprobe_events after the runs" events_empty
 
+# -p PID: a bare name is looked for among the process's mappings first
+# (the program here: no library directory or PATH has it).
+B=$W/probe_wl_O2
+"$B" 100 2 >/dev/null & wl=$!
+"$PPROBE" stat -x, -o "$T/p.csv" -p $wl -e uprobe:probe_wl_O2:probe_target,uprobe:libc:getppid 2>"$T/err"
+check "-p: stat exits 0" [ $? -eq 0 ]
+cat "$T/err"
+wait $wl
+check "-p: the program by its name: 100" [ "$(count "$T/p.csv" uprobe:probe_wl_O2:probe_target)" = 100 ]
+check "-p: libc by a short name: 100" [ "$(count "$T/p.csv" uprobe:libc:getppid)" = 100 ]
+
 # kill -9: the kernel drops the probes with pprobe's fds: the int3 pprobe's
 # uprobe put into a running process's code goes away.
 B=$W/probe_wl_O0
-"$B" 1 60 >/dev/null & wl=$!
+"$B" 1 30 >/dev/null & wl=$!
 addr=$(nm "$B" | awk '$3 == "probe_untaken" { print $1 }')
 byte_at() { python3 -c '
 import sys

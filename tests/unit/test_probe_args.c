@@ -353,6 +353,26 @@ static void cleanup(void)
 	nevents = 0;
 }
 
+/* Probes and instances of an earlier run killed before its cleanup (-9):
+ * groups pprobe_test_pa<pid> whose pid is gone. */
+static void sweep_stale(void)
+{
+	char *ev = tracefs__read_file("uprobe_events", NULL), rel[256], path[4096];
+	for (char *l = ev ? strtok(ev, "\n") : NULL; l; l = strtok(NULL, "\n")) {
+		int pid;
+		char name[128];
+		if (sscanf(l, "%*c:pprobe_test_pa%d/%127s", &pid, name) != 2 || (kill(pid, 0) && errno != ESRCH) ||
+		    !kill(pid, 0))
+			continue;
+		snprintf(rel, sizeof(rel), "instances/pprobe_test_pa%d", pid);
+		if (!tracefs__path(path, sizeof(path), rel))
+			rmdir(path);
+		snprintf(rel, sizeof(rel), "-:pprobe_test_pa%d/%s\n", pid, name);
+		tracefs__write_file("uprobe_events", rel, 1);
+	}
+	free(ev);
+}
+
 static void on_signal(int sig)
 {
 	cleanup();
@@ -729,9 +749,11 @@ int main(void)
 		       geteuid() ? "not root" : "no writable tracefs uprobe_events (CONFIG_UPROBE_EVENTS)");
 	} else {
 		snprintf(group, sizeof(group), "pprobe_test_pa%d", (int)getpid());
+		sweep_stale();
 		atexit(cleanup);
-		signal(SIGINT, on_signal);
-		signal(SIGTERM, on_signal);
+		static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGABRT };
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
+			signal(sigs[i], on_signal);
 		for (int i = 0; i < 2; i++)
 			readback(wl[i], builds[i]);
 		/* nothing of ours is left */

@@ -174,6 +174,69 @@ static void test_kprobe_attrs(void)
 	kattr("kretprobe:tcp_sendmsg", 1, "tcp_sendmsg", 0, "kretprobe:tcp_sendmsg");
 	kattr("kprobe:0xffffffff81000000", 0, NULL, 0xffffffff81000000ULL, "kprobe:0xffffffff81000000");
 
+	/* A kernel function the compiler only left as a clone (X.isra.0, once in
+	 * kallsyms, no X): X is refused with the clone's name suggested (without
+	 * a vmlinux nothing says the clone is X), the clone's name works. */
+	FILE *ks = fopen("/proc/kallsyms", "re");
+	char line[512], clone[256] = "", base[256] = "";
+	char *names = NULL;
+	size_t nsz = 0;
+	FILE *ns = open_memstream(&names, &nsz);
+	while (ks && ns && fgets(line, sizeof(line), ks)) {
+		char sym[256], t;
+		if (sscanf(line, "%*s %c %255s", &t, sym) == 2 && !strchr(sym, '\t') && line[strlen(line) - 2] != ']')
+			fprintf(ns, "\n%s\n", sym);
+	}
+	if (ks)
+		fclose(ks);
+	if (ns)
+		fclose(ns);
+	for (char *p = names; p && (p = strstr(p, ".isra.0\n")); p++) {
+		char *b = p;
+		while (b > names && b[-1] != '\n')
+			b--;
+		char key[300];
+		snprintf(base, sizeof(base), "%.*s", (int)(p - b), b);
+		snprintf(clone, sizeof(clone), "%.*s.isra.0", (int)(p - b), b);
+		snprintf(key, sizeof(key), "\n%s\n", clone);
+		char *firstk = strstr(names, key);
+		char bkey[300], bkey2[300];
+		snprintf(bkey, sizeof(bkey), "\n%s\n", base);
+		snprintf(bkey2, sizeof(bkey2), "\n%s.", base);
+		/* once, no base symbol, no other clone of it, not a __pfx_ padding symbol */
+		size_t bl = strlen(bkey2);
+		int clones = 0;
+		for (char *q = names; (q = strstr(q, bkey2)); q += bl)
+			clones++;
+		if (strncmp(base, "__pfx_", 6) && firstk && !strstr(firstk + 1, key) && !strstr(names, bkey) && clones == 1)
+			break;
+		clone[0] = base[0] = 0;
+	}
+	free(names);
+	if (clone[0]) {
+		char arg[300];
+		snprintf(arg, sizeof(arg), "kprobe:%s", clone);
+		kattr(arg, 0, clone, 0, arg);
+		snprintf(arg, sizeof(arg), "kretprobe:%s", clone);
+		kattr(arg, 1, clone, 0, arg);
+		snprintf(arg, sizeof(arg), "kprobe:%s", base);
+		struct event_list l;
+		event_list__init(&l);
+		CHECK(event_list__add(&l, arg, err, sizeof(err)) == -ENOENT && l.nr == 0, "%s", arg);
+		CHECK(strstr(err, "did you mean:") && strstr(err, clone), "%s", err);
+		event_list__exit(&l);
+	} else {
+		printf("skip clone-only kernel function: none in kallsyms\n");
+	}
+
+	{
+		struct event_list l;
+		event_list__init(&l);
+		CHECK(event_list__add(&l, "kprobe:tcp_sendmsgg", err, sizeof(err)) == -ENOENT && l.nr == 0, "%s", err);
+		CHECK(strstr(err, "no function tcp_sendmsgg in [kernel.kallsyms]; did you mean: tcp_sendmsg"), "%s", err);
+		event_list__exit(&l);
+	}
+
 	/* attrs directly: the bits come from the formats */
 	struct pmu *k = pmu__load("kprobe"), *u = pmu__load("uprobe");
 	CHECK(k && u, "synthetic PMUs load");

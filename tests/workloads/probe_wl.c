@@ -1,6 +1,7 @@
 /* Functions called an exact number of times, for the uprobe tests
- * (tests/e2e/probe_pmu*.sh). Usage: probe_wl [N [SECS]] (default 10; then
- * sleep SECS seconds before exiting, for tests that look at the process):
+ * (tests/e2e/probe_pmu*.sh). Usage: probe_wl [N [SECS]] (default 10; with
+ * SECS, sleep that long before the calls and again before exiting, for
+ * tests that attach to the process or look at it):
  *   probe_target   N calls (through outer -> middle), its "odd" line N/2 times
  *   probe_inl      inlined into site_a (N calls) and site_b (2N calls): 3N
  *   getppid        N calls (libc; not called by the C runtime's start-up)
@@ -60,6 +61,8 @@ __attribute__((noinline)) long outer(long i)
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 10, s = 0;
+	if (argc > 2)
+		sleep((unsigned)atoi(argv[2]));
 	for (long i = 0; i < n; i++)
 		s += outer(i);
 	for (long i = 0; i < n; i++)
