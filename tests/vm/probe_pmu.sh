@@ -109,6 +109,30 @@ check_eq "trace: kretprobe returns from do_sys_openat2" 5 \
 	"$(grep -c " kretprobe:do_sys_openat2: (0xffffffff[0-9a-f]* <- 0x$OPENAT2)\$" $T/trace.txt)"
 check_eq "trace: events in all" 15 "$(grep -c ' k[a-z]*probe:do_sys_openat2' $T/trace.txt)"
 
+step "3b. record -g"
+# 3b. record -g on the open workload: every sample of the entry probe has the
+# kernel stack from the syscall entry to do_sys_openat2 under the exact user
+# stack (N under open_once, M under open_missing); the return probe's
+# samples fire in do_sys_openat2's caller, under the same user stacks.
+pprobe record -q -g -e kprobe:do_sys_openat2 -e kretprobe:do_sys_openat2 -o $T/open.folded -- $W open $N $M $TARGET >/dev/null
+check "record -g -e kprobe: -e kretprobe: succeeds" test $? -eq 0
+FK=$T/open.kprobe-do_sys_openat2.folded
+FR=$T/open.kretprobe-do_sys_openat2.folded
+cat $FK $FR
+U="vmprobe_wl;_start;__libc_start_main;__libc_start_call_main;main;do_opens"
+SYSENTRY='entry_SYSCALL_64_after_hwframe_\[k\];do_syscall_64_\[k\];'
+check_eq "record -g kprobe: stacks" 2 "$(wc -l <$FK)"
+check "record -g kprobe: $N under open_once, syscall entry .. do_sys_openat2" \
+	grep -qx "$U;open_once;__libc_open;$SYSENTRY\(.*;\)\{0,1\}do_sys_openat2_\[k\] $N" $FK
+check "record -g kprobe: $M under open_missing, syscall entry .. do_sys_openat2" \
+	grep -qx "$U;open_missing;__libc_open;$SYSENTRY\(.*;\)\{0,1\}do_sys_openat2_\[k\] $M" $FK
+check_eq "record -g kretprobe: stacks" 2 "$(wc -l <$FR)"
+check "record -g kretprobe: $N under open_once, in do_sys_openat2's caller" \
+	grep -qx "$U;open_once;__libc_open;$SYSENTRY\([a-z_0-9]*_\[k\];\)*[a-z_0-9]*_\[k\] $N" $FR
+check "record -g kretprobe: $M under open_missing" \
+	grep -qx "$U;open_missing;__libc_open;$SYSENTRY\([a-z_0-9]*_\[k\];\)*[a-z_0-9]*_\[k\] $M" $FR
+check_eq "record -g kretprobe: no stack ends in do_sys_openat2 itself" "" "$(grep 'do_sys_openat2_\[k\] [0-9]*$' $FR)"
+
 step "4. record"
 # 4. The acceptance case: record -e probe:tcp_sendmsg -g -a over exactly K
 # loopback sends: K samples, all one stack from the user side's send() down
