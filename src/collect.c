@@ -200,9 +200,11 @@ static void hold_exits_of(struct collect *c, pid_t pid)
 
 static void drain_until(struct collect *c, uint64_t limit);
 
-/* A tracee stopped (status st): let it go on as it would untraced. At an
- * exit-stop, first process what was sampled before it (when flush). */
-static void tracee_stopped(struct collect *c, pid_t pid, int st, bool flush)
+/* A tracee stopped (status st): let it go on as it would untraced. An
+ * exiting thread notes its sp (samples still queued must not trust the
+ * stack below it: those frames have returned) and, when hold, waits in
+ * c->held until release_held(). */
+static void tracee_stopped(struct collect *c, pid_t pid, int st, bool hold)
 {
 	int ev = st >> 16, sig = WSTOPSIG(st);
 	long inject = 0;
@@ -210,13 +212,17 @@ static void tracee_stopped(struct collect *c, pid_t pid, int st, bool flush)
 	if (ev == PTRACE_EVENT_EXIT) {
 		struct user_regs_struct regs;
 		struct iovec io = { &regs, sizeof(regs) };
-		/* Samples still queued must not trust the stack below where it
-		 * stands now: the frames there have returned. */
 		if (ptrace(PTRACE_GETREGSET, pid, (void *)NT_PRSTATUS, &io) == 0)
 			sp_note(c, pid, now_ns(), regs.rsp);
-		if (flush)
-			drain_until(c, now_ns());
 		c->exits_held++;
+		if (hold) {
+			if (c->nr_held == c->cap_held) {
+				c->cap_held = c->cap_held ? 2 * c->cap_held : 16;
+				c->held = xrealloc(c->held, (size_t)c->cap_held * sizeof(*c->held));
+			}
+			c->held[c->nr_held++] = pid;
+			return;
+		}
 	} else if (ev == PTRACE_EVENT_STOP) {
 		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
 			req = PTRACE_LISTEN;	/* a group-stop: stay stopped, as untraced */
@@ -227,8 +233,10 @@ static void tracee_stopped(struct collect *c, pid_t pid, int st, bool flush)
 }
 
 /* Handle the status changes of our command (and, traced, of its tracees):
- * all pending ones, or (block) until the command has exited. */
-static void reap(struct collect *c, bool flush, bool block)
+ * all pending ones, or (block) until the command has exited. hold: keep
+ * exiting threads stopped for release_held(). Safe while records are being
+ * processed (it processes none itself). */
+static void reap(struct collect *c, bool hold, bool block)
 {
 	if (!c->child)
 		return;
@@ -238,13 +246,26 @@ static void reap(struct collect *c, bool flush, bool block)
 	while (!(block && c->child_exited) &&
 	       (pid = waitpid(c->traced ? -1 : c->child, &st, flags)) > 0) {
 		if (WIFSTOPPED(st)) {
-			tracee_stopped(c, pid, st, flush);
+			tracee_stopped(c, pid, st, hold);
 		} else if (pid == c->child && !c->child_exited) {
 			c->child_status = st;
 			c->child_exited = true;
 			c->stop = true;
 		}
 	}
+}
+
+/* Let the held threads finish exiting; first (when drain) process every
+ * record taken before now, while their stacks are still there. */
+static void release_held(struct collect *c, bool drain)
+{
+	if (!c->nr_held)
+		return;
+	if (drain)
+		drain_until(c, now_ns());
+	for (int i = 0; i < c->nr_held; i++)
+		ptrace(PTRACE_CONT, c->held[i], NULL, NULL);
+	c->nr_held = 0;
 }
 
 static int start_child(struct collect *c, bool hold_until_go)
@@ -639,8 +660,13 @@ static int process_record(void *ctx, const struct perf_event_header *hdr, int cp
 		struct thread *t = session__thread(&c->session, (pid_t)s.pid, (pid_t)s.tid);
 		struct process *p = s.pid > 0 ? session__process(&c->session, (pid_t)s.pid) : NULL;
 		int ret = c->on_sample ? c->on_sample(c, ev, &s, t, p) : 0;
-		if (now_ns() - c->last_read_ns > DRAIN_EVERY_NS)
+		if (now_ns() - c->last_read_ns > DRAIN_EVERY_NS) {
 			read_rings(c);	/* s points into the queue: not used after this */
+			/* A thread that exits meanwhile is held, and its sp
+			 * noted for the samples still to come. */
+			if (c->traced)
+				reap(c, true, false);
+		}
 		return ret;
 	}
 	case PERF_RECORD_MMAP2: {
@@ -767,6 +793,7 @@ static void handle_signals(struct collect *c)
 	while (read(c->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGCHLD) {
 			reap(c, true, false);
+			release_held(c, true);
 		} else {
 			c->stop_signal = (int)si.ssi_signo;
 			c->stop = true;
@@ -865,6 +892,7 @@ int collect__run(struct collect *c)
 		poll(pfd, (nfds_t)np, timeout);
 		handle_signals(c);
 		drain_until(c, now_ns() - (c->opts.order_slack_us ? c->opts.order_slack_us * 1000ULL : ORDER_SLACK_NS));
+		release_held(c, true);	/* threads held while that ran */
 		if (targets_gone(c))
 			break;
 		double now = now_seconds();
@@ -876,6 +904,7 @@ int collect__run(struct collect *c)
 	evlist__disable(&c->evlist);
 	read_rings(c);
 	ordered__flush(&c->queue, UINT64_MAX, process_record, c);
+	release_held(c, false);
 	c->t_end = now_seconds();
 	show_status(c, true);
 	free(pfd);
@@ -902,6 +931,7 @@ void collect__cleanup(struct collect *c)
 	c->child_go_fd = c->child_err_fd = -1;
 	if (c->child && !c->child_exited) {
 		/* Never leave a child behind: ask, then insist. */
+		release_held(c, false);
 		reap(c, false, false);
 		if (!c->child_exited) {
 			kill(c->child, SIGTERM);
@@ -925,6 +955,9 @@ void collect__cleanup(struct collect *c)
 	ordered__exit(&c->queue);
 	free(c->target_pids);
 	c->target_pids = NULL;
+	free(c->held);
+	c->held = NULL;
+	c->nr_held = c->cap_held = 0;
 	if (c->sigfd >= 0)
 		close(c->sigfd);
 	c->sigfd = -1;

@@ -66,6 +66,8 @@ struct collect {
 	bool traced;			/* hold_exits: the command and its descendants
 					 * are ptrace-seized for their exit-stops */
 	uint64_t exits_held;		/* thread exits held that way */
+	pid_t *held;			/* threads at their exit-stop, released once the */
+	int nr_held, cap_held;		/* records up to that moment are processed */
 	pid_t *target_pids;		/* -p processes, to notice when they are all gone */
 	int nr_target_pids;
 	int stop_signal;		/* SIGINT/SIGTERM that stopped us, 0 if none */

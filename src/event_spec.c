@@ -797,6 +797,9 @@ static int parse_probe_pmu(struct parse_ctx *c, const char *sys, const char *nam
 		plain &= isalnum((unsigned char)*p) || *p == '_' || *p == '.';
 	if (plain && tracefs__root() && tracefs__event_id(sys, name) > 0)
 		return parse_tracepoint(c, sys, name, mods, EVENT_KIND_PROBE);
+	/* a glob names existing events ('probe:*' after pprobe --add on the kernel) */
+	if (strpbrk(name, "*?[") && !strpbrk(name, " \t:/"))
+		return parse_probe_existing_only(c, sys, name, mods);
 	/* sdt_PROVIDER:NAME (pprobe list's name) is a USDT probe of the -x binary */
 	if (!probe_spec__is_group(sys) && !(probe_spec__default_binary() && !strncmp(sys, "sdt_", 4)))
 		return parse_probe_existing_only(c, sys, name, mods);

@@ -687,6 +687,25 @@ static int loc_val(struct ctx *c, Dwarf_Die *var, Dwarf_Attribute *aa, Dwarf_Op 
 			return mem_at_reg(c, (unsigned)ops[0].number, (int64_t)ops[0].number2, v);
 		return mem_at_reg(c, op - DW_OP_breg0, (int64_t)ops[0].number, v);
 	}
+	if (n == 2 && ops[1].atom == DW_OP_deref &&
+	    (op == DW_OP_fbreg || (op >= DW_OP_breg0 && op <= DW_OP_breg31))) {
+		/* the object's address is stored in a slot (VLAs, objects passed
+		 * by invisible reference): load it, the object is there */
+		struct val slot = { 0 };
+		int ret = op == DW_OP_fbreg ? frame_slot(c, (int64_t)ops[0].number, &slot, name)
+					    : mem_at_reg(c, op - DW_OP_breg0, (int64_t)ops[0].number, &slot);
+		char *f = ret ? NULL : mem_fetch(c, &slot);
+		val_free(&slot);
+		if (ret || !f)
+			return ret ? ret : -EINVAL;
+		v->kind = V_MEM;
+		v->fetch = f;
+		v->off = 0;
+		return 0;
+	}
+	if (op == DW_OP_implicit_pointer || op == DW_OP_GNU_implicit_pointer)
+		return fail(c, -EINVAL, "%s is an implicit pointer here: it points at a value the compiler keeps in "
+			    "no memory, so there is no address to fetch (fetch the pointed-at variable instead)", name);
 	if (n == 1 && (op == DW_OP_addr || op == DW_OP_addrx || op == DW_OP_GNU_addr_index)) {
 		Dwarf_Addr addr = ops[0].number;
 		if (op != DW_OP_addr) {
@@ -1251,12 +1270,23 @@ static int bitfield(struct ctx *c, Dwarf_Die *m, int64_t *moff, struct val *v, c
 	return 0;
 }
 
+static int do_deref(struct ctx *c, struct val *v, int64_t off, const char *what);
+
 static int do_member(struct ctx *c, struct val *v, const char *name, const char *what)
 {
 	Dwarf_Die p, m;
 	if (!peel(v, &p))
 		return fail(c, -EINVAL, "%s has no type with members", what);
 	int tag = dwarf_tag(&p);
+	if (tag == DW_TAG_reference_type || tag == DW_TAG_rvalue_reference_type) {
+		/* C++: a reference's members are the referent's */
+		int ret = do_deref(c, v, 0, what);
+		if (ret)
+			return ret;
+		if (!peel(v, &p))
+			return fail(c, -EINVAL, "%s has no type with members", what);
+		tag = dwarf_tag(&p);
+	}
 	if (tag == DW_TAG_pointer_type) {
 		char *ts = type_str(v);
 		int ret = fail(c, -EINVAL, "%s is a pointer (%s): use -> to reach %s", what, ts ? ts : "?", name);

@@ -39,10 +39,11 @@ err stat "uretprobe:$B:probe_inl" "probe_inl%return: probe_inl is only inlined (
 err stat "uprobe:$B" "a uprobe is written uprobe:BINARY:FUNC[+OFF], uprobe:BINARY:FUNC:LINE or uprobe:BINARY:0xADDR"
 err stat "uretprobe:$B:probe_target+4" "a return probe is on the function itself, without an offset"
 err stat "uprobe:$B:probe_target+x" "'x' is not an offset (FUNC+OFF, e.g. func+0x10)"
-# arguments make a tracefs probe (pprobe --add), not a PMU one
-"$PPROBE" stat -e "uprobe:$B:probe_target i" -- true 2>"$T/err"
+# arguments make a temporary tracefs probe (tests/e2e/probe_add_temp.sh); its
+# errors name the spec and the argument
+"$PPROBE" stat -e "uprobe:$B:probe_target nosuchvar" -- true 2>"$T/err"
 check "arguments: exit 2" [ $? -eq 2 ]
-check "arguments: pprobe --add" grep -qF "'uprobe:$B:probe_target i': arguments need pprobe --add" "$T/err"
+check "arguments: the spec and the argument named" grep -qF "'uprobe:$B:probe_target': argument 'nosuchvar' at probe_target+0: no variable 'nosuchvar' here" "$T/err"
 
 # The kernel here has no kprobes: said, with the tracepoints of the function.
 if [ ! -e /sys/bus/event_source/devices/kprobe ]; then

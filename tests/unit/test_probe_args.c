@@ -329,7 +329,7 @@ static void kernel(const char *wl)
 
 /* ---- 2. real uprobes ---- */
 static char group[64];
-static char *events[16];
+static char *events[64];
 static int nevents;
 static bool instance_made;
 
@@ -444,6 +444,10 @@ static void readback(const char *wl, const char *tag)
 	static const char *const many_args[] = { "$params" };
 	static const char *const line_args[] = { "$vars", "path=req->path:string" };
 	static const char *const inner_args[] = { "in.a", "in.b", "k" };
+	static const char *const vla_args[] = { "a[2]" };
+	char e_vla[32], vspec[64];
+	snprintf(e_vla, sizeof(e_vla), "vla_%s", tag);
+	snprintf(vspec, sizeof(vspec), "probeargs_wl.c:%d", marker_line("/* VLA_LINE */"));
 	char spec[64];
 	snprintf(spec, sizeof(spec), "probeargs_wl.c:%d", marker_line("/* PROBE_LINE */"));
 	if (add_probe(wl, e_entry, "handle", 0, false, entry_args, sizeof(entry_args) / sizeof(*entry_args)) ||
@@ -452,6 +456,21 @@ static void readback(const char *wl, const char *tag)
 	    add_probe(wl, e_line, spec, 0, false, line_args, 2) ||
 	    add_probe(wl, e_inner, "take_inner", 0, false, inner_args, 3))
 		goto out;
+	/* every address of the line: which one runs depends on the compiler */
+	{
+		struct probe_finder *pf = open_pf(wl);
+		struct pf_points *pts = NULL;
+		int npts = pf && !probe_finder__find(pf, vspec, 0, &pts) ? pts->n : 0;
+		pf_points__delete(pts);
+		probe_finder__delete(pf);
+		CHECK(npts > 0 && npts < 32, "%s: %d points", vspec, npts);
+		for (int j = 0; j < npts && j < 32; j++) {
+			char ev[48];
+			snprintf(ev, sizeof(ev), "%s_%d", e_vla, j);
+			if (add_probe(wl, ev, vspec, j, false, vla_args, 1))
+				goto out;
+		}
+	}
 	/* libc's strtol: system-wide (uprobes are per file); lines of other
 	 * processes are told apart by the comm */
 	static const char *const strtol_args[] = { "nptr:string", "base", "$comm" };
@@ -492,7 +511,7 @@ static void readback(const char *wl, const char *tag)
 	int st;
 	waitpid(pid, &st, 0);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s exited with %#x", wl, st);
-	CHECK(!strcmp(outbuf, "handle 0 -> 1093\nhandle 1 -> 2124\nhandle 2 -> 3157\nmany sum 147000001891\n"
+	CHECK(!strcmp(outbuf, "handle 0 -> 1093\nhandle 1 -> 2124\nhandle 2 -> 3157\nmany sum 147000002323\n"
 			      "strtol 33519\n"),
 	      "workload output: %s", outbuf);
 
@@ -501,7 +520,7 @@ static void readback(const char *wl, const char *tag)
 	CHECK(trace != NULL, "read %s", rel);
 	if (!trace)
 		goto out;
-	int n_entry = 0, n_ret = 0, n_many = 0, n_line = 0, n_inner = 0, n_strtol = 0;
+	int n_entry = 0, n_ret = 0, n_many = 0, n_line = 0, n_inner = 0, n_strtol = 0, n_vla = 0, vla_last = -1;
 	const char *comm = strrchr(wl, '/') + 1;
 	char req_ptr[3][64] = { "", "", "" };
 	long counter = 0;
@@ -574,6 +593,19 @@ static void readback(const char *wl, const char *tag)
 			expect_field(line, "base", "13", e_strtol);
 			continue;
 		}
+		snprintf(ev, sizeof(ev), " %s_", e_vla);
+		if (strstr(line, ev)) {
+			/* a[i] = i * 7 + n with n = 5 + call; one call may pass
+			 * several addresses of the line */
+			char g[32];
+			int v = field(line, "a_2", g, sizeof(g)) ? atoi(g) : -1;
+			if (v != vla_last) {
+				n_vla++;
+				vla_last = v;
+			}
+			CHECK(v == 14 + 5 + n_vla - 1, "%s: a_2 = %d at call %d (line: %s)", e_vla, v, n_vla, line);
+			continue;
+		}
 		snprintf(ev, sizeof(ev), " %s: (", e_inner);
 		if (strstr(line, ev) && n_inner < 3) {
 			int i = n_inner++;
@@ -610,6 +642,7 @@ static void readback(const char *wl, const char *tag)
 	CHECK(n_entry == 3 && n_ret == 3 && n_many == 3 && n_line == 3 && n_inner == 3,
 	      "%s: hits entry %d ret %d many %d line %d take_inner %d", wl, n_entry, n_ret, n_many, n_line, n_inner);
 	CHECK(n_strtol == (libc_path[0] ? 1 : 0), "%s: strtol hits %d", wl, n_strtol);
+	CHECK(n_vla == 3, "%s: vla_sum hits %d", wl, n_vla);
 	free(trace);
 out:
 	cleanup();

@@ -67,6 +67,20 @@ __attribute__((noinline)) int span(struct req *req)
 	return first_code(req) + req->len;
 }
 
+/* A variable-length array: its address is stored in a slot (-O0) */
+__attribute__((noinline)) int vla_sum(int n)
+{
+	int a[n];
+
+	for (int i = 0; i < n; i++)
+		a[i] = i * 7 + n;
+	pa_sink = n; /* VLA_LINE */
+	int s = 0;
+	for (int i = 0; i < n; i++)
+		s += a[i];
+	return s;
+}
+
 int main(void)
 {
 	static const char *const paths[3] = { "/index.html", "/a/b/c", "/x" };
@@ -91,7 +105,7 @@ int main(void)
 		int ret = handle(&r[i], i + 3, 1000L * (i + 1), 0.5 * i);
 		printf("handle %d -> %d\n", i, ret);
 		acc += many(i, 2, 3, 4, 5, 6, 70 + i, 8000000000L + i);
-		acc += take_inner(r[i].in, i + 2) + span(&r[i]);
+		acc += take_inner(r[i].in, i + 2) + span(&r[i]) + vla_sum(5 + i);
 	}
 	printf("many sum %ld\n", acc);
 	/* libc's strtol, probed by the test through libc6-dbg's DWARF */
