@@ -148,7 +148,8 @@ while ! grep -q "^p:pprobe_$tpid/" $KE && [ $i -lt 600 ]; do sleep 0.1; i=$((i +
 check "temporary probe pprobe_$tpid while trace runs" grep -q "^p:pprobe_$tpid/" $KE
 kill -INT $tpid
 wait $tpid
-check "trace ends on SIGINT" test $? -eq 0 -o $? -eq 130
+rc=$?
+check "trace ends on SIGINT (status $rc)" test $rc -eq 0 -o $rc -eq 130
 check_eq "temporary probe gone after SIGINT" "" "$(cat $KE)"
 # kill -9: tracefs keeps the probe (nothing can remove it then); the next
 # pprobe sweeps the group of the dead pid.

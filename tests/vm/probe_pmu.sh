@@ -79,9 +79,13 @@ exec 8>$T/go
 i=0
 while [ "$(readlink /proc/$wpid/exe)" != "$W" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 check "workload exec'd" test "$(readlink /proc/$wpid/exe)" = "$W"
-pprobe stat -x, -e kretprobe:do_sys_openat2 -p $wpid -o $T/stat2.csv &
+# Ready means counting: the first -I interval line (stderr, unbuffered) says
+# the events are enabled; the intervals add up to the total.
+pprobe stat -I 100 -x, -e kretprobe:do_sys_openat2 -p $wpid 2>$T/stat2.csv &
 spid=$!
-check "kretprobe registered for stat -p" wait_registered do_sys_openat2
+i=0
+while ! grep -q ',kretprobe:do_sys_openat2,' $T/stat2.csv && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+check "stat -p -I 100 is counting" grep -q ',kretprobe:do_sys_openat2,' $T/stat2.csv
 registered do_sys_openat2
 echo go >&8
 exec 8>&-
@@ -89,8 +93,9 @@ wait $wpid
 check "workload -w succeeds" test $? -eq 0
 wait $spid
 check "stat -p ends with its process" test $? -eq 0
-cat $T/stat2.csv
-check_eq "stat -p $wpid kretprobe:do_sys_openat2" "$((N + M))" "$(awk -F, '$3 == "kretprobe:do_sys_openat2" { print $1 }' $T/stat2.csv)"
+tail -3 $T/stat2.csv
+check_eq "stat -p $wpid -I 100 kretprobe:do_sys_openat2 (intervals summed)" "$((N + M))" \
+	"$(awk -F, '$4 == "kretprobe:do_sys_openat2" { n += $2 } END { print n + 0 }' $T/stat2.csv)"
 
 step "3. trace"
 # 3. trace: the probed IP is the symbol's address in kallsyms.
