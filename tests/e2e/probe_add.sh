@@ -83,6 +83,15 @@ for opt in O0 O2; do
 	a=$(grep -c " $G:record_score: " "$T/trace"); b=$(grep -c " $G:record_score_1: " "$T/trace")
 	check "$opt: the copies are hit N and 1 times ($a, $b)" \
 		[ "$(printf '%s\n' "$a" "$b" | sort -n | tr '\n' ' ')" = "1 $N " ]
+	if [ $opt = O0 ]; then	# -O2: see the report about GCC's entry_pc outside the copy's ranges
+		"$PPROBE" -d "$G:record_score*" 2>/dev/null
+		"$PPROBE" -x "$bin" -a 'record_score method len' 2>"$T/err"
+		"$PPROBE" trace -e "$G:record_score*" -- "$bin" $N >"$T/trace" 2>"$T/err"
+		for ((i = 0; i < N; i++)); do p=${PATHS[i % 3]}; echo "method=$((i % 4)) len=${#p}"; done >"$T/want"
+		echo "method=9 len=$N" >>"$T/want"
+		grep -oE 'method=.*' "$T/trace" >"$T/got"
+		check "$opt: arguments of both inlined copies exact" diff -u "$T/want" "$T/got"
+	fi
 
 	# -d: globs, perf's words
 	"$PPROBE" -d "$G:handle_?" -d 'handle__ret*' -d "$G:record_score*" >"$T/out" 2>"$T/err"
