@@ -1477,8 +1477,8 @@ static bool valid_type(const char *t)
 	if (t[n]) {	/* [N] */
 		char *end;
 		long k = strtol(t + n + 1, &end, 10);
-		if (k < 1 || k > MAX_TRACEFS_ARRAY || strcmp(end, "]") || !strncmp(base, "string", 6) ||
-		    strstr(base, "string") || !strcmp(base, "symstr"))
+		/* string, ustring, symstr: no arrays of them */
+		if (k < 1 || k > MAX_TRACEFS_ARRAY || strcmp(end, "]") || strstr(base, "str"))
 			return false;
 	}
 	for (size_t i = 0; i < sizeof(basic) / sizeof(basic[0]); i++)
