@@ -12,7 +12,7 @@ N=7
 PATHS=(/index.html /api/v1/users /favicon.ico)
 
 # The probe lines of our groups and workloads (other tests may use other groups meanwhile).
-ours() { grep -E "^[pr][0-9]*:($G|pprobe_[0-9]+)/|probeadd_server" $TR/uprobe_events; }
+ours() { grep -E "^[pr][0-9]*:$G/|probeadd_server" $TR/uprobe_events; }
 cleanup() { ours | sed -E 's/^[pr][0-9]*:([^ ]+) .*/-:\1/' | while read -r l; do echo "$l" >>$TR/uprobe_events; done; }
 trap 'cleanup; rm -rf "$T"' EXIT
 cleanup
@@ -128,8 +128,8 @@ check "raw fetch-args: every value exact" diff -u "$T/want" "$T/got"
 bin=$WORKLOADS/probeadd_server_O2
 real=$(realpath "$bin")
 # errors: exact message, exit status, uprobe_events unchanged. "Unchanged" is
-# judged on the lines these commands could write (our groups, our workloads,
-# pprobe_PID): other helpers' tests may add and remove their own meanwhile.
+# judged on the lines these commands could write (our group, our workloads):
+# other tests may add and remove their own meanwhile.
 before=$(ours)
 err_case() {	# DESC STATUS EXPECTED-STDERR-FILE ARGS...
 	local d=$1 st=$2 want=$3; shift 3
