@@ -39,6 +39,7 @@ static void usage(FILE *f)
 "                        ARG: [NAME=]VAR[->MEMBER|.MEMBER|[N]]...[:TYPE], $retval,\n"
 "                        $params, $vars, or a tracefs fetch-arg: %%REG, @SYM, +OFF(ARG),\n"
 "                        $argN, $stackN, $comm. TYPE: string, u8..u64, s8..s64, x8..x64.\n"
+"                        An unnamed VAR->MEMBER is named MEMBER, as perf (req->path: path).\n"
 "                        Group: probe (kernel), probe_BINNAME (-x); event: the function\n"
 "                        (FUNC_L<RLN> for a line, FUNC__return), _1, _2... when taken.\n"
 "  -l, --list [PATTERN]  list the probe events (GROUP:EVENT globs)\n"

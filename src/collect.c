@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "event_spec.h"
+#include "probe_tracefs.h"
 #include "pprobe/unwind.h"
 
 /* Records newer than (read time - slack) may still be followed by older
@@ -481,6 +482,8 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 	c->layout.sample_type = SAMPLE_TYPE_BASE | opts->extra_sample_type;
 	c->layout.regs_user_mask = opts->regs_user_mask;
 	raise_nofile_limit();
+	/* temporary probes of pprobes that were killed (-9) go at the next start */
+	(void)probe_tracefs__sweep_stale();
 
 	if (opts->cpu_list) {
 		nr_cpus = cpulist__parse(opts->cpu_list, &cpus);

@@ -291,6 +291,8 @@ static const char *scalar_type(Dwarf_Die *t, char *buf, size_t len, const char *
 	int tag = dwarf_tag(&p);
 	if (tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type || tag == DW_TAG_rvalue_reference_type)
 		return "x64";
+	if (tag == DW_TAG_unspecified_type)	/* assembly functions' results, nullptr_t: a machine word */
+		return "x64";
 	if (tag == DW_TAG_enumeration_type) {
 		Dwarf_Die u;
 		bool sgn = false;
@@ -1475,8 +1477,8 @@ static bool valid_type(const char *t)
 	if (t[n]) {	/* [N] */
 		char *end;
 		long k = strtol(t + n + 1, &end, 10);
-		if (k < 1 || k > MAX_TRACEFS_ARRAY || strcmp(end, "]") || !strncmp(base, "string", 6) ||
-		    strstr(base, "string") || !strcmp(base, "symstr"))
+		/* string, ustring, symstr: no arrays of them */
+		if (k < 1 || k > MAX_TRACEFS_ARRAY || strcmp(end, "]") || strstr(base, "str"))
 			return false;
 	}
 	for (size_t i = 0; i < sizeof(basic) / sizeof(basic[0]); i++)
@@ -1841,6 +1843,38 @@ static int dwarf_arg(struct ctx *c, const char *given, const char *expr, const c
 		if (!v.has_type && !utype && !*p && !stars) {
 			val_free(&v);
 			return fail(c, -EINVAL, "%s returns void", c->pt->function);
+		}
+		int64_t rsz;
+		enum aclass rc = v.has_type ? abi_class(&v.type, &rsz) : A_UNSURE;
+		Dwarf_Die rp;
+		bool aggr = v.has_type && !dwarf_peel_type(&v.type, &rp) && dwarf_tag(&rp) != DW_TAG_base_type;
+		if (rc == A_MEM && aggr) {
+			/* returned in memory: %rax holds the address the caller passed */
+			free(v.fetch);
+			v.kind = V_MEM;
+			v.fetch = strdup("$retval");
+			if (!v.fetch)
+				return -ENOMEM;
+		} else if (rc == A_INT2 && aggr) {
+			/* two eightbytes: %rax and %rdx */
+			v.pieces = calloc(2, sizeof(*v.pieces));
+			if (!v.pieces) {
+				val_free(&v);
+				return -ENOMEM;
+			}
+			free(v.fetch);
+			v.fetch = NULL;
+			v.kind = V_PIECES;
+			v.npieces = 2;
+			for (int i = 0; i < 2; i++) {
+				v.pieces[i].start = 8 * i;
+				v.pieces[i].size = i ? rsz - 8 : 8;
+				v.pieces[i].v.kind = V_REG;
+				if (!(v.pieces[i].v.fetch = strdup(i ? "%dx" : "$retval"))) {
+					val_free(&v);
+					return -ENOMEM;
+				}
+			}
 		}
 	} else {
 		if (!is_ident(name, n))

@@ -19,6 +19,7 @@
 
 #define LIVE_OVERLAP 256	/* bytes at the end of the copy compared with the live stack */
 #define LIVE_CHUNK (16 * 1024)
+#define LIVE_SNAPSHOT_MAX (4 * 1024 * 1024)	/* read at once beyond the copy */
 
 static const char *const end_names[] = {
 	[UNWIND_COMPLETE] = "complete",
@@ -544,9 +545,28 @@ static bool live_fetch(struct uctx *c, uint64_t want_end)
 		 * frames there returned (their bytes may linger). */
 		if (c->live_floor > copy_end - ov && c->live_floor < c->stack_end)
 			return false;
+		/* The end of the copy and everything above it up to the top of
+		 * the stack, in one read: the walk then sees one moment of the
+		 * thread, not one that drifts while it goes on (unwinding 1000
+		 * frames takes ms). */
+		uint64_t all = c->stack_end - copy_end;
+		if (all > LIVE_SNAPSHOT_MAX)
+			all = LIVE_SNAPSHOT_MAX;
+		if (all > c->live_cap) {
+			uint64_t cap = c->live_cap ? c->live_cap : LIVE_CHUNK;
+			while (cap < all)
+				cap *= 2;
+			uint8_t *b = realloc(c->live, cap);
+			if (!b)
+				return false;
+			c->live = b;
+			c->live_cap = cap;
+		}
 		uint8_t tail[LIVE_OVERLAP];
-		struct iovec l = { tail, ov }, r = { (void *)(uintptr_t)(copy_end - ov), ov };
-		if (process_vm_readv(c->proc->pid, &l, 1, &r, 1, 0) != (ssize_t)ov)
+		struct iovec l[2] = { { tail, ov }, { c->live, all } };
+		struct iovec r = { (void *)(uintptr_t)(copy_end - ov), ov + all };
+		ssize_t got = process_vm_readv(c->proc->pid, l, 2, &r, 1, 0);
+		if (got < (ssize_t)ov)
 			return false;
 		const uint8_t *was_tail = c->data + c->size - ov;
 		for (uint64_t off = 0; off < ov; off += 8) {
@@ -556,6 +576,9 @@ static bool live_fetch(struct uctx *c, uint64_t want_end)
 			if (was != now && ((was >= c->sp && was < c->stack_end) || uctx__is_exec(c, was)))
 				return false;
 		}
+		c->live_len = (uint64_t)got - ov;
+		if (c->live_len)
+			c->used_live = true;
 		c->live_state = 1;
 	}
 	if (want_end > c->stack_end)

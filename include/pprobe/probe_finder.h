@@ -178,7 +178,10 @@ struct pf_fetch_arg {
  * CFI at the probe address, globals as @+OFF (uprobe: the offset the kernel adds to
  * the probed file's load base, i.e. vaddr - probe vaddr + probe file offset) or
  * @SYM+OFF (kernel). A parameter whose -O0 stack slot the prologue has not filled
- * yet is fetched where the x86-64 calling convention passes it. A constant
+ * yet is fetched where the x86-64 calling convention passes it; a local before
+ * the function's first statement holds nothing yet and is refused. A value split
+ * into DW_OP_pieces (a struct in two registers) yields the members inside one
+ * piece; $retval of a struct is %rax:%rdx or memory at %rax, by the ABI. A constant
  * (DW_AT_const_value, implicit value) becomes the immediate \VALUE. A variable
  * optimized out at that address, only computable (entry value, arithmetic), split
  * into pieces, or a float is an error naming the variable and why (never a

@@ -12,7 +12,7 @@ N=7
 PATHS=(/index.html /api/v1/users /favicon.ico)
 
 # The probe lines of our groups and workloads (other tests may use other groups meanwhile).
-ours() { grep -E "^[pr][0-9]*:($G|pprobe_[0-9]+)/|probeadd_server" $TR/uprobe_events; }
+ours() { grep -E "^[pr][0-9]*:$G/|probeadd_server" $TR/uprobe_events; }
 cleanup() { ours | sed -E 's/^[pr][0-9]*:([^ ]+) .*/-:\1/' | while read -r l; do echo "$l" >>$TR/uprobe_events; done; }
 trap 'cleanup; rm -rf "$T"' EXIT
 cleanup
@@ -83,6 +83,15 @@ for opt in O0 O2; do
 	a=$(grep -c " $G:record_score: " "$T/trace"); b=$(grep -c " $G:record_score_1: " "$T/trace")
 	check "$opt: the copies are hit N and 1 times ($a, $b)" \
 		[ "$(printf '%s\n' "$a" "$b" | sort -n | tr '\n' ' ')" = "1 $N " ]
+	if [ $opt = O0 ]; then	# -O2: see the report about GCC's entry_pc outside the copy's ranges
+		"$PPROBE" -d "$G:record_score*" 2>/dev/null
+		"$PPROBE" -x "$bin" -a 'record_score method len' 2>"$T/err"
+		"$PPROBE" trace -e "$G:record_score*" -- "$bin" $N >"$T/trace" 2>"$T/err"
+		for ((i = 0; i < N; i++)); do p=${PATHS[i % 3]}; echo "method=$((i % 4)) len=${#p}"; done >"$T/want"
+		echo "method=9 len=$N" >>"$T/want"
+		grep -oE 'method=.*' "$T/trace" >"$T/got"
+		check "$opt: arguments of both inlined copies exact" diff -u "$T/want" "$T/got"
+	fi
 
 	# -d: globs, perf's words
 	"$PPROBE" -d "$G:handle_?" -d 'handle__ret*' -d "$G:record_score*" >"$T/out" 2>"$T/err"
@@ -119,8 +128,8 @@ check "raw fetch-args: every value exact" diff -u "$T/want" "$T/got"
 bin=$WORKLOADS/probeadd_server_O2
 real=$(realpath "$bin")
 # errors: exact message, exit status, uprobe_events unchanged. "Unchanged" is
-# judged on the lines these commands could write (our groups, our workloads,
-# pprobe_PID): other helpers' tests may add and remove their own meanwhile.
+# judged on the lines these commands could write (our group, our workloads):
+# other tests may add and remove their own meanwhile.
 before=$(ours)
 err_case() {	# DESC STATUS EXPECTED-STDERR-FILE ARGS...
 	local d=$1 st=$2 want=$3; shift 3

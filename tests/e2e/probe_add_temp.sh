@@ -8,7 +8,8 @@ TR=/sys/kernel/tracing
 [ -w $TR/uprobe_events ] || skip "no writable $TR/uprobe_events (kernel without CONFIG_UPROBE_EVENTS?)"
 N=5
 PATHS=(/index.html /api/v1/users /favicon.ico)
-temps() { grep -E '^[pr][0-9]*:pprobe_[0-9]+/' $TR/uprobe_events; }
+# temporary probes on our workloads (other tests may have their own meanwhile)
+temps() { grep -E '^[pr][0-9]*:pprobe_[0-9]+/.*probeadd_server' $TR/uprobe_events; }
 group_of() { grep -oE "^[pr][0-9]*:pprobe_$1/[^ ]+" $TR/uprobe_events; }
 # our temporary groups only: other tests may run pprobe meanwhile
 mine() { for p in "$@"; do group_of "$p"; done; }
@@ -73,10 +74,21 @@ check "command not found: nothing left" [ -z "$(temps)" ]
 for ((k = 0; k < 100; k++)); do [ -n "$(group_of $pid)" ] && break; sleep 0.1; done
 sleep 0.3
 kill -9 $pid
-wait $pid 2>/dev/null
+# checked before reaping it: a zombie still counts as a live pprobe for the
+# sweep of any other pprobe that may start meanwhile (other tests)
 check "kill -9: pprobe_$pid is left behind" [ "$(group_of $pid)" = "p:pprobe_$pid/handle" ]
+wait $pid 2>/dev/null
 "$PPROBE" trace -x "$bin" -e 'probe:handle len' -- "$bin" 2 >"$T/trace" 2>"$T/err"
 check "the next run works" [ "$(grep -c 'probe:handle: .* len=' "$T/trace")" -eq 2 ]
 check "the next run swept pprobe_$pid" [ -z "$(group_of $pid)" ]
+# a run without any probe sweeps too
+"$PPROBE" trace -x "$bin" -e 'probe:handle len' -a >/dev/null 2>&1 & pid=$!
+for ((k = 0; k < 100; k++)); do [ -n "$(group_of $pid)" ] && break; sleep 0.1; done
+sleep 0.3
+kill -9 $pid
+check "kill -9 again: pprobe_$pid is left behind" [ "$(group_of $pid)" = "p:pprobe_$pid/handle" ]
+wait $pid 2>/dev/null
+"$PPROBE" stat -e sched:sched_process_exec -- true >/dev/null 2>&1
+check "pprobe stat with a tracepoint swept pprobe_$pid" [ -z "$(group_of $pid)" ]
 check "nothing left at the end" [ -z "$(temps)" ]
 done_testing

@@ -19,11 +19,12 @@ W=$WORKLOADS
 # libunwind at depth 1000 (~2 ms a stack) cannot keep up with 999 Hz: its
 # backlog is still pending when the recursion returns (30-45% complete, every
 # other stack ends in [truncated]): not run.
-# A sanitized pprobe unwinds ~10x slower (900 us a stack at depth 200 with
-# libdw): it samples at 99 Hz for 4 s there.
+# A sanitized pprobe unwinds ~10x slower (1 ms a stack at depth 200, 10 ms
+# at 1000 with libdw): it samples at 49 Hz for 6 s there, which it keeps up
+# with.
 rate=999 secs=2
 if [ -n "${PPROBE_SANITIZED:-}" ]; then
-	rate=99 secs=4
+	rate=49 secs=6
 	echo "sanitized build ($PPROBE_SANITIZED): sampling at $rate Hz for $secs s"
 fi
 for spec in "10 libdw 99" "60 libdw 99" "200 libdw 99" "1000 libdw 99" \

@@ -25,6 +25,7 @@ check "trace: the paths" grep -qxF "ok: trace: path=\"/tmp/probe_add/target\" ($
 check "trace: the missing paths" grep -qxF "ok: trace: path=\"/tmp/probe_add/target.missing\" ($M)" "$T/out"
 check "trace: \$retval -2" grep -qxF "ok: trace: \$retval:s32 = -2 (ENOENT) ($M)" "$T/out"
 check "trace --filter on the path" grep -qF "ok: trace -a --filter 'path == \"/tmp/probe_add/target\"' (20)" "$T/out"
+check "record -g: exact stacks" grep -qxF "ok: record -g: 20 under open_once, syscall entry .. do_sys_openat2" "$T/out"
 check "-d removed the four" grep -qxF "ok: -d: removed (4)" "$T/out"
 check "temporary probe values" grep -qxF "ok: temporary: r=-2 ($M)" "$T/out"
 check "stale temporary probe swept" grep -qxF "ok: the next pprobe (-l) swept it ()" "$T/out"

@@ -233,6 +233,11 @@ static void exact(const char *wl)
 	static const char *const retval[] = { "$retval", "r=$retval:x32" };
 	expect_args(pf, "handle%return", retval, 2, "retval=$retval:s32 r=$retval:x32", "handle%return");
 	expect_args(pf, "many%return", retval, 1, "retval=$retval:s64", "many%return");
+	/* struct results: in %rax:%rdx, or in memory at the address in %rax */
+	static const char *const dm[] = { "$retval.q", "$retval.r" };
+	expect_args(pf, "divmod%return", dm, 2, "retval_q=$retval:s64 retval_r=%dx:s64", "divmod%return");
+	static const char *const bg[] = { "$retval.v[4]" };
+	expect_args(pf, "mkbig%return", bg, 1, "retval_v_4=+32($retval):s64", "mkbig%return");
 
 	/* errors */
 	static const char *const unknown[] = { "no variable 'nosuch'", "req, n, scale, ratio", NULL };
@@ -465,6 +470,11 @@ static void readback(const char *wl, const char *tag)
 	static const char *const line_args[] = { "$vars", "path=req->path:string" };
 	static const char *const inner_args[] = { "in.a", "in.b", "k" };
 	static const char *const vla_args[] = { "a[2]" };
+	static const char *const dm_args[] = { "$retval.q", "$retval.r" };
+	static const char *const bg_args[] = { "$retval.v[4]" };
+	char e_dm[32], e_bg[32];
+	snprintf(e_dm, sizeof(e_dm), "divmod_%s", tag);
+	snprintf(e_bg, sizeof(e_bg), "mkbig_%s", tag);
 	char e_vla[32], vspec[64];
 	snprintf(e_vla, sizeof(e_vla), "vla_%s", tag);
 	snprintf(vspec, sizeof(vspec), "probeargs_wl.c:%d", marker_line("/* VLA_LINE */"));
@@ -474,7 +484,9 @@ static void readback(const char *wl, const char *tag)
 	    add_probe(wl, e_ret, "handle%return", 0, true, ret_args, 1) ||
 	    add_probe(wl, e_many, "many", 0, false, many_args, 1) ||
 	    add_probe(wl, e_line, spec, 0, false, line_args, 2) ||
-	    add_probe(wl, e_inner, "take_inner", 0, false, inner_args, 3))
+	    add_probe(wl, e_inner, "take_inner", 0, false, inner_args, 3) ||
+	    add_probe(wl, e_dm, "divmod%return", 0, true, dm_args, 2) ||
+	    add_probe(wl, e_bg, "mkbig%return", 0, true, bg_args, 1))
 		goto out;
 	/* every address of the line: which one runs depends on the compiler */
 	{
@@ -531,7 +543,7 @@ static void readback(const char *wl, const char *tag)
 	int st;
 	waitpid(pid, &st, 0);
 	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s exited with %#x", wl, st);
-	CHECK(!strcmp(outbuf, "handle 0 -> 1093\nhandle 1 -> 2124\nhandle 2 -> 3157\nmany sum 147000002323\n"
+	CHECK(!strcmp(outbuf, "handle 0 -> 1093\nhandle 1 -> 2124\nhandle 2 -> 3157\nmany sum 147000044392\n"
 			      "strtol 33519\n"),
 	      "workload output: %s", outbuf);
 
@@ -541,6 +553,7 @@ static void readback(const char *wl, const char *tag)
 	if (!trace)
 		goto out;
 	int n_entry = 0, n_ret = 0, n_many = 0, n_line = 0, n_inner = 0, n_strtol = 0, n_vla = 0, vla_last = -1;
+	int n_dm = 0, n_bg = 0;
 	const char *comm = strrchr(wl, '/') + 1;
 	char req_ptr[3][64] = { "", "", "" };
 	long counter = 0;
@@ -626,6 +639,21 @@ static void readback(const char *wl, const char *tag)
 			CHECK(v == 14 + 5 + n_vla - 1, "%s: a_2 = %d at call %d (line: %s)", e_vla, v, n_vla, line);
 			continue;
 		}
+		snprintf(ev, sizeof(ev), " %s: (", e_dm);
+		if (strstr(line, ev) && n_dm < 3) {
+			int i = n_dm++;
+			snprintf(want, sizeof(want), "%d", (100 + i) / 7);
+			expect_field(line, "retval_q", want, e_dm);
+			snprintf(want, sizeof(want), "%d", (100 + i) % 7);
+			expect_field(line, "retval_r", want, e_dm);
+			continue;
+		}
+		snprintf(ev, sizeof(ev), " %s: (", e_bg);
+		if (strstr(line, ev) && n_bg < 3) {
+			snprintf(want, sizeof(want), "%d", (3 + n_bg++) * 5);
+			expect_field(line, "retval_v_4", want, e_bg);
+			continue;
+		}
 		snprintf(ev, sizeof(ev), " %s: (", e_inner);
 		if (strstr(line, ev) && n_inner < 3) {
 			int i = n_inner++;
@@ -663,6 +691,7 @@ static void readback(const char *wl, const char *tag)
 	      "%s: hits entry %d ret %d many %d line %d take_inner %d", wl, n_entry, n_ret, n_many, n_line, n_inner);
 	CHECK(n_strtol == (libc_path[0] ? 1 : 0), "%s: strtol hits %d", wl, n_strtol);
 	CHECK(n_vla == 3, "%s: vla_sum hits %d", wl, n_vla);
+	CHECK(n_dm == 3 && n_bg == 3, "%s: divmod hits %d, mkbig hits %d", wl, n_dm, n_bg);
 	free(trace);
 out:
 	cleanup();

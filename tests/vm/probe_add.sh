@@ -83,13 +83,26 @@ check_eq "trace: \$arg2 string, \$arg3 struct's first u64" $((N + M)) \
 step "3. stat, trace --filter"
 # 3. stat counts them; a kernel filter on the string argument keeps exactly
 # the opens of PATH, system-wide.
-pprobe stat -x, -e probe:do_sys_openat2,probe:do_sys_openat2__return,vmprobe:opn -o $T/stat.csv -- $W open 20 7 $TARGET >/dev/null
+pprobe stat -x, -e 'probe:*,vmprobe:opn' -o $T/stat.csv -- $W open 20 7 $TARGET >/dev/null
 cat $T/stat.csv
-for e in probe:do_sys_openat2 probe:do_sys_openat2__return vmprobe:opn; do
+check_eq "stat -e 'probe:*,vmprobe:opn': counters" 4 "$(wc -l <$T/stat.csv)"
+for e in probe:do_sys_openat2 probe:do_sys_openat2__return probe:do_sys_openat2__return_1 vmprobe:opn; do
 	check_eq "stat $e" 27 "$(awk -F, -v e="$e" '$3 == e { print $1 }' $T/stat.csv)"
 done
 pprobe trace -a -e probe:do_sys_openat2 --filter "path == \"$TARGET\"" -o $T/filter.txt -- $W open 20 7 $TARGET >/dev/null
 check_eq "trace -a --filter 'path == \"$TARGET\"'" 20 "$(count $T/filter.txt ' probe:do_sys_openat2: ')"
+
+# The tracefs probe in record -g: exact stacks, as the PMU probe's.
+pprobe record -q -g -e probe:do_sys_openat2 -o $T/rec.folded -- $W open 20 7 $TARGET >/dev/null
+check "record -g -e probe:do_sys_openat2 succeeds" test $? -eq 0
+cat $T/rec.folded
+U="vmprobe_wl;_start;__libc_start_main;__libc_start_call_main;main;do_opens"
+SYSENTRY='entry_SYSCALL_64_after_hwframe_\[k\];do_syscall_64_\[k\];'
+check_eq "record -g: stacks" 2 "$(wc -l <$T/rec.folded)"
+check "record -g: 20 under open_once, syscall entry .. do_sys_openat2" \
+	grep -qx "$U;open_once;__libc_open;$SYSENTRY\(.*;\)\{0,1\}do_sys_openat2_\[k\] 20" $T/rec.folded
+check "record -g: 7 under open_missing" \
+	grep -qx "$U;open_missing;__libc_open;$SYSENTRY\(.*;\)\{0,1\}do_sys_openat2_\[k\] 7" $T/rec.folded
 
 step "4. -d"
 # 4. -d removes them (globs), -l then lists nothing.
@@ -136,7 +149,8 @@ while ! grep -q "^p:pprobe_$tpid/" $KE && [ $i -lt 600 ]; do sleep 0.1; i=$((i +
 check "temporary probe pprobe_$tpid while trace runs" grep -q "^p:pprobe_$tpid/" $KE
 kill -INT $tpid
 wait $tpid
-check "trace ends on SIGINT" test $? -eq 0 -o $? -eq 130
+rc=$?
+check "trace ends on SIGINT (status $rc)" test $rc -eq 0 -o $rc -eq 130
 check_eq "temporary probe gone after SIGINT" "" "$(cat $KE)"
 # kill -9: tracefs keeps the probe (nothing can remove it then); the next
 # pprobe sweeps the group of the dead pid.

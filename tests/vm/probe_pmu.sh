@@ -3,7 +3,8 @@
 # ephemeral kernel probes (the kprobe PMU: nothing written to tracefs) in the
 # VM, with exact numbers:
 #   stat -e kprobe:do_sys_openat2 / probe:do_sys_openat2 / kretprobe:... /
-#        probe:do_sys_openat2%return / kprobe:do_sys_openat2+OFF
+#        probe:do_sys_openat2%return / kprobe:do_sys_openat2+OFF /
+#        probe:do_sys_openat2+OFF / kprobe:0xADDR (kallsyms)
 #        count exactly the N + M opens of the workload (a command, and -p PID)
 #   trace -e kprobe:... prints the probed IP = the symbol's kallsyms address
 #   record -e probe:tcp_sendmsg -g -a over K loopback sends: exactly K
@@ -51,7 +52,7 @@ check_eq "no kprobes registered before" "" "$(cat $KLIST)"
 step() { echo "--- $* (guest uptime $(cut -d' ' -f1 /proc/uptime) s)"; }
 step "1. stat"
 # 1. stat: every spelling counts exactly the opens of the command.
-EVS="kprobe:do_sys_openat2,probe:do_sys_openat2,kretprobe:do_sys_openat2,probe:do_sys_openat2%return,kprobe:do_sys_openat2+$OFF"
+EVS="kprobe:do_sys_openat2,probe:do_sys_openat2,kretprobe:do_sys_openat2,probe:do_sys_openat2%return,kprobe:do_sys_openat2+$OFF,probe:do_sys_openat2+$OFF,kprobe:0x$OPENAT2"
 pprobe stat -x, -e "$EVS" -o $T/stat.csv -- $W open $N $M $TARGET >$T/wl.out
 check "stat -e $EVS -- workload succeeds" test $? -eq 0
 cat $T/wl.out $T/stat.csv
@@ -79,9 +80,13 @@ exec 8>$T/go
 i=0
 while [ "$(readlink /proc/$wpid/exe)" != "$W" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 check "workload exec'd" test "$(readlink /proc/$wpid/exe)" = "$W"
-pprobe stat -x, -e kretprobe:do_sys_openat2 -p $wpid -o $T/stat2.csv &
+# Ready means counting: the first -I interval line (stderr, unbuffered) says
+# the events are enabled; the intervals add up to the total.
+pprobe stat -I 100 -x, -e kretprobe:do_sys_openat2 -p $wpid 2>$T/stat2.csv &
 spid=$!
-check "kretprobe registered for stat -p" wait_registered do_sys_openat2
+i=0
+while ! grep -q ',kretprobe:do_sys_openat2,' $T/stat2.csv && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+check "stat -p -I 100 is counting" grep -q ',kretprobe:do_sys_openat2,' $T/stat2.csv
 registered do_sys_openat2
 echo go >&8
 exec 8>&-
@@ -89,8 +94,9 @@ wait $wpid
 check "workload -w succeeds" test $? -eq 0
 wait $spid
 check "stat -p ends with its process" test $? -eq 0
-cat $T/stat2.csv
-check_eq "stat -p $wpid kretprobe:do_sys_openat2" "$((N + M))" "$(awk -F, '$3 == "kretprobe:do_sys_openat2" { print $1 }' $T/stat2.csv)"
+tail -3 $T/stat2.csv
+check_eq "stat -p $wpid -I 100 kretprobe:do_sys_openat2 (intervals summed)" "$((N + M))" \
+	"$(awk -F, '$4 == "kretprobe:do_sys_openat2" { n += $2 } END { print n + 0 }' $T/stat2.csv)"
 
 step "3. trace"
 # 3. trace: the probed IP is the symbol's address in kallsyms.
@@ -108,6 +114,30 @@ check_eq "trace: kprobe hits at do_sys_openat2+$OFF = 0x$OPENAT2_OFF" 5 \
 check_eq "trace: kretprobe returns from do_sys_openat2" 5 \
 	"$(grep -c " kretprobe:do_sys_openat2: (0xffffffff[0-9a-f]* <- 0x$OPENAT2)\$" $T/trace.txt)"
 check_eq "trace: events in all" 15 "$(grep -c ' k[a-z]*probe:do_sys_openat2' $T/trace.txt)"
+
+step "3b. record -g"
+# 3b. record -g on the open workload: every sample of the entry probe has the
+# kernel stack from the syscall entry to do_sys_openat2 under the exact user
+# stack (N under open_once, M under open_missing); the return probe's
+# samples fire in do_sys_openat2's caller, under the same user stacks.
+pprobe record -q -g -e kprobe:do_sys_openat2 -e kretprobe:do_sys_openat2 -o $T/open.folded -- $W open $N $M $TARGET >/dev/null
+check "record -g -e kprobe: -e kretprobe: succeeds" test $? -eq 0
+FK=$T/open.kprobe-do_sys_openat2.folded
+FR=$T/open.kretprobe-do_sys_openat2.folded
+cat $FK $FR
+U="vmprobe_wl;_start;__libc_start_main;__libc_start_call_main;main;do_opens"
+SYSENTRY='entry_SYSCALL_64_after_hwframe_\[k\];do_syscall_64_\[k\];'
+check_eq "record -g kprobe: stacks" 2 "$(wc -l <$FK)"
+check "record -g kprobe: $N under open_once, syscall entry .. do_sys_openat2" \
+	grep -qx "$U;open_once;__libc_open;$SYSENTRY\(.*;\)\{0,1\}do_sys_openat2_\[k\] $N" $FK
+check "record -g kprobe: $M under open_missing, syscall entry .. do_sys_openat2" \
+	grep -qx "$U;open_missing;__libc_open;$SYSENTRY\(.*;\)\{0,1\}do_sys_openat2_\[k\] $M" $FK
+check_eq "record -g kretprobe: stacks" 2 "$(wc -l <$FR)"
+check "record -g kretprobe: $N under open_once, in do_sys_openat2's caller" \
+	grep -qx "$U;open_once;__libc_open;$SYSENTRY\([a-z_0-9]*_\[k\];\)*[a-z_0-9]*_\[k\] $N" $FR
+check "record -g kretprobe: $M under open_missing" \
+	grep -qx "$U;open_missing;__libc_open;$SYSENTRY\([a-z_0-9]*_\[k\];\)*[a-z_0-9]*_\[k\] $M" $FR
+check_eq "record -g kretprobe: no stack ends in do_sys_openat2 itself" "" "$(grep 'do_sys_openat2_\[k\] [0-9]*$' $FR)"
 
 step "4. record"
 # 4. The acceptance case: record -e probe:tcp_sendmsg -g -a over exactly K

@@ -81,6 +81,30 @@ __attribute__((noinline)) int vla_sum(int n)
 	return s;
 }
 
+/* Structs returned in %rax:%rdx and in memory (%rax has its address) */
+struct pair {
+	long q;
+	long r;
+};
+
+__attribute__((noinline)) struct pair divmod(long a, long b)
+{
+	struct pair p = { a / b, a % b };
+	return p;
+}
+
+struct big {
+	long v[5];
+};
+
+__attribute__((noinline)) struct big mkbig(long x)
+{
+	struct big b;
+	for (int i = 0; i < 5; i++)
+		b.v[i] = x * (i + 1);
+	return b;
+}
+
 int main(void)
 {
 	static const char *const paths[3] = { "/index.html", "/a/b/c", "/x" };
@@ -106,6 +130,9 @@ int main(void)
 		printf("handle %d -> %d\n", i, ret);
 		acc += many(i, 2, 3, 4, 5, 6, 70 + i, 8000000000L + i);
 		acc += take_inner(r[i].in, i + 2) + span(&r[i]) + vla_sum(5 + i);
+		struct pair dm = divmod(100 + i, 7);
+		struct big bg = mkbig(3 + i);
+		acc += dm.q * 1000 + dm.r + bg.v[4];
 	}
 	printf("many sum %ld\n", acc);
 	/* libc's strtol, probed by the test through libc6-dbg's DWARF */
