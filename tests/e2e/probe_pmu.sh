@@ -126,6 +126,30 @@ for wl in probe_wl_O2 probe_wl_O0; do
 done
 check "nothing in uprobe_events/kprobe_events after the runs" events_empty
 
+# record -x: probe: in the binary, as in stat and trace
+B=$W/probe_wl_O2
+"$PPROBE" record -q -g -x "$B" -e probe:probe_target%return -o "$T/x.folded" -- "$B" 50 >/dev/null 2>&1
+check "record -x BIN -e probe:FUNC%return: 50 returns into middle" \
+	[ "$(folded_sum "$T/x.folded" ";main;outer;middle [0-9]+$") $(folded_sum "$T/x.folded")" = "50 50" ]
+
+# Probe events already in tracefs (perf probe's probe:NAME, any GROUP:NAME)
+# are used as they are, not made again through the PMU.
+off=$(printf '0x%x' $(("0x$(nm "$B" | awk '$3 == "probe_target" { print $1 }')")))	# PIE: offset = address
+g=probe ev=pmu_e2e_$$ g2=pmu_e2e_$$
+cleanup_tracefs() { echo "-:$g/$ev" >>$TR/uprobe_events; echo "-:$g2/target" >>$TR/uprobe_events; } 2>/dev/null
+trap 'cleanup_tracefs; rm -rf "$T"' EXIT
+if echo "p:$g/$ev $B:$off" >>$TR/uprobe_events && echo "p:$g2/target $B:$off" >>$TR/uprobe_events; then
+	"$PPROBE" stat -x, -o "$T/tf.csv" -e "probe:$ev,$g2:target" -- "$B" 77 >/dev/null 2>&1
+	check "tracefs probe:$ev (no -x): 77" [ "$(count "$T/tf.csv" "probe:$ev")" = 77 ]
+	check "tracefs $g2:target: 77" [ "$(count "$T/tf.csv" "$g2:target")" = 77 ]
+	"$PPROBE" trace -e "probe:$ev" -- "$B" 1 2>/dev/null | grep "probe:$ev" >"$T/tf.txt"
+	check "trace of the tracefs probe: its own format (ip from the kernel's print)" \
+		grep -qE "^ *probe_wl_O2-[0-9]+ +\[[0-9]+\] +[0-9.]+: probe:$ev: __probe_ip=" "$T/tf.txt"
+	cleanup_tracefs
+else
+	echo "NOTE: cannot add a tracefs uprobe here: no check of existing probe events"
+fi
+
 # -p PID: a bare name is looked for among the process's mappings first
 # (the program here: no library directory or PATH has it).
 B=$W/probe_wl_O2
