@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -179,6 +180,33 @@ int event_spec__explain_open_error(const struct event_spec *s, int err, char *bu
 				"cannot open '%s': the CPU's PMU does not support this event (%s); "
 				"'pprobe list' shows what is available",
 				NAME(s), strerror(err));
+	/* probes made through the uprobe/kprobe PMUs (probe_spec.c) */
+	if (s->kind == EVENT_KIND_PROBE && s->pmu[0]) {
+		bool up = !strcmp(s->pmu, "uprobe");
+		const char *what = s->attr.config1 ? (const char *)(uintptr_t)s->attr.config1 : "the address";
+		if (err == ENOENT)
+			return snprintf(buf, len, "cannot open '%s': the kernel found no %s '%s'%s", NAME(s),
+					up ? "file" : "function", what,
+					up ? " (deleted or replaced since pprobe read it?)"
+					   : " in its symbols (/proc/kallsyms; a module not loaded?)");
+		if (err == EINVAL && up && (s->attr.config >> 32))
+			return snprintf(buf, len,
+					"cannot open '%s': the kernel refused the USDT semaphore (ref_ctr_offset "
+					"0x%llx): another probe at the same address has a different one or none, "
+					"and the kernel keeps one per address (probe it as sdt: everywhere)",
+					NAME(s), (unsigned long long)(s->attr.config >> 32));
+		if (err == EINVAL && up)
+			return snprintf(buf, len,
+					"cannot open '%s': the kernel refused the uprobe at offset 0x%llx of %s "
+					"(another probe there with a USDT semaphore? the file not executable code?)",
+					NAME(s), (unsigned long long)s->attr.config2, what);
+		if (err == EINVAL)
+			return snprintf(buf, len,
+					"cannot open '%s': the kernel refused to probe %s+0x%llx (a function "
+					"kprobes may not touch: notrace, __kprobes or on the blacklist in "
+					"/sys/kernel/debug/kprobes/blacklist)", NAME(s), what,
+					(unsigned long long)(s->attr.config1 ? s->attr.config2 : 0));
+	}
 	if ((s->kind == EVENT_KIND_TRACEPOINT || s->kind == EVENT_KIND_PROBE) && err == ENOENT)
 		return snprintf(buf, len,
 				"cannot open '%s': the kernel does not know tracepoint id %llu any more (the "

@@ -28,8 +28,12 @@ gpc=$(readelf -n "$B" | awk '/Name: gated/ { getline; sub(",", "", $2); print $2
 "$PPROBE" stat -x, -o "$T/a.csv" -e "uprobe:$B:$gpc" -- "$B" $N >"$T/out" 2>"$T/err"
 check "uprobe at the gated site ($gpc) alone: 0 hits, gated=0" \
 	[ "$(count "$T/a.csv" "uprobe:$B:$gpc") $(cut -d' ' -f1 "$T/out")" = "0 gated=0" ]
-# (A uprobe there together with the USDT probe is refused by the kernel:
-# one address has one reference counter, and a plain uprobe has none.)
+# A uprobe there together with the USDT probe is refused by the kernel (one
+# address has one reference counter, and a plain uprobe has none): said, and
+# the rest counted.
+"$PPROBE" stat -x, -o "$T/b.csv" -e "sdt:$B:pprobe_pmu:gated,uprobe:$B:$gpc" -- "$B" $N >/dev/null 2>"$T/err"
+check "sdt + uprobe at one address: the USDT probe counted ($N)" [ "$(count "$T/b.csv" "sdt:$B:pprobe_pmu:gated")" = $N ]
+check "... the uprobe's refusal explained" grep -qF "pprobe stat: cannot open 'uprobe:$B:$gpc': the kernel refused the uprobe at offset $gpc of $(realpath "$B") (another probe there with a USDT semaphore?" "$T/err"
 
 # trace: each site at its own address (PIE: the runtime one, the notes'
 # offsets apart).
