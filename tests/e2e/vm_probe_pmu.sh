@@ -40,6 +40,8 @@ for e in kprobe:do_sys_openat2 probe:do_sys_openat2 kretprobe:do_sys_openat2 'pr
 	check "stat $e: $((N + M))" grep -qxF "ok: stat $e ($((N + M)))" "$T/out"
 done
 check "stat kprobe:do_sys_openat2+OFF: $((N + M))" grep -qx "ok: stat kprobe:do_sys_openat2+[0-9]* ($((N + M)))" "$T/out"
+check "stat probe:do_sys_openat2+OFF: $((N + M))" grep -qx "ok: stat probe:do_sys_openat2+[0-9]* ($((N + M)))" "$T/out"
+check "stat kprobe:0xADDR: $((N + M))" grep -qx "ok: stat kprobe:0xffffffff[0-9a-f]* ($((N + M)))" "$T/out"
 check "stat -p: $((N + M))" grep -qx "ok: stat -p [0-9]* -I 100 kretprobe:do_sys_openat2 (intervals summed) ($((N + M)))" "$T/out"
 check "trace: the kallsyms address" grep -qx "ok: trace: kprobe hits at do_sys_openat2 = 0xffffffff[0-9a-f]* (5)" "$T/out"
 check "record -g kprobe: exact stacks under open_once" grep -qxF "ok: record -g kprobe: $N under open_once, syscall entry .. do_sys_openat2" "$T/out"

@@ -83,9 +83,10 @@ check_eq "trace: \$arg2 string, \$arg3 struct's first u64" $((N + M)) \
 step "3. stat, trace --filter"
 # 3. stat counts them; a kernel filter on the string argument keeps exactly
 # the opens of PATH, system-wide.
-pprobe stat -x, -e probe:do_sys_openat2,probe:do_sys_openat2__return,vmprobe:opn -o $T/stat.csv -- $W open 20 7 $TARGET >/dev/null
+pprobe stat -x, -e 'probe:*,vmprobe:opn' -o $T/stat.csv -- $W open 20 7 $TARGET >/dev/null
 cat $T/stat.csv
-for e in probe:do_sys_openat2 probe:do_sys_openat2__return vmprobe:opn; do
+check_eq "stat -e 'probe:*,vmprobe:opn': counters" 4 "$(wc -l <$T/stat.csv)"
+for e in probe:do_sys_openat2 probe:do_sys_openat2__return probe:do_sys_openat2__return_1 vmprobe:opn; do
 	check_eq "stat $e" 27 "$(awk -F, -v e="$e" '$3 == e { print $1 }' $T/stat.csv)"
 done
 pprobe trace -a -e probe:do_sys_openat2 --filter "path == \"$TARGET\"" -o $T/filter.txt -- $W open 20 7 $TARGET >/dev/null

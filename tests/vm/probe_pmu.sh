@@ -3,7 +3,8 @@
 # ephemeral kernel probes (the kprobe PMU: nothing written to tracefs) in the
 # VM, with exact numbers:
 #   stat -e kprobe:do_sys_openat2 / probe:do_sys_openat2 / kretprobe:... /
-#        probe:do_sys_openat2%return / kprobe:do_sys_openat2+OFF
+#        probe:do_sys_openat2%return / kprobe:do_sys_openat2+OFF /
+#        probe:do_sys_openat2+OFF / kprobe:0xADDR (kallsyms)
 #        count exactly the N + M opens of the workload (a command, and -p PID)
 #   trace -e kprobe:... prints the probed IP = the symbol's kallsyms address
 #   record -e probe:tcp_sendmsg -g -a over K loopback sends: exactly K
@@ -51,7 +52,7 @@ check_eq "no kprobes registered before" "" "$(cat $KLIST)"
 step() { echo "--- $* (guest uptime $(cut -d' ' -f1 /proc/uptime) s)"; }
 step "1. stat"
 # 1. stat: every spelling counts exactly the opens of the command.
-EVS="kprobe:do_sys_openat2,probe:do_sys_openat2,kretprobe:do_sys_openat2,probe:do_sys_openat2%return,kprobe:do_sys_openat2+$OFF"
+EVS="kprobe:do_sys_openat2,probe:do_sys_openat2,kretprobe:do_sys_openat2,probe:do_sys_openat2%return,kprobe:do_sys_openat2+$OFF,probe:do_sys_openat2+$OFF,kprobe:0x$OPENAT2"
 pprobe stat -x, -e "$EVS" -o $T/stat.csv -- $W open $N $M $TARGET >$T/wl.out
 check "stat -e $EVS -- workload succeeds" test $? -eq 0
 cat $T/wl.out $T/stat.csv
