@@ -95,7 +95,7 @@ int probe_tracefs__event_base(const char *point, const char *function, char *buf
 	const char *suffix = ret ? "__return" : "";
 
 	if (!strncmp(point, "0x", 2)) {
-		snprintf(name, sizeof(name), "abs_%s", point + 2);
+		snprintf(name, sizeof(name), "abs_%llx", strtoull(point + 2, NULL, 16));
 	} else {
 		size_t n = strcspn(point, "@:+%;");
 		bool file_form = memchr(point, '/', n) != NULL;
