@@ -542,6 +542,22 @@ static bool die_entry(Dwarf_Die *d, Dwarf_Addr *entry)
 	return false;
 }
 
+/* dwarf_decl_file(), also for DWARF 5's file 0 (the CU's primary file, as
+ * clang writes it), which elfutils before 0.189 reports as "no file". */
+static const char *decl_file(Dwarf_Die *d)
+{
+	const char *f = dwarf_decl_file(d);
+	Dwarf_Attribute a;
+	Dwarf_Word idx;
+	Dwarf_Die cu;
+	Dwarf_Files *files;
+	size_t nfiles;
+	if (f || dwarf_formudata(dwarf_attr_integrate(d, DW_AT_decl_file, &a), &idx) || idx != 0 ||
+	    !dwarf_diecu(d, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &nfiles) || !nfiles)
+		return f;
+	return dwarf_filesrc(files, 0, NULL, NULL);
+}
+
 static const char *die_name(Dwarf_Die *d)
 {
 	Dwarf_Attribute a;
@@ -892,7 +908,7 @@ static int find_instances(struct probe_finder *pf, const char *name, const char 
 			continue;
 		if (src[0]) {
 			Dwarf_Die d;
-			if (!dwarf_offdie(pf->dw, f->off, &d) || !src_match(dwarf_decl_file(&d), src))
+			if (!dwarf_offdie(pf->dw, f->off, &d) || !src_match(decl_file(&d), src))
 				continue;
 		}
 		v[n++] = i;
@@ -1257,7 +1273,7 @@ int probe_finder__lines(struct probe_finder *pf, const char *specstr, bool with_
 				break;
 			}
 		dwarf_offdie(pf->dw, pf->fns[pick].off, &d);
-		file = dwarf_decl_file(&d);
+		file = decl_file(&d);
 		have_fcu = dwarf_diecu(&d, &fcu, NULL, NULL) != NULL;
 		if (!file || dwarf_decl_line(&d, &decl)) {
 			ret = pf_fail(pf, -ENOENT, "%s has no declaration line in its DWARF", sp.name);
@@ -1267,7 +1283,7 @@ int probe_finder__lines(struct probe_finder *pf, const char *specstr, bool with_
 			Dwarf_Die di;
 			if (!dwarf_offdie(pf->dw, pf->fns[idx[i]].off, &di) || !dwarf_diecu(&di, &cu, NULL, NULL))
 				continue;
-			const char *f = dwarf_decl_file(&di);
+			const char *f = decl_file(&di);
 			if (!f || strcmp(f, file))
 				continue;
 			if ((ret = collect_rows(&cu, file, false, &di, &rows, &nrows, NULL)))
@@ -1805,7 +1821,7 @@ static char *var_range(struct probe_finder *pf, Dwarf_Die *var, Dwarf_Die *fn, D
 		}
 		sb_add(&b, "%s%" PRIu64 "-%" PRIu64, any ? "," : "", start - sbase, end - sbase);
 		any = true;
-		const char *fnfile = dwarf_decl_file(fn);
+		const char *fnfile = decl_file(fn);
 		for (size_t i = 0; lt && i < nlt; i++) {
 			Dwarf_Line *l = dwarf_onesrcline(lt, i);
 			Dwarf_Addr la;
@@ -2347,7 +2363,7 @@ int probe_finder__find(struct probe_finder *pf, const char *specstr, unsigned fl
 				goto err;
 		} else if (sp.has_line || sp.lazy[0]) {
 			int decl;
-			const char *file = dwarf_decl_file(&d);
+			const char *file = decl_file(&d);
 			if (!file || dwarf_decl_line(&d, &decl))
 				continue;
 			free(rows);

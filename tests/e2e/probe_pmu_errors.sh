@@ -26,12 +26,29 @@ done
 err stat "uprobe:libc.so.6:getppidd" "no function getppidd in $(realpath /lib/x86_64-linux-gnu/libc.so.6); did you mean: getppid"
 err stat "uprobe:no-such-prog-xyz:main" \
 	"no such binary 'no-such-prog-xyz' (give a path, or a library or program name found in the library directories or PATH)"
-# a raw offset or address must start an instruction
-len=$(objdump -d "$B" | awk '/<probe_target>:/ { getline; n = split($0, f, "\t"); print split(f[2], b, " ") - (b[split(f[2], b, " ")] == "" ? 1 : 0); exit }')
-[ "$len" -gt 1 ] || skip "probe_target's first instruction is one byte long"
-err stat "uprobe:$B:probe_target+1" "probe_target+0x1 is in the middle of the instruction at probe_target+0 (a probe there would corrupt it)"
+# a raw offset or address must start an instruction: one byte into the
+# first instruction of probe_target longer than one byte
+read -r ins mid < <(objdump -d "$B" | python3 -c '
+import re, sys
+f = start = None
+for line in sys.stdin:
+    if line.rstrip().endswith("<probe_target>:"):
+        f = True
+        continue
+    if f:
+        m = re.match(r"\s*([0-9a-f]+):\t([0-9a-f ]+)\t", line)
+        if not m:
+            break
+        addr, nbytes = int(m.group(1), 16), len(m.group(2).split())
+        start = addr if start is None else start
+        if nbytes > 1:
+            print(addr - start, addr - start + 1)
+            break')
 start=$(nm "$B" | awk '$3 == "probe_target" { print $1 }' | sed 's/^0*//')
-err stat "uprobe:$B:0x$(printf %x $((0x$start + 1)))" "probe_target+0x1 is in the middle of the instruction at probe_target+0 (a probe there would corrupt it)"
+want="$(printf 'probe_target+0x%x is in the middle of the instruction at probe_target+%s' $mid \
+	"$([ $ins = 0 ] && echo 0 || printf '0x%x' $ins)") (a probe there would corrupt it)"
+err stat "uprobe:$B:probe_target+$mid" "$want"
+err stat "uprobe:$B:0x$(printf %x $((0x$start + mid)))" "$want"
 err stat "uprobe:$B:0x1" "0x1 is not inside a function of $RB"
 err stat "uprobe:$B:probe_target+0x10000" "probe_target+0x10000 is past the end of probe_target"
 err stat "uprobe:$B:probe_target:99" "probe_target:99: no code at that line of probe_target (see -L probe_target for the probe-able lines)"

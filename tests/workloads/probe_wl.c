@@ -6,6 +6,8 @@
  *   probe_inl      inlined into site_a (N calls) and site_b (2N calls): 3N
  *   getppid        N calls (libc; not called by the C runtime's start-up)
  *   probe_untaken  never called
+ *   probe_clone    2N calls with a constant (gcc -O2 -fipa-cp-clone: to a
+ *                  .constprop clone) and N with a variable (to the original)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +49,31 @@ __attribute__((noinline)) long probe_untaken(long i)
 	return i + sink;
 }
 
+/* With gcc's -fipa-cp-clone (probe.cmake), the calls with the constant 7
+ * go to probe_clone.constprop.0 and the other to probe_clone. */
+__attribute__((noinline)) static long probe_clone(long x, long k)
+{
+	long r = 0;
+	for (long j = 0; j < k; j++)
+		r += (x ^ j) * (j + 1);
+	return r + sink;
+}
+
+__attribute__((noinline)) long clone_a(long i)
+{
+	return probe_clone(i, 7);
+}
+
+__attribute__((noinline)) long clone_b(long i)
+{
+	return probe_clone(i, 7) + sink;
+}
+
+__attribute__((noinline)) long clone_c(long i, long k)
+{
+	return probe_clone(i, k) + sink;
+}
+
 /* Not tail calls, so the caller chain stays on the stack at -O2. */
 __attribute__((noinline)) long middle(long i)
 {
@@ -71,6 +98,8 @@ int main(int argc, char **argv)
 		s += site_b(i);
 	for (long i = 0; i < n; i++)
 		s += getppid() > 0;
+	for (long i = 0; i < n; i++)
+		s += clone_a(i) + clone_b(i) + clone_c(i, argc + sink);
 	if (n < 0)
 		s += probe_untaken(n);
 	printf("%ld\n", s);
