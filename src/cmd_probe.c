@@ -459,12 +459,13 @@ int cmd_probe(int argc, char **argv)
 			} else if (list && !list_pattern) {
 				list_pattern = optarg;
 			} else if (ndels) {
-				dels = realloc(dels, (size_t)(ndels + 1) * sizeof(*dels));
-				if (!dels)
+				char **v = realloc(dels, (size_t)(ndels + 1) * sizeof(*v));
+				if (!v)
 					goto out;
+				dels = v;
 				dels[ndels++] = optarg;
 			} else if (!nmodes) {	/* perf's bare PROBE form: pprobe -x BIN 'func arg' */
-				adds = realloc(adds, sizeof(*adds));
+				adds = malloc(sizeof(*adds));
 				if (!adds || !(adds[0].text = strdup(optarg)))
 					goto out;
 				nadds = 1;

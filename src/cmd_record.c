@@ -38,7 +38,7 @@ struct record {
 	struct symbolizer *sym;		/* opened up front: files are prepared as they are mapped */
 	struct unwinder *unwinder;
 	enum unwind_backend backend;
-	bool no_hold_exits;		/* --no-hold-exits */
+	bool hold_exits;		/* --hold-exits */
 	bool srcline;			/* --srcline: func:file.c:LINE frames */
 	uint32_t stack_size;
 	uint64_t unwound, complete, live_stack, unwind_ns;
@@ -190,10 +190,11 @@ static void usage(FILE *f)
 "                          stack copy (default 4096), completed from the live stack\n"
 "                          when the copy ends early; fp: frame-pointer user stacks\n"
 "      --unwinder NAME     libdw (default) or libunwind\n"
-"      --no-hold-exits     with dwarf: do not ptrace the command to hold each exiting\n"
-"                          thread until its last samples are unwound (then a\n"
-"                          debugger or strace can attach to it; its last few ms of\n"
-"                          deep stacks may end in [truncated])\n"
+"      --hold-exits        with dwarf: hold each exiting thread of the command (ptrace\n"
+"                          exit-stops) until its samples are unwound, so a process\n"
+"                          that exits from deep in its stack keeps its last stacks\n"
+"                          complete; the command cannot be ptraced by anything else\n"
+"                          then (gdb, strace, LeakSanitizer)\n"
 "Output:\n"
 "  -o, --output FILE       default pprobe.folded; '-' for stdout; several events\n"
 "                          write FILE's stem + .EVENT.folded each\n"
@@ -352,7 +353,7 @@ int cmd_record(int argc, char **argv)
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "call-graph", required_argument, NULL, 'G' },
 		{ "unwinder", required_argument, NULL, 'U' },
-		{ "no-hold-exits", no_argument, NULL, 'N' },
+		{ "hold-exits", no_argument, NULL, 'H' },
 		{ "srcline", no_argument, NULL, 'S' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "weight", required_argument, NULL, 'W' },
@@ -438,7 +439,7 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		case 'o': output = optarg; break;
-		case 'N': rec.no_hold_exits = true; break;
+		case 'H': rec.hold_exits = true; break;
 		case 'S': rec.srcline = true; break;
 		case 'W':
 			if (!strcmp(optarg, "period"))
@@ -562,7 +563,7 @@ int cmd_record(int argc, char **argv)
 			goto out;
 		}
 		c.on_process_gone = on_process_gone;
-		co.hold_exits = !rec.no_hold_exits;
+		co.hold_exits = rec.hold_exits;
 		/* Every ms a sample waits, its live stack may move on: folded
 		 * stacks need the causal order only (see collect.h). */
 		co.order_slack_us = 100;

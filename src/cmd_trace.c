@@ -436,7 +436,6 @@ int cmd_trace(int argc, char **argv)
 		co.extra_sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		co.regs_user_mask = UNWIND_X86_SAMPLE_REGS_MASK;
 		co.stack_user_size = UNWIND_DEFAULT_STACK_COPY;
-		co.hold_exits = true;	/* as record (see collect.h) */
 		tr.unwinder = unwinder__new(UNWIND_LIBDW);
 		if (!tr.unwinder) {
 			fprintf(stderr, "pprobe trace: cannot set up the unwinder: %s\n", strerror(errno));

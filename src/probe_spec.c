@@ -433,55 +433,13 @@ int probe_spec__pmu_attr(struct perf_event_attr *attr, const struct pmu *pmu, co
 
 /* ---- kernels without kprobes ---- */
 
-static bool has_prefix(const char *s, const char *p)
-{
-	return !strncmp(s, p, strlen(p));
-}
-
 int probe_spec__matching_tracepoints(const char *func, char *out, size_t len)
 {
-	char **tps;
-	int n = tracefs__list_events(&tps), found = 0;
-	size_t o = 0;
-
-	if (len)
-		out[0] = 0;
-	if (n <= 0)
-		return 0;
-	/* "__x64_sys_openat", "__se_sys_openat", "ksys_read" -> the syscall name */
-	const char *f = func;
-	static const char *const prefixes[] = { "__x64_", "__ia32_", "__arm64_", "__se_", "__do_", "__" };
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (has_prefix(f, prefixes[i])) {
-			f += strlen(prefixes[i]);
-			break;
-		}
-	const char *sys = has_prefix(f, "sys_") ? f + 4 : has_prefix(f, "ksys_") ? f + 5 :
-			  has_prefix(f, "do_sys_") ? f + 7 : NULL;
-	size_t fl = strlen(f);
-	for (int i = 0; i < n; i++) {
-		const char *colon = strchr(tps[i], ':');
-		const char *name = colon ? colon + 1 : tps[i];
-		size_t nl = strlen(name);
-		bool match = false;
-		if (fl >= 3 && strstr(name, f))
-			match = true;	/* tcp_sendmsg -> tcp_sendmsg_locked */
-		else if (nl >= 5 && nl * 2 >= fl && strstr(f, name))
-			match = true;	/* tcp_retransmit_skb_foo -> tcp_retransmit_skb */
-		else if (sys && *sys && colon && !strncmp(tps[i], "syscalls:", 9) &&
-			 ((has_prefix(name, "sys_enter_") && !strcmp(name + 10, sys)) ||
-			  (has_prefix(name, "sys_exit_") && !strcmp(name + 9, sys))))
-			match = true;
-		if (!match)
-			continue;
-		if (found < 12 && o < len)
-			o += (size_t)snprintf(out + o, len - o, "%s%s", found ? ", " : "", tps[i]);
-		found++;
-	}
-	if (found > 12 && o < len)
-		snprintf(out + o, len - o, ", ... (%d in all)", found);
-	tracefs__free_events(tps, n);
-	return found;
+	/* one list for -e and --add (probe_tracefs.c): the same name, the
+	 * syscall's sys_enter_/sys_exit_, then names containing one another at a
+	 * word start (tcp_sendmsg -> tcp:tcp_sendmsg_locked, not mptcp_sendmsg_frag) */
+	int n = probe_tracefs__tracepoints_near(func, out, len);
+	return n < 0 ? 0 : n;
 }
 
 static int no_kprobes(const char *group, const char *rest, const char *func, char *err, size_t errlen)

@@ -95,7 +95,7 @@ int probe_tracefs__event_base(const char *point, const char *function, char *buf
 	const char *suffix = ret ? "__return" : "";
 
 	if (!strncmp(point, "0x", 2)) {
-		snprintf(name, sizeof(name), "abs_%s", point + 2);
+		snprintf(name, sizeof(name), "abs_%llx", strtoull(point + 2, NULL, 16));
 	} else {
 		size_t n = strcspn(point, "@:+%;");
 		bool file_form = memchr(point, '/', n) != NULL;
@@ -526,7 +526,8 @@ int probe_tracefs__tracepoints_near(const char *func, char *buf, size_t len)
 	f[strcspn(f, ".+%:@")] = '\0';
 	/* syscall entry points: __x64_sys_read, __se_sys_read, ksys_read -> sys_enter_read */
 	const char *sc = NULL;
-	static const char *const pfx[] = { "__x64_sys_", "__ia32_sys_", "__se_sys_", "__do_sys_", "ksys_", "sys_" };
+	static const char *const pfx[] = { "__x64_sys_", "__ia32_sys_", "__arm64_sys_", "__se_sys_", "__do_sys_",
+					   "do_sys_", "ksys_", "sys_" };
 	for (size_t i = 0; i < sizeof(pfx) / sizeof(pfx[0]) && !sc; i++)
 		if (!strncmp(f, pfx[i], strlen(pfx[i])) && f[strlen(pfx[i])])
 			sc = f + strlen(pfx[i]);

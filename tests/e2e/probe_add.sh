@@ -72,6 +72,13 @@ for opt in O0 O2; do
 	"$PPROBE" -l "$G:*return" >"$T/list2"
 	check "$opt: -l PATTERN" [ "$(cat "$T/list2")" = "  $G:handle__return (on handle%return@$SRC in $real with ret)" ]
 
+	# an address in the binary: abs_ADDR, -l names the function there
+	addr=$(nm "$bin" | awk '$3 == "handle" { print $1 }')
+	"$PPROBE" -x "$bin" --add "0x$addr len" 2>"$T/err"
+	a=$(printf '%x' $((16#$addr)))
+	check "$opt: 0xADDR: abs_$a" grep -qxF "$(printf '  %-20s (on 0x%s in %s with len)' "$G:abs_$a" "$addr" "$real")" "$T/err"
+	check "$opt: 0xADDR: -l names handle" grep -qxF "$(printf '  %-20s (on handle@%s in %s with len)' "$G:abs_$a" "$SRC" "$real")" <("$PPROBE" -l "$G:abs_*")
+	"$PPROBE" -d "$G:abs_$a" 2>/dev/null
 	# an existing name gets _1
 	"$PPROBE" -x "$bin" -a handle 2>"$T/err"
 	check "$opt: the name taken: handle_1" grep -q "^  $G:handle_1 " "$T/err"

@@ -44,7 +44,9 @@ for sig in INT TERM; do
 	"$PPROBE" trace -x "$bin" -e 'probe:handle len' -a >"$T/trace" 2>"$T/err" & pid=$!
 	for ((k = 0; k < 100; k++)); do [ -n "$(group_of $pid)" ] && break; sleep 0.1; done
 	check "SIG$sig: the probe exists while tracing (pprobe_$pid)" [ "$(group_of $pid)" = "p:pprobe_$pid/handle" ]
-	sleep 0.5	# the events are open and enabled
+	# the events are open (perf_event fds), then a moment to enable them
+	for ((k = 0; k < 100; k++)); do ls -l /proc/$pid/fd 2>/dev/null | grep -q perf_event && break; sleep 0.1; done
+	sleep 0.5
 	"$bin" 3 >/dev/null
 	sleep 0.3
 	kill -$sig $pid

@@ -10,12 +10,11 @@ W=$WORKLOADS
 # depth backend minimum-%: issue 3 asks 99% everywhere. A sample is unwound
 # a few ms after it is taken; beyond its 4 KB copy the unwinder reads the
 # live stack, which is only the sample's while the frames there have not
-# returned. So the rings wake pprobe at every sample, the command's threads
-# are held at exit until their samples are processed (ptrace exit-stops),
-# and a later sample of the thread with its sp above the copy's end makes
-# the live stack unusable (stale frames are refused, not stitched in). What
-# is left: the few samples pending when the workload returns from its
-# recursion (1-3 a run). 2 s runs keep that well under 1%.
+# returned. So the rings wake pprobe at every sample, and a later sample of
+# the thread with its sp above the copy's end makes the live stack unusable
+# (stale frames are refused, not stitched in). What is left: the few
+# samples pending when the workload returns from its recursion (1-3 a run),
+# which end in [truncated]. 2 s runs keep that well under 1%.
 # libunwind at depth 1000 (~2 ms a stack) cannot keep up with 999 Hz: its
 # backlog is still pending when the recursion returns (30-45% complete, every
 # other stack ends in [truncated]): not run.

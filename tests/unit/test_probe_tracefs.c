@@ -103,6 +103,7 @@ int main(void)
 	base("src/server.c:12", "parse.isra.0", "parse");
 	base("server.c;served++", "handle", "handle");
 	base("0x1169", "handle", "abs_1169");
+	base("0x00000000000012B0", "handle", "abs_12b0");
 	base("operator<<", "operator<<", "operator__");
 	char longname[100];
 	memset(longname, 'f', 80);

@@ -12,6 +12,8 @@
  *   unwind_wl nofp DEPTH SECONDS       leaf_nofp -> nocfi_nofp_call (no CFI, no fp) -> leaf_sort
  *   unwind_wl buffer DEPTH SECONDS     leaf_buffer (12 KB buffer) -> fill_spin, which keeps
  *                                      writing the buffer: a 4 KB stack copy ends inside it
+ *   unwind_wl exitburst DEPTH N        leaf_exitburst: N prctl(PR_GET_DUMPABLE) calls, then
+ *                                      exit(0) from there, at full depth
  *
  * Stacks therefore read, outermost first:
  *   _start __libc_start_main __libc_start_call_main main run recurse*DEPTH leaf_* ...
@@ -24,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -155,6 +158,16 @@ NOINL void leaf_buffer(void)
 	sink += buf[0];
 }
 
+/* A burst of system calls at full depth, then the process exits from
+ * there: the samples of the burst are still being unwound when it is gone. */
+static int burst_calls;
+NOINL void leaf_exitburst(void)
+{
+	for (int i = 0; i < burst_calls; i++)
+		sink += (unsigned long)prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+	exit(0);
+}
+
 NOINL int recurse(int n, volatile char *prev)
 {
 	volatile char frame[256];
@@ -195,6 +208,8 @@ NOINL int run(const char *mode)
 		leaf = leaf_vdso;
 	} else if (!strcmp(mode, "buffer")) {
 		leaf = leaf_buffer;
+	} else if (!strcmp(mode, "exitburst")) {
+		leaf = leaf_exitburst;
 	} else if (!strcmp(mode, "dlopen")) {
 		leaf = leaf_plugin;
 	} else if (!strcmp(mode, "threads")) {
@@ -215,7 +230,7 @@ NOINL int run(const char *mode)
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
-		fprintf(stderr, "usage: unwind_wl sort|signal|threads|dlopen|inline|vdso|nocfi|nofp|buffer DEPTH SECONDS\n");
+		fprintf(stderr, "usage: unwind_wl sort|signal|threads|dlopen|inline|vdso|nocfi|nofp|buffer DEPTH SECONDS | exitburst DEPTH N\n");
 		return 2;
 	}
 	depth = atoi(argv[2]);
@@ -227,7 +242,10 @@ int main(int argc, char **argv)
 		strcpy(s ? s + 1 : plugin_path, "libunwind_plugin.so");
 	}
 	signal(SIGALRM, on_alarm);
-	alarm((unsigned)atoi(argv[3]));
+	if (!strcmp(argv[1], "exitburst"))
+		burst_calls = atoi(argv[3]);
+	else
+		alarm((unsigned)atoi(argv[3]));
 	int rc = run(argv[1]);
 	return rc == 2 ? 2 : 0;
 }
