@@ -778,6 +778,9 @@ static void explain_refusal(int ret, const char *file, const char *line, char *e
 		if (!cmd || strncmp(cmd + 9, line, l < 40 ? l : 40))
 			entry = NULL;
 	}
+	/* EILSEQ is the kernel's "not at an instruction boundary", which
+	 * strerror() words as a multibyte character error. */
+	const char *why = -ret == EILSEQ ? "not at an instruction boundary" : strerror(-ret);
 	if (entry) {
 		const char *msg = strchr(entry, ']');
 		msg = msg ? msg + 1 : entry;
@@ -786,9 +789,9 @@ static void explain_refusal(int ret, const char *file, const char *line, char *e
 		size_t ml = strlen(msg);
 		while (ml && msg[ml - 1] == '\n')
 			ml--;
-		seterr(err, errlen, "the kernel refused the probe (%s: %s):\n%.*s", file, strerror(-ret), (int)ml, msg);
+		seterr(err, errlen, "the kernel refused the probe (%s: %s):\n%.*s", file, why, (int)ml, msg);
 	} else {
-		seterr(err, errlen, "the kernel refused the probe '%s' (%s: %s)", line, file, strerror(-ret));
+		seterr(err, errlen, "the kernel refused the probe '%s' (%s: %s)", line, file, why);
 	}
 	free(log);
 }
