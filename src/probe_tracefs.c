@@ -77,7 +77,11 @@ int probe_tracefs__default_group(const char *binary, char *buf, size_t len)
 	}
 	const char *b = strrchr(binary, '/');
 	b = b ? b + 1 : binary;
-	size_t n = strcspn(b, "-._");
+	/* perf's convert_exec_to_group(): up to the first character that is
+	 * not alphanumeric or '_' (libc.so.6 -> libc, my-app -> my) */
+	size_t n = 0;
+	while (b[n] && (isalnum((unsigned char)b[n]) || b[n] == '_'))
+		n++;
 	if (n == 0)	/* ".hidden" or "_x": keep what there is */
 		n = strlen(b);
 	char name[EVENT_NAME_MAX];

@@ -53,7 +53,7 @@ int probe_def__parse(const char *def, struct probe_def *d, char *err, size_t err
 void probe_def__exit(struct probe_def *d);
 
 /* perf's default group: "probe" for the kernel, else "probe_" and the
- * binary's base name up to its first '-', '.' or '_' (libc.so.6 -> probe_libc),
+ * binary's base name up to its first character not alphanumeric or '_' (libc.so.6 -> probe_libc),
  * other characters tracefs refuses turned into '_'. */
 int probe_tracefs__default_group(const char *binary, char *buf, size_t len);
 

@@ -7,12 +7,14 @@
 need_root
 TR=/sys/kernel/tracing
 [ -w $TR/uprobe_events ] || skip "no writable $TR/uprobe_events (kernel without CONFIG_UPROBE_EVENTS?)"
-G=probe_probeadd	# perf's group for probeadd_server_*: "probe_" + the name up to its first '_'
+# perf's group for a binary: "probe_" + its name up to the first character
+# that is not alphanumeric or '_': probe_probeadd_server_O0, ..._O2
+G=probe_probeadd_server_O2
 N=7
 PATHS=(/index.html /api/v1/users /favicon.ico)
 
 # The probe lines of our groups and workloads (other tests may use other groups meanwhile).
-ours() { grep -E "^[pr][0-9]*:$G/|probeadd_server" $TR/uprobe_events; }
+ours() { grep -E "^[pr][0-9]*:probe_probeadd_server_O[02]/|probeadd_server" $TR/uprobe_events; }
 cleanup() { ours | sed -E 's/^[pr][0-9]*:([^ ]+) .*/-:\1/' | while read -r l; do echo "$l" >>$TR/uprobe_events; done; }
 trap 'cleanup; rm -rf "$T"' EXIT
 cleanup
@@ -37,6 +39,7 @@ fields() { grep -F " $1: " "$2" | sed -E 's/.*: __probe_(ip|func)=0x[0-9a-f]+( _
 SRC=$SRCDIR/tests/workloads/probeadd_server.c
 for opt in O0 O2; do
 	bin=$WORKLOADS/probeadd_server_$opt
+	G=probe_${bin##*/}
 	real=$(realpath "$bin")
 	# DWARF arguments: a string through a pointer member, an int parameter, a
 	# long member, a member of a member (-O0: stack slots; -O2: registers)
@@ -114,6 +117,7 @@ done
 # the issue's example: names as perf gives them (req->path -> path)
 for opt in O0 O2; do
 	bin=$WORKLOADS/probeadd_server_$opt
+	G=probe_${bin##*/}
 	"$PPROBE" -x "$bin" --add 'handle req->path:string len' 2>/dev/null
 	"$PPROBE" trace -e "$G:handle" -- "$bin" $N >"$T/trace" 2>"$T/err"
 	expect_entry | sed 's/ id=.*//' >"$T/want"
@@ -124,6 +128,7 @@ done
 
 # tracefs fetch-args as such, at the -O2 entry (the ABI registers); unnamed ones are argN
 bin=$WORKLOADS/probeadd_server_O2
+G=probe_${bin##*/}
 "$PPROBE" -x "$bin" --add 'handle +0(+0(%di)):string len=%si:s32 id=+16(%di):s64 +28(%di):s32' 2>"$T/err"
 check "raw fetch-args: --add exits 0" [ $? -eq 0 ]
 "$PPROBE" trace -e "$G:handle" -- "$bin" $N >"$T/trace" 2>"$T/err"
@@ -133,6 +138,7 @@ check "raw fetch-args: every value exact" diff -u "$T/want" "$T/got"
 "$PPROBE" -d "$G:handle" 2>/dev/null
 
 bin=$WORKLOADS/probeadd_server_O2
+G=probe_${bin##*/}
 real=$(realpath "$bin")
 # errors: exact message, exit status, uprobe_events unchanged. "Unchanged" is
 # judged on the lines these commands could write (our group, our workloads):

@@ -80,11 +80,12 @@ int main(void)
 	def_bad("ev=", "no probe point after '='");
 	def_bad("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=f", "under 64 characters");
 
-	/* groups, as perf: the base name up to its first '-', '.' or '_' */
+	/* groups, as perf: the base name up to its first character that is not
+	 * alphanumeric or '_' */
 	group(NULL, "probe");
 	group("/usr/lib/x86_64-linux-gnu/libc.so.6", "probe_libc");
 	group("./server", "probe_server");
-	group("/x/probeadd_server_O2", "probe_probeadd");
+	group("/x/probeadd_server_O2", "probe_probeadd_server_O2");
 	group("/x/my-app", "probe_my");
 	group("/x/.hidden", "probe__hidden");
 	group("/x/9lives", "probe__9lives");
