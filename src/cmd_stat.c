@@ -33,6 +33,7 @@ static void usage(FILE *f)
 "                          uretprobe:BIN:FUNC     sdt:BIN:PROVIDER:NAME (USDT)\n"
 "                          probe:FUNC[+OFF|%%return]  kprobe:FUNC[+OFF]  kprobe:0xADDR\n"
 "                          kretprobe:FUNC         (kernel, or in BIN with -x)\n"
+"                          'SPEC ARG...': a temporary tracefs probe with arguments\n"
 "                        a function's inlined copies are counted together\n"
 "  -a, -C LIST, -p PID, -t TID   all CPUs, some CPUs, processes, threads\n"
 "  -d, --duration SECS   stop after SECS seconds\n"

@@ -52,6 +52,7 @@ static void usage(FILE *f)
 "                          uretprobe:BIN:FUNC     sdt:BIN:PROVIDER:NAME (USDT)\n"
 "                          probe:FUNC[+OFF|%%return]  kprobe:FUNC[+OFF]  kprobe:0xADDR\n"
 "                          kretprobe:FUNC         (kernel, or in BIN with -x)\n"
+"                          'SPEC ARG...': a temporary tracefs probe with arguments\n"
 "  -x, --exec BIN        probe:FUNC[+OFF|:LINE|%%return] means a uprobe in BIN\n"
 "      --filter EXPR     kernel filter for the preceding -e, as perf: 'sig == 5 && pid == 42'\n"
 "  -a, -C LIST, -p PID, -t TID   all CPUs, some CPUs, processes, threads\n"

@@ -84,13 +84,15 @@ void probe_spec__exit(struct probe_spec *ps);
 
 /* Parse, resolve and append one event_spec per probe site to l (kind
  * EVENT_KIND_PROBE, pmu "uprobe"/"kprobe", name "GROUP:REST", sampling
- * every event; modifiers are the caller's). Returns the number appended,
- * or -errno with a message in err and l unchanged:
+ * every event; modifiers are the caller's). A spec followed by arguments
+ * becomes a temporary tracefs probe for this run instead
+ * (probe_tracefs__add_temp), appended as its tracepoint events (pmu "").
+ * Returns the number appended, or -errno with a message in err and l
+ * unchanged:
  *   -ENOENT      no such binary, function, USDT probe, or no uprobe PMU
  *   -EINVAL      bad syntax, an offset not at an instruction start
  *   -EOPNOTSUPP  a kernel without kprobes (the message lists the
- *                tracepoints that match the function), or arguments
- *                (they need a tracefs probe: pprobe --add) */
+ *                tracepoints that match the function), USDT with arguments */
 int probe_spec__add(struct event_list *l, const char *group, const char *rest, char *err, size_t errlen);
 
 /* Fill the PMU part of attr: type from pmu, config1 = str (a path for
