@@ -10,7 +10,7 @@ W=$WORKLOADS
 # depth backend minimum-%: issue 3 asks 99% everywhere. A sample is unwound
 # a few ms after it is taken; beyond its 4 KB copy the unwinder reads the
 # live stack, which is only the sample's while the frames there have not
-# returned. So the rings wake pprobe at every sample, and a later sample of
+# returned. So the rings are read every 1 ms, and a later sample of
 # the thread with its sp above the copy's end makes the live stack unusable
 # (stale frames are refused, not stitched in). What is left: the few
 # samples pending when the workload returns from its recursion (1-3 a run),
