@@ -522,6 +522,22 @@ void unwinder__set_live_stack(struct unwinder *u, bool allow)
 
 /* ---- memory ---- */
 
+/* Room for len bytes of live stack in c->live (kept between samples). */
+static bool live_reserve(struct uctx *c, uint64_t len)
+{
+	if (len <= c->live_cap)
+		return true;
+	uint64_t cap = c->live_cap ? c->live_cap : LIVE_CHUNK;
+	while (cap < len)
+		cap *= 2;
+	uint8_t *b = realloc(c->live, cap);
+	if (!b)
+		return false;
+	c->live = b;
+	c->live_cap = cap;
+	return true;
+}
+
 static bool live_fetch(struct uctx *c, uint64_t want_end)
 {
 	uint64_t copy_end = c->sp + c->size;
@@ -552,16 +568,8 @@ static bool live_fetch(struct uctx *c, uint64_t want_end)
 		uint64_t all = c->stack_end - copy_end;
 		if (all > LIVE_SNAPSHOT_MAX)
 			all = LIVE_SNAPSHOT_MAX;
-		if (all > c->live_cap) {
-			uint64_t cap = c->live_cap ? c->live_cap : LIVE_CHUNK;
-			while (cap < all)
-				cap *= 2;
-			uint8_t *b = realloc(c->live, cap);
-			if (!b)
-				return false;
-			c->live = b;
-			c->live_cap = cap;
-		}
+		if (!live_reserve(c, all))
+			return false;
 		uint8_t tail[LIVE_OVERLAP];
 		struct iovec l[2] = { { tail, ov }, { c->live, all } };
 		struct iovec r = { (void *)(uintptr_t)(copy_end - ov), ov + all };
@@ -590,16 +598,8 @@ static bool live_fetch(struct uctx *c, uint64_t want_end)
 			len = (need + LIVE_CHUNK - 1) / LIVE_CHUNK * LIVE_CHUNK;
 		if (copy_end + len > c->stack_end)
 			len = c->stack_end - copy_end;
-		if (len > c->live_cap) {
-			uint64_t cap = c->live_cap ? c->live_cap : LIVE_CHUNK;
-			while (cap < len)
-				cap *= 2;
-			uint8_t *b = realloc(c->live, cap);
-			if (!b)
-				return false;
-			c->live = b;
-			c->live_cap = cap;
-		}
+		if (!live_reserve(c, len))
+			return false;
 		struct iovec l = { c->live + c->live_len, len - c->live_len };
 		struct iovec r = { (void *)(uintptr_t)(copy_end + c->live_len), len - c->live_len };
 		ssize_t got = process_vm_readv(c->proc->pid, &l, 1, &r, 1, 0);
