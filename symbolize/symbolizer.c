@@ -151,8 +151,15 @@ static struct elf_object *open_mapped(pid_t pid, const struct map *m, const char
 	for (int i = 0; i < nc; i++) {
 		int r = candidate_matches(cand[i], m);
 
-		if (r == 1)
-			return elf_object__open(cand[i], path, m);
+		if (r == 1) {
+			struct elf_object *o = elf_object__open(cand[i], path, m);
+			/* /proc/PID/... of a process exiting between the stat
+			 * and the open: try the next way to the file */
+			if (!o || o->loaded || i == nc - 1)
+				return o;
+			elf_object__delete(o);
+			continue;
+		}
 		if (r == 0 && first_existing < 0)
 			first_existing = i;
 	}
