@@ -189,53 +189,14 @@ static int64_t tsize(Dwarf_Die *t)
 	return dwarf_aggregate_size(&p, &sz) ? -1 : (int64_t)sz;
 }
 
-static void tname(Dwarf_Die *t, struct buf *b, int depth)
-{
-	Dwarf_Die in;
-	bool has = die_type(t, &in);
-	const char *n = die_name(t);
-	if (depth > 8) {
-		bprintf(b, "...");
-		return;
-	}
-	switch (dwarf_tag(t)) {
-	case DW_TAG_structure_type: bprintf(b, "struct %s", n ? n : "{...}"); break;
-	case DW_TAG_union_type: bprintf(b, "union %s", n ? n : "{...}"); break;
-	case DW_TAG_enumeration_type: bprintf(b, "enum %s", n ? n : "{...}"); break;
-	case DW_TAG_class_type: bprintf(b, "class %s", n ? n : "{...}"); break;
-	case DW_TAG_pointer_type:
-		if (has)
-			tname(&in, b, depth + 1);
-		else
-			bprintf(b, "void");
-		bprintf(b, " *");
-		break;
-	case DW_TAG_const_type:
-	case DW_TAG_volatile_type:
-		bprintf(b, "%s ", dwarf_tag(t) == DW_TAG_const_type ? "const" : "volatile");
-		if (has)
-			tname(&in, b, depth + 1);
-		else
-			bprintf(b, "void");
-		break;
-	case DW_TAG_array_type:
-		if (has)
-			tname(&in, b, depth + 1);
-		bprintf(b, "[]");
-		break;
-	case DW_TAG_subroutine_type: bprintf(b, "(function)"); break;
-	default: bprintf(b, "%s", n ? n : "?");
-	}
-}
-
+/* The value's type as -V shows it. */
 static char *type_str(const struct val *v)
 {
-	struct buf b = { 0 };
 	if (!v->has_type)
 		return strdup("void");
 	Dwarf_Die t = v->type;
-	tname(&t, &b, 0);
-	return b.s ? b.s : strdup("?");
+	char *s = pf__type_name(&t);
+	return s ? s : strdup("?");
 }
 
 static bool base_encoding(Dwarf_Die *p, Dwarf_Word *enc)

@@ -1526,6 +1526,13 @@ static void type_name(Dwarf_Die *t, struct sbuf *b, int depth)
 	}
 }
 
+char *pf__type_name(Dwarf_Die *type)
+{
+	struct sbuf b = { 0 };
+	type_name(type, &b, 0);
+	return sb_take(&b);
+}
+
 static int64_t type_size(struct probe_finder *pf, Dwarf_Die *t)
 {
 	Dwarf_Die p;

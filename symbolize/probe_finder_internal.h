@@ -28,4 +28,8 @@ bool pf__sym_at(struct probe_finder *pf, uint64_t addr, const char **name, uint6
  * -O0 prologue has stored the parameters). */
 bool pf__prologue_end(Dwarf_Die *fn, Dwarf_Die *cu, Dwarf_Addr entry, Dwarf_Addr *out);
 
+/* A type as -V shows it ("const char*", "struct req*"): malloc'ed, or
+ * NULL when out of memory. */
+char *pf__type_name(Dwarf_Die *type);
+
 #endif
