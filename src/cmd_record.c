@@ -176,11 +176,7 @@ static void usage(FILE *f)
 "                          software (cpu-clock, task-clock, page-faults, cs, ...),\n"
 "                          tracepoints subsys:name with globs (sched:*), :u/:k modifiers,\n"
 "                          probes (every hit sampled):\n"
-"                            uprobe:BIN:FUNC[+OFF]  uprobe:BIN:FUNC:LINE  uprobe:BIN:0xADDR\n"
-"                            uretprobe:BIN:FUNC     sdt:BIN:PROVIDER:NAME (USDT)\n"
-"                            probe:FUNC[+OFF|%%return]  kprobe:FUNC[+OFF]  kprobe:0xADDR\n"
-"                            kretprobe:FUNC         (kernel, or in BIN with -x)\n"
-"                            'SPEC ARG...': a temporary tracefs probe with arguments\n"
+PROBE_SPEC_HELP("                            ")
 "  -x, --exec BIN          probe:FUNC[+OFF|:LINE|%%return] means a uprobe in BIN\n"
 "  -F, --freq HZ           samples per second (default 999 for clock events)\n"
 "  -c, --count PERIOD      one sample every PERIOD events (tracepoints: every event)\n"

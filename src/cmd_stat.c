@@ -29,11 +29,7 @@ static void usage(FILE *f)
 "  -e, --event EVENTS    comma lists, repeatable, {a,b} groups; default: task-clock,\n"
 "                        context-switches, cpu-migrations, page-faults (and the\n"
 "                        hardware events where a PMU exists); probes count hits:\n"
-"                          uprobe:BIN:FUNC[+OFF]  uprobe:BIN:FUNC:LINE  uprobe:BIN:0xADDR\n"
-"                          uretprobe:BIN:FUNC     sdt:BIN:PROVIDER:NAME (USDT)\n"
-"                          probe:FUNC[+OFF|%%return]  kprobe:FUNC[+OFF]  kprobe:0xADDR\n"
-"                          kretprobe:FUNC         (kernel, or in BIN with -x)\n"
-"                          'SPEC ARG...': a temporary tracefs probe with arguments\n"
+PROBE_SPEC_HELP("                          ")
 "                        a function's inlined copies are counted together\n"
 "  -a, -C LIST, -p PID, -t TID   all CPUs, some CPUs, processes, threads\n"
 "  -d, --duration SECS   stop after SECS seconds\n"

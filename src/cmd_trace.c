@@ -48,11 +48,7 @@ static void usage(FILE *f)
 "  -e, --event EVENT     tracepoint (subsys:name, globs), probe, or any other event;\n"
 "                        probes print their address: 'uprobe:BIN:FUNC: (0x401136)',\n"
 "                        return probes '(0xRETURN_ADDRESS <- 0xFUNC)':\n"
-"                          uprobe:BIN:FUNC[+OFF]  uprobe:BIN:FUNC:LINE  uprobe:BIN:0xADDR\n"
-"                          uretprobe:BIN:FUNC     sdt:BIN:PROVIDER:NAME (USDT)\n"
-"                          probe:FUNC[+OFF|%%return]  kprobe:FUNC[+OFF]  kprobe:0xADDR\n"
-"                          kretprobe:FUNC         (kernel, or in BIN with -x)\n"
-"                          'SPEC ARG...': a temporary tracefs probe with arguments\n"
+PROBE_SPEC_HELP("                          ")
 "  -x, --exec BIN        probe:FUNC[+OFF|:LINE|%%return] means a uprobe in BIN\n"
 "      --filter EXPR     kernel filter for the preceding -e, as perf: 'sig == 5 && pid == 42'\n"
 "  -a, -C LIST, -p PID, -t TID   all CPUs, some CPUs, processes, threads\n"

@@ -125,4 +125,14 @@ int probe_spec__matching_tracepoints(const char *func, char *out, size_t len);
 int probe_spec__raw_addrs(const struct event_spec *s, const void *raw, size_t size, uint64_t addrs[2]);
 int probe_spec__format_raw(const struct event_spec *s, const void *raw, size_t size, char *buf, size_t len);
 
+
+/* The probe forms of -e, for the --help of record, trace and stat (a
+ * printf format: '%%' doubled); IND is the indentation, a string literal. */
+#define PROBE_SPEC_HELP(IND) \
+	IND "uprobe:BIN:FUNC[+OFF]  uprobe:BIN:FUNC:LINE  uprobe:BIN:0xADDR\n" \
+	IND "uretprobe:BIN:FUNC     sdt:BIN:PROVIDER:NAME (USDT)\n" \
+	IND "probe:FUNC[+OFF|%%return]  kprobe:FUNC[+OFF]  kprobe:0xADDR\n" \
+	IND "kretprobe:FUNC         (kernel, or in BIN with -x)\n" \
+	IND "'SPEC ARG...': a temporary tracefs probe with arguments\n"
+
 #endif
