@@ -29,40 +29,6 @@ static const char *const tf_reg[17] = { "%ax", "%dx", "%cx", "%bx", "%si", "%di"
 /* SysV x86-64 integer argument registers */
 static const char *const abi_reg[6] = { "%di", "%si", "%dx", "%cx", "%r8", "%r9" };
 
-/* ---- small string buffer ---- */
-struct buf {
-	char *s;
-	size_t len, cap;
-	bool oom;
-};
-
-static void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void bprintf(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || b->oom)
-		return;
-	if (b->len + (size_t)n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 64;
-		while (cap < b->len + (size_t)n + 1)
-			cap *= 2;
-		char *s = realloc(b->s, cap);
-		if (!s) {
-			b->oom = true;
-			return;
-		}
-		b->s = s;
-		b->cap = cap;
-	}
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
 static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *xasprintf(const char *fmt, ...)
 {
@@ -92,7 +58,7 @@ struct ctx {
 	Dwarf_CFI *eh_cfi;	/* owned (dwarf_getcfi_elf) */
 	bool eh_tried;
 	const char *arg;	/* the argument being translated (for messages) */
-	struct buf notes;
+	struct sbuf notes;
 	/* results */
 	struct pf_fetch_arg *out;
 	int nout;
@@ -1063,7 +1029,7 @@ static bool find_decl(struct ctx *c, const char *name, Dwarf_Die *out)
 }
 
 /* The names visible at the point, for messages. */
-static void visible_names(struct ctx *c, struct buf *b)
+static void visible_names(struct ctx *c, struct sbuf *b)
 {
 	int cnt = 0;
 	for (int i = c->lo; i <= c->k; i++) {
@@ -1073,11 +1039,11 @@ static void visible_names(struct ctx *c, struct buf *b)
 		do {
 			const char *n = is_var_tag(dwarf_tag(&ch)) ? die_name(&ch) : NULL;
 			if (n)
-				bprintf(b, "%s%s", cnt++ ? ", " : "", n);
+				pf__sb_add(b, "%s%s", cnt++ ? ", " : "", n);
 		} while (dwarf_siblingof(&ch, &ch) == 0);
 	}
 	if (!cnt)
-		bprintf(b, "none");
+		pf__sb_add(b, "none");
 }
 
 /* The abstract origin of the instance (or the instance itself). */
@@ -1110,7 +1076,7 @@ static int lookup_var(struct ctx *c, const char *name, struct val *v)
 		v->off = (int64_t)addr;
 		return 0;
 	}
-	struct buf b = { 0 };
+	struct sbuf b = { 0 };
 	visible_names(c, &b);
 	int ret = fail(c, -ENOENT, "no variable '%s' here (variables in scope: %s; globals of the program are "
 		       "found by name too)", name, b.s ? b.s : "?");
@@ -1171,7 +1137,7 @@ static bool find_member(Dwarf_Die *st, const char *name, Dwarf_Die *out, int64_t
 	return false;
 }
 
-static void member_names(Dwarf_Die *st, struct buf *b, int *cnt, int depth)
+static void member_names(Dwarf_Die *st, struct sbuf *b, int *cnt, int depth)
 {
 	Dwarf_Die ch;
 	if (depth > 8 || dwarf_child(st, &ch) != 0)
@@ -1182,7 +1148,7 @@ static void member_names(Dwarf_Die *st, struct buf *b, int *cnt, int depth)
 		const char *n = die_name(&ch);
 		Dwarf_Die t, p;
 		if (n)
-			bprintf(b, "%s%s", (*cnt)++ ? ", " : "", n);
+			pf__sb_add(b, "%s%s", (*cnt)++ ? ", " : "", n);
 		else if (die_type(&ch, &t) && !dwarf_peel_type(&t, &p))
 			member_names(&p, b, cnt, depth + 1);
 	} while (dwarf_siblingof(&ch, &ch) == 0);
@@ -1265,7 +1231,7 @@ static int do_member(struct ctx *c, struct val *v, const char *name, const char 
 	}
 	int64_t moff = 0;
 	if (!find_member(&p, name, &m, &moff, 0)) {
-		struct buf b = { 0 };
+		struct sbuf b = { 0 };
 		int cnt = 0;
 		member_names(&p, &b, &cnt, 0);
 		char *ts = type_str(v);
@@ -1759,7 +1725,7 @@ static int finish(struct ctx *c, const char *given, const char *expr, struct val
 	const char *st = scalar_type(&v->type, tb, sizeof(tb), &why);
 	if (!st) {
 		if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type) {
-			struct buf b = { 0 };
+			struct sbuf b = { 0 };
 			int cnt = 0;
 			member_names(&p, &b, &cnt, 0);
 			char *ts = type_str(v);
@@ -1908,7 +1874,7 @@ static void note(struct ctx *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(m, sizeof(m), fmt, ap);
 	va_end(ap);
-	bprintf(&c->notes, "%s%s", c->notes.len ? "; " : "", m);
+	pf__sb_add(&c->notes, "%s%s", c->notes.len ? "; " : "", m);
 }
 
 /* The reason probe_finder__strerror() holds, after "argument '...' at ...: " */

@@ -78,28 +78,24 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* ---- string buffer ---- */
-struct sbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_add(struct sbuf *b, const char *fmt, ...)
+/* ---- string buffer (struct sbuf: probe_finder_internal.h) ---- */
+void pf__sb_add(struct sbuf *b, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (n < 0)
+	if (n < 0 || b->oom)
 		return;
 	if (b->len + (size_t)n + 1 > b->cap) {
-		size_t cap = (b->cap ? b->cap * 2 : 64);
+		size_t cap = b->cap ? b->cap * 2 : 64;
 		while (cap < b->len + (size_t)n + 1)
 			cap *= 2;
 		char *s = realloc(b->s, cap);
-		if (!s)
+		if (!s) {
+			b->oom = true;	/* the rest would be a torn string */
 			return;
+		}
 		b->s = s;
 		b->cap = cap;
 	}
@@ -450,13 +446,13 @@ struct probe_finder *probe_finder__new(const struct probe_finder_opts *o, char *
 	} else {
 		struct sbuf b = { 0 };
 		if (pf->build_id[0])
-			sb_add(&b, "no debug info for %s (build-id %s): /usr/lib/debug/.build-id/%.2s/%s.debug",
+			pf__sb_add(&b, "no debug info for %s (build-id %s): /usr/lib/debug/.build-id/%.2s/%s.debug",
 			       pf->path, pf->build_id, pf->build_id, pf->build_id + 2);
 		else
-			sb_add(&b, "no debug info for %s (it has no build-id)", pf->path);
+			pf__sb_add(&b, "no debug info for %s (it has no build-id)", pf->path);
 		if (pf->debuglink)
-			sb_add(&b, "%s .gnu_debuglink %s", pf->build_id[0] ? " and" : ":", pf->debuglink);
-		sb_add(&b, " not found");
+			pf__sb_add(&b, "%s .gnu_debuglink %s", pf->build_id[0] ? " and" : ":", pf->debuglink);
+		pf__sb_add(&b, " not found");
 		char *m = sb_take(&b);
 		pf_fail(pf, -ENOENT, "%s", m);
 		free(m);
@@ -766,9 +762,9 @@ static void suggest(struct probe_finder *pf, const char *name, struct sbuf *b)
 		bd[k] = d;
 	}
 	if (nb) {
-		sb_add(b, "; did you mean:");
+		pf__sb_add(b, "; did you mean:");
 		for (int i = 0; i < nb; i++)
-			sb_add(b, "%s %s", i ? "," : "", best[i]);
+			pf__sb_add(b, "%s %s", i ? "," : "", best[i]);
 	}
 	probe_finder__free_names(names, n);
 }
@@ -925,7 +921,7 @@ static int no_function(struct probe_finder *pf, const char *name, const char *sr
 			return pf_fail(pf, -ENOENT, "%s in %s has only inlined copies (--no-inlines leaves them out)",
 				       name, pf->path);
 	struct sbuf b = { 0 };
-	sb_add(&b, "no function %s%s%s in %s", name, src[0] ? "@" : "", src, pf->path);
+	pf__sb_add(&b, "no function %s%s%s in %s", name, src[0] ? "@" : "", src, pf->path);
 	suggest(pf, name, &b);
 	char *m = sb_take(&b);
 	pf_fail(pf, -ENOENT, "%s", m);
@@ -1427,26 +1423,26 @@ static void type_name(Dwarf_Die *t, struct sbuf *b, int depth)
 	bool has = die_type(t, &in);
 	const char *name = die_name(t);
 	if (depth > 16) {
-		sb_add(b, "...");
+		pf__sb_add(b, "...");
 		return;
 	}
 	switch (dwarf_tag(t)) {
 	case DW_TAG_base_type:
 	case DW_TAG_typedef:
 	case DW_TAG_unspecified_type:
-		sb_add(b, "%s", name ? name : "?");
+		pf__sb_add(b, "%s", name ? name : "?");
 		break;
 	case DW_TAG_structure_type:
-		sb_add(b, "struct %s", name ? name : "{...}");
+		pf__sb_add(b, "struct %s", name ? name : "{...}");
 		break;
 	case DW_TAG_union_type:
-		sb_add(b, "union %s", name ? name : "{...}");
+		pf__sb_add(b, "union %s", name ? name : "{...}");
 		break;
 	case DW_TAG_enumeration_type:
-		sb_add(b, "enum %s", name ? name : "{...}");
+		pf__sb_add(b, "enum %s", name ? name : "{...}");
 		break;
 	case DW_TAG_class_type:
-		sb_add(b, "class %s", name ? name : "{...}");
+		pf__sb_add(b, "class %s", name ? name : "{...}");
 		break;
 	case DW_TAG_pointer_type:
 	case DW_TAG_reference_type:
@@ -1454,17 +1450,17 @@ static void type_name(Dwarf_Die *t, struct sbuf *b, int depth)
 		const char *suf = dwarf_tag(t) == DW_TAG_pointer_type ? "*" :
 				  dwarf_tag(t) == DW_TAG_reference_type ? "&" : "&&";
 		if (!has)
-			sb_add(b, "void%s", suf);
+			pf__sb_add(b, "void%s", suf);
 		else if (dwarf_tag(&in) == DW_TAG_subroutine_type) {
 			Dwarf_Die rt;
 			if (die_type(&in, &rt))
 				type_name(&rt, b, depth + 1);
 			else
-				sb_add(b, "void");
-			sb_add(b, " (%s)()", suf);
+				pf__sb_add(b, "void");
+			pf__sb_add(b, " (%s)()", suf);
 		} else {
 			type_name(&in, b, depth + 1);
-			sb_add(b, "%s", suf);
+			pf__sb_add(b, "%s", suf);
 		}
 		break;
 	}
@@ -1475,19 +1471,19 @@ static void type_name(Dwarf_Die *t, struct sbuf *b, int depth)
 				dwarf_tag(t) == DW_TAG_volatile_type ? "volatile" : "_Atomic";
 		if (has && (dwarf_tag(&in) == DW_TAG_pointer_type)) {
 			type_name(&in, b, depth + 1);
-			sb_add(b, " %s", q);
+			pf__sb_add(b, " %s", q);
 		} else {
 			struct sbuf ib = { 0 };
 			if (has)
 				type_name(&in, &ib, depth + 1);
 			else
-				sb_add(&ib, "void");
+				pf__sb_add(&ib, "void");
 			char *inner = sb_take(&ib);
 			size_t ql = strlen(q);
 			/* const over an array of const: say it once */
 			if (!(inner && !strncmp(inner, q, ql) && inner[ql] == ' '))
-				sb_add(b, "%s ", q);
-			sb_add(b, "%s", inner ? inner : "?");
+				pf__sb_add(b, "%s ", q);
+			pf__sb_add(b, "%s", inner ? inner : "?");
 			free(inner);
 		}
 		break;
@@ -1496,7 +1492,7 @@ static void type_name(Dwarf_Die *t, struct sbuf *b, int depth)
 		if (has)
 			type_name(&in, b, depth + 1);
 		else
-			sb_add(b, "void");
+			pf__sb_add(b, "void");
 		break;
 	case DW_TAG_array_type: {
 		if (has)
@@ -1509,20 +1505,20 @@ static void type_name(Dwarf_Die *t, struct sbuf *b, int depth)
 				Dwarf_Attribute a;
 				Dwarf_Word v;
 				if (dwarf_attr(&c, DW_AT_count, &a) && !dwarf_formudata(&a, &v))
-					sb_add(b, "[%" PRIu64 "]", (uint64_t)v);
+					pf__sb_add(b, "[%" PRIu64 "]", (uint64_t)v);
 				else if (dwarf_attr(&c, DW_AT_upper_bound, &a) && !dwarf_formudata(&a, &v))
-					sb_add(b, "[%" PRIu64 "]", (uint64_t)v + 1);
+					pf__sb_add(b, "[%" PRIu64 "]", (uint64_t)v + 1);
 				else
-					sb_add(b, "[]");
+					pf__sb_add(b, "[]");
 			} while (dwarf_siblingof(&c, &c) == 0);
 		}
 		break;
 	}
 	case DW_TAG_subroutine_type:
-		sb_add(b, "(function)");
+		pf__sb_add(b, "(function)");
 		break;
 	default:
-		sb_add(b, "%s", name ? name : "(unknown type)");
+		pf__sb_add(b, "%s", name ? name : "(unknown type)");
 	}
 }
 
@@ -1608,10 +1604,10 @@ static const char *data_sym(struct probe_finder *pf, uint64_t addr, char *buf, s
 static void fmt_value(Dwarf_Die *type, int64_t size, const uint8_t *bytes, size_t n, struct sbuf *b)
 {
 	if (n == 0 || n > 8) {
-		sb_add(b, "{");
+		pf__sb_add(b, "{");
 		for (size_t i = 0; i < n && i < 32; i++)
-			sb_add(b, "%s%02x", i ? " " : "", bytes[i]);
-		sb_add(b, "%s}", n > 32 ? " ..." : "");
+			pf__sb_add(b, "%s%02x", i ? " " : "", bytes[i]);
+		pf__sb_add(b, "%s}", n > 32 ? " ..." : "");
 		return;
 	}
 	uint64_t v = 0;
@@ -1623,20 +1619,20 @@ static void fmt_value(Dwarf_Die *type, int64_t size, const uint8_t *bytes, size_
 			float f;
 			uint32_t w = (uint32_t)v;
 			memcpy(&f, &w, 4);
-			sb_add(b, "%.9g", (double)f);
+			pf__sb_add(b, "%.9g", (double)f);
 		} else {
 			double d;
 			memcpy(&d, &v, 8);
-			sb_add(b, "%.17g", d);
+			pf__sb_add(b, "%.17g", d);
 		}
 		return;
 	}
 	if (type && type_signed(type) && n < 8 && (v >> (8 * n - 1)) & 1)
 		v |= ~0ULL << (8 * n);
 	if (type && type_signed(type))
-		sb_add(b, "%" PRId64, (int64_t)v);
+		pf__sb_add(b, "%" PRId64, (int64_t)v);
 	else
-		sb_add(b, "%" PRIu64, v);
+		pf__sb_add(b, "%" PRIu64, v);
 }
 
 /* Classify a location expression; fills where. */
@@ -1649,23 +1645,23 @@ static enum pf_var_state classify(struct probe_finder *pf, Dwarf_Die *type, int6
 		return PF_VAR_OPTIMIZED_OUT;
 	uint8_t op = ops[0].atom;
 	if (n == 1 && op >= DW_OP_reg0 && op <= DW_OP_reg31) {
-		sb_add(where, "%s", regname(pf, op - DW_OP_reg0, r, sizeof(r)));
+		pf__sb_add(where, "%s", regname(pf, op - DW_OP_reg0, r, sizeof(r)));
 		return PF_VAR_LOCATION;
 	}
 	if (n == 1 && op == DW_OP_regx) {
-		sb_add(where, "%s", regname(pf, (unsigned)ops[0].number, r, sizeof(r)));
+		pf__sb_add(where, "%s", regname(pf, (unsigned)ops[0].number, r, sizeof(r)));
 		return PF_VAR_LOCATION;
 	}
 	if (n == 1 && op >= DW_OP_breg0 && op <= DW_OP_breg31) {
-		sb_add(where, "%" PRId64 "(%s)", (int64_t)ops[0].number, regname(pf, op - DW_OP_breg0, r, sizeof(r)));
+		pf__sb_add(where, "%" PRId64 "(%s)", (int64_t)ops[0].number, regname(pf, op - DW_OP_breg0, r, sizeof(r)));
 		return PF_VAR_LOCATION;
 	}
 	if (n == 1 && op == DW_OP_fbreg) {
-		sb_add(where, "%s%+" PRId64, fbase ? fbase : "frame_base", (int64_t)ops[0].number);
+		pf__sb_add(where, "%s%+" PRId64, fbase ? fbase : "frame_base", (int64_t)ops[0].number);
 		return PF_VAR_LOCATION;
 	}
 	if (n == 1 && op == DW_OP_addr) {
-		sb_add(where, "%s", data_sym(pf, ops[0].number, s, sizeof(s)));
+		pf__sb_add(where, "%s", data_sym(pf, ops[0].number, s, sizeof(s)));
 		return PF_VAR_LOCATION;
 	}
 	if (n == 1 && op == DW_OP_implicit_value) {
@@ -1697,7 +1693,7 @@ static enum pf_var_state classify(struct probe_finder *pf, Dwarf_Die *type, int6
 		}
 		if (op >= DW_OP_breg0 && op <= DW_OP_breg31 && ops[0].number == 0) {
 			/* the value is a register's content: fetchable as the register */
-			sb_add(where, "%s", regname(pf, op - DW_OP_breg0, r, sizeof(r)));
+			pf__sb_add(where, "%s", regname(pf, op - DW_OP_breg0, r, sizeof(r)));
 			return PF_VAR_LOCATION;
 		}
 	}
@@ -1709,23 +1705,23 @@ static enum pf_var_state classify(struct probe_finder *pf, Dwarf_Die *type, int6
 			if (dwarf_getlocation_attr(attr, &ops[i], &ea) == 0 &&
 			    dwarf_getlocation(&ea, &eops, &en) == 0 && en == 1 &&
 			    eops[0].atom >= DW_OP_reg0 && eops[0].atom <= DW_OP_reg31)
-				sb_add(where, "computed from the entry value of %s",
+				pf__sb_add(where, "computed from the entry value of %s",
 				       regname(pf, eops[0].atom - DW_OP_reg0, r, sizeof(r)));
 			else
-				sb_add(where, "computed from entry values");
+				pf__sb_add(where, "computed from entry values");
 			return PF_VAR_COMPUTED;
 		}
 	for (size_t i = 0; i < n; i++)
 		if (ops[i].atom == DW_OP_GNU_parameter_ref) {
-			sb_add(where, "not passed to this clone: the compiler passed only what it uses");
+			pf__sb_add(where, "not passed to this clone: the compiler passed only what it uses");
 			return PF_VAR_COMPUTED;
 		}
 	for (size_t i = 0; i < n; i++)
 		if (ops[i].atom == DW_OP_piece || ops[i].atom == DW_OP_bit_piece) {
-			sb_add(where, "split into pieces");
+			pf__sb_add(where, "split into pieces");
 			return PF_VAR_COMPUTED;
 		}
-	sb_add(where, "computed by a %zu-operation DWARF expression", n);
+	pf__sb_add(where, "computed by a %zu-operation DWARF expression", n);
 	return PF_VAR_COMPUTED;
 }
 
@@ -1763,9 +1759,9 @@ static void compress_lines(int *v, int n, struct sbuf *b)
 		while (j + 1 < n && v[j + 1] <= v[j] + 1)
 			j++;
 		if (v[j] > v[i])
-			sb_add(b, "%s%d-%d", i ? "," : "", v[i], v[j]);
+			pf__sb_add(b, "%s%d-%d", i ? "," : "", v[i], v[j]);
 		else
-			sb_add(b, "%s%d", i ? "," : "", v[i]);
+			pf__sb_add(b, "%s%d", i ? "," : "", v[i]);
 		i = j + 1;
 	}
 }
@@ -1790,17 +1786,17 @@ static char *var_range(struct probe_finder *pf, Dwarf_Die *var, Dwarf_Die *fn, D
 	uint64_t sbase = s ? s->addr : 0;
 
 	if (dwarf_attr_integrate(var, DW_AT_const_value, &a)) {
-		sb_add(&b, "whole scope (constant)");
+		pf__sb_add(&b, "whole scope (constant)");
 		return sb_take(&b);
 	}
 	if (!dwarf_attr(var, DW_AT_location, &a)) {
-		sb_add(&b, "nowhere");
+		pf__sb_add(&b, "nowhere");
 		return sb_take(&b);
 	}
 	Dwarf_Lines *lt = NULL;
 	size_t nlt = 0;
 	dwarf_getsrclines(cu, &lt, &nlt);
-	sb_add(&b, "@<%s+[", s ? s->name : "?");
+	pf__sb_add(&b, "@<%s+[", s ? s->name : "?");
 	while ((off = dwarf_getlocations(&a, off, &base, &start, &end, &ops, &n)) > 0) {
 		if (n == 0)
 			continue;
@@ -1809,7 +1805,7 @@ static char *var_range(struct probe_finder *pf, Dwarf_Die *var, Dwarf_Die *fn, D
 			Dwarf_Addr rb, rs, re;
 			ptrdiff_t ro = 0;
 			while ((ro = dwarf_ranges(fn, ro, &rb, &rs, &re)) > 0) {
-				sb_add(&b, "%s%" PRIu64 "-%" PRIu64, any ? "," : "", rs - sbase, re - sbase);
+				pf__sb_add(&b, "%s%" PRIu64 "-%" PRIu64, any ? "," : "", rs - sbase, re - sbase);
 				any = true;
 				for (size_t i = 0; lt && i < nlt; i++) {
 					Dwarf_Addr la;
@@ -1826,7 +1822,7 @@ static char *var_range(struct probe_finder *pf, Dwarf_Die *var, Dwarf_Die *fn, D
 			}
 			break;
 		}
-		sb_add(&b, "%s%" PRIu64 "-%" PRIu64, any ? "," : "", start - sbase, end - sbase);
+		pf__sb_add(&b, "%s%" PRIu64 "-%" PRIu64, any ? "," : "", start - sbase, end - sbase);
 		any = true;
 		const char *fnfile = decl_file(fn);
 		for (size_t i = 0; lt && i < nlt; i++) {
@@ -1846,14 +1842,14 @@ static char *var_range(struct probe_finder *pf, Dwarf_Die *var, Dwarf_Die *fn, D
 			}
 		}
 	}
-	sb_add(&b, "]>");
+	pf__sb_add(&b, "]>");
 	if (nlines) {
 		qsort(lines, (size_t)nlines, sizeof(int), int_cmp);
 		int o = 0;
 		for (int i = 0; i < nlines; i++)
 			if (!o || lines[o - 1] != lines[i])
 				lines[o++] = lines[i];
-		sb_add(&b, " lines ");
+		pf__sb_add(&b, " lines ");
 		compress_lines(lines, o, &b);
 	}
 	free(lines);
@@ -1929,7 +1925,7 @@ static int add_var(struct probe_finder *pf, struct pf_point *p, Dwarf_Die *var, 
 	if (ht)
 		type_name(&t, &tb, 0);
 	else
-		sb_add(&tb, "void");
+		pf__sb_add(&tb, "void");
 	v->name = strdup(name);
 	v->type = sb_take(&tb);
 	v->byte_size = ht ? type_size(pf, &t) : -1;

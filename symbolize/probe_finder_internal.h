@@ -28,6 +28,15 @@ bool pf__sym_at(struct probe_finder *pf, uint64_t addr, const char **name, uint6
  * -O0 prologue has stored the parameters). */
 bool pf__prologue_end(Dwarf_Die *fn, Dwarf_Die *cu, Dwarf_Addr entry, Dwarf_Addr *out);
 
+/* A growing string: pf__sb_add appends printf-style; after a failed
+ * allocation oom is set and nothing more is added. Zero-initialize. */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+void pf__sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* A type as -V shows it ("const char*", "struct req*"): malloc'ed, or
  * NULL when out of memory. */
 char *pf__type_name(Dwarf_Die *type);
