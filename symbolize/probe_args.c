@@ -1896,6 +1896,18 @@ static int expand_one(struct ctx *c, const char *name, const char *utype)
 	return 0;
 }
 
+/* Expand NAME and remember it in *seen (a local of that name in an outer
+ * scope is then shadowed). */
+static int expand_seen(struct ctx *c, const char *name, const char *utype, char ***seen, int *nseen)
+{
+	char **s = realloc(*seen, (size_t)(*nseen + 1) * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	*seen = s;
+	s[(*nseen)++] = (char *)name;
+	return expand_one(c, name, utype);
+}
+
 static int expand(struct ctx *c, bool vars, const char *utype)
 {
 	if (c->pt->retprobe)
@@ -1908,16 +1920,7 @@ static int expand(struct ctx *c, bool vars, const char *utype)
 	if (dwarf_child(decl, &ch) == 0)
 		do {
 			const char *n = dwarf_tag(&ch) == DW_TAG_formal_parameter ? die_name(&ch) : NULL;
-			if (!n)
-				continue;
-			char **s = realloc(seen, (size_t)(nseen + 1) * sizeof(*s));
-			if (!s) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			seen = s;
-			seen[nseen++] = (char *)n;
-			if ((ret = expand_one(c, n, utype)))
+			if (n && (ret = expand_seen(c, n, utype, &seen, &nseen)))
 				goto out;
 		} while (dwarf_siblingof(&ch, &ch) == 0);
 	if (vars) {
@@ -1931,16 +1934,7 @@ static int expand(struct ctx *c, bool vars, const char *utype)
 				bool dup = false;
 				for (int j = 0; n && j < nseen; j++)
 					dup |= !strcmp(seen[j], n);
-				if (!n || dup)
-					continue;
-				char **s = realloc(seen, (size_t)(nseen + 1) * sizeof(*s));
-				if (!s) {
-					ret = -ENOMEM;
-					goto out;
-				}
-				seen = s;
-				seen[nseen++] = (char *)n;
-				if ((ret = expand_one(c, n, utype)))
+				if (n && !dup && (ret = expand_seen(c, n, utype, &seen, &nseen)))
 					goto out;
 			} while (dwarf_siblingof(&ch, &ch) == 0);
 		}
