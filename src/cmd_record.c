@@ -593,9 +593,8 @@ int cmd_record(int argc, char **argv)
 				samples += c.evlist.evsels[k]->samples;
 		char *path = output_name(output, ev->name, several, svg);
 		struct outfile of;
-		int err = outfile__open(&of, path);
+		int err = outfile__open_or_say(&of, path, "pprobe record");
 		if (err) {
-			fprintf(stderr, "pprobe record: cannot write %s: %s\n", path, strerror(-err));
 			free(path);
 			ret = 1;
 			continue;

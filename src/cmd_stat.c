@@ -295,9 +295,7 @@ int cmd_stat(int argc, char **argv)
 	co.counting = true;
 	co.quiet = true;
 	if (output) {
-		int err = outfile__open(&of, output);
-		if (err) {
-			fprintf(stderr, "pprobe stat: cannot write %s: %s\n", output, strerror(-err));
+		if (outfile__open_or_say(&of, output, "pprobe stat")) {
 			ret = 1;
 			goto out;
 		}

@@ -452,9 +452,7 @@ int cmd_trace(int argc, char **argv)
 	c.on_sample = on_sample;
 
 	if (output) {
-		int err = outfile__open(&of, output);
-		if (err) {
-			fprintf(stderr, "pprobe trace: cannot write %s: %s\n", output, strerror(-err));
+		if (outfile__open_or_say(&of, output, "pprobe trace")) {
 			ret = 1;
 			goto out;
 		}

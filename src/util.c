@@ -298,6 +298,14 @@ int outfile__open(struct outfile *o, const char *path)
 	return 0;
 }
 
+int outfile__open_or_say(struct outfile *o, const char *path, const char *prog)
+{
+	int err = outfile__open(o, path);
+	if (err)
+		fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(-err));
+	return err;
+}
+
 int outfile__commit(struct outfile *o)
 {
 	int err = 0;

@@ -57,6 +57,8 @@ struct outfile {
 	char *tmp;
 };
 int outfile__open(struct outfile *o, const char *path);
+/* outfile__open, and on failure "PROG: cannot write PATH: why" on stderr. */
+int outfile__open_or_say(struct outfile *o, const char *path, const char *prog);
 int outfile__commit(struct outfile *o);	/* returns 0 or -errno; removes tmp on error */
 void outfile__abort(struct outfile *o);
 
