@@ -340,11 +340,7 @@ int cmd_record(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "tid", required_argument, NULL, 't' },
-		{ "duration", required_argument, NULL, 'd' },
+		COLLECT_TARGET_LONGOPTS,
 		{ "freq", required_argument, NULL, 'F' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "mmap-pages", required_argument, NULL, 'm' },

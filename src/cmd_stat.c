@@ -199,11 +199,7 @@ int cmd_stat(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "tid", required_argument, NULL, 't' },
-		{ "duration", required_argument, NULL, 'd' },
+		COLLECT_TARGET_LONGOPTS,
 		{ "interval-print", required_argument, NULL, 'I' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "field-separator", required_argument, NULL, 'x' },

@@ -298,11 +298,7 @@ int cmd_trace(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "event", required_argument, NULL, 'e' },
 		{ "filter", required_argument, NULL, 'f' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "tid", required_argument, NULL, 't' },
-		{ "duration", required_argument, NULL, 'd' },
+		COLLECT_TARGET_LONGOPTS,
 		{ "header", no_argument, NULL, 'H' },
 		{ "kstack", no_argument, NULL, 's' },
 		{ "output", required_argument, NULL, 'o' },

@@ -86,6 +86,14 @@ struct collect {
  * (applied to co), 0 when it was not, -1 on a bad value (said, prefixed
  * with prog). */
 int collect_opts__parse(struct collect_opts *co, int opt, const char *arg, const char *prog);
+/* Their long names, for the commands' getopt_long tables (-m, --mmap-pages,
+ * only where the command has rings). */
+#define COLLECT_TARGET_LONGOPTS \
+	{ "all-cpus", no_argument, NULL, 'a' }, \
+	{ "cpu", required_argument, NULL, 'C' }, \
+	{ "pid", required_argument, NULL, 'p' }, \
+	{ "tid", required_argument, NULL, 't' }, \
+	{ "duration", required_argument, NULL, 'd' }
 
 /* The highest user sp in [lo, hi) thread TID is known to have reached after
  * TIME: from its later samples already read from the rings (user registers
