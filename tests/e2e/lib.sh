@@ -18,4 +18,9 @@ not() { ! "$@"; }
 check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
 # folded_sum FILE [REGEX]: total count of folded lines (matching REGEX)
 folded_sum() { awk -v re="${2:-}" 're == "" || $0 ~ re { n += $NF } END { print n + 0 }' "$1"; }
+# folded_user FILE: the stacks without their kernel frames at the leaf end.
+# Where a cpu-clock sample lands (in user code, or in an interrupt or
+# softirq the kernel ran on its way back to it) is the kernel's choice and
+# differs between versions and with load; the user part is pprobe's.
+folded_user() { sed -E 's/(;[^; ]*_\[k\])+ ([0-9]+)$/ \2/' "$1"; }
 done_testing() { [ "$FAILS" -eq 0 ] && { echo "all checks passed"; exit 0; }; echo "$FAILS check(s) failed" >&2; exit 1; }
