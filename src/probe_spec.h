@@ -103,6 +103,22 @@ int probe_spec__add(struct event_list *l, const char *group, const char *rest, c
 int probe_spec__pmu_attr(struct perf_event_attr *attr, const struct pmu *pmu, const char *str,
 			 uint64_t offset, uint64_t ref_ctr_offset, bool ret, char *err, size_t errlen);
 
+/* A probe followed into the new tasks of its target (a command, -p):
+ * the kernel cannot inherit uprobe/kprobe PMU events (it would read
+ * config1, a pointer into pprobe, again in every forking task: their
+ * fork() and pthread_create() fail with EFAULT), so a PMU probe S becomes
+ * a temporary tracefs probe of the same site (probe_tracefs__add_temp_site,
+ * group pprobe_<pid>, removed at exit) and attr (S's attr as the caller
+ * keeps it) that tracefs event: PERF_TYPE_TRACEPOINT, config = its id.
+ * Its records have the PMU probe's raw layout, so S (pmu still set) prints
+ * them as before. A probe that is a tracefs event already is kept, and
+ * uprobe events are held open system-wide (probe_tracefs__anchor) so that
+ * new processes keep their breakpoints. Returns 1 converted, 0 nothing to
+ * do, or -errno with one line in err (tracefs not writable: what to do). */
+int probe_spec__follow_tasks(const struct event_spec *s, struct perf_event_attr *attr, char *err, size_t errlen);
+/* Is attr an event of the uprobe or kprobe PMU (never to be inherited)? */
+bool probe_spec__is_pmu_probe_attr(const struct perf_event_attr *attr);
+
 /* A binary as the user names it -> an absolute path: a path (with '/'),
  * else a file of that name in the current directory, a mapping of the -p
  * processes (basename NAME or NAME.so*), the library
