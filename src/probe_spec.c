@@ -929,11 +929,18 @@ int probe_spec__follow_tasks(const struct event_spec *s, struct perf_event_attr 
 		snprintf(base, sizeof(base), "abs_%" PRIx64, s->probe_offset);
 	int ret = probe_tracefs__add_temp_site(uprobe, s->probe_ret, base, target, name, sizeof(name), terr,
 					       sizeof(terr));
-	if (ret) {
-		seterr(err, errlen, "%s: following the new processes and threads of a command or -p process needs a "
-		       "temporary tracefs probe (the kernel cannot pass %s PMU events on to them), and %s; run as "
-		       "root with tracefs writable, or use -a, -C or -t TID (no temporary probe)",
+	if (ret == -EACCES || ret == -EPERM || ret == -EROFS || ret == -ENOENT || ret == -ENODEV ||
+	    ret == -EOPNOTSUPP) {
+		seterr(err, errlen, "'%s' on a command or -p process is made a temporary tracefs probe (the kernel "
+		       "cannot pass %s PMU events on to new processes and threads), and tracefs cannot take it: %s; "
+		       "run as root with tracefs mounted and writable, or use -a, -C or -t TID",
 		       s->name, s->pmu, terr[0] ? terr : strerror(-ret));
+	} else if (ret) {
+		seterr(err, errlen, "'%s' (a temporary tracefs probe on a command or -p process): %s%s", s->name,
+		       terr[0] ? terr : strerror(-ret),
+		       uprobe && ret == -EINVAL ? " (another probe at this address with a USDT semaphore?)" : "");
+	}
+	if (ret) {
 		for (char *p = err; p && *p; p++)	/* one line */
 			if (*p == '\n')
 				*p = ' ';
