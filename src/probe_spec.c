@@ -933,7 +933,7 @@ int probe_spec__follow_tasks(const struct event_spec *s, struct perf_event_attr 
 	    ret == -EOPNOTSUPP) {
 		seterr(err, errlen, "'%s' on a command or -p process is made a temporary tracefs probe (the kernel "
 		       "cannot pass %s PMU events on to new processes and threads), and tracefs cannot take it: %s; "
-		       "run as root with tracefs mounted and writable, or use -a, -C or -t TID",
+		       "-a, -C and -t TID need no temporary probe",
 		       s->name, s->pmu, terr[0] ? terr : strerror(-ret));
 	} else if (ret) {
 		seterr(err, errlen, "'%s' (a temporary tracefs probe on a command or -p process): %s%s", s->name,
