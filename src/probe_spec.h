@@ -1,7 +1,10 @@
 /* Ephemeral probes of -e through the perf uprobe and kprobe PMUs
- * (/sys/bus/event_source/devices/{uprobe,kprobe}): nothing is written to
- * tracefs, so they vanish with pprobe's file descriptors, even when it is
- * killed.
+ * (/sys/bus/event_source/devices/{uprobe,kprobe}) where nothing is
+ * inherited (-a, -C, -t): nothing is written to tracefs, so they vanish with
+ * pprobe's file descriptors, even when it is killed. With a command or -p,
+ * a temporary tracefs probe in group pprobe_<pid> instead, removed at exit
+ * (probe_spec__follow_tasks), because the kernel cannot inherit PMU probes
+ * into the target's new processes and threads.
  *
  * Forms (GROUP:REST as event_spec.c's probe hook hands them over):
  *   uprobe:BIN:FUNC[+OFF]  uprobe:BIN:FUNC:LINE  uprobe:BIN:0xADDR
@@ -149,6 +152,9 @@ int probe_spec__format_raw(const struct event_spec *s, const void *raw, size_t s
 	IND "uretprobe:BIN:FUNC     sdt:BIN:PROVIDER:NAME (USDT)\n" \
 	IND "probe:FUNC[+OFF|%%return]  kprobe:FUNC[+OFF]  kprobe:0xADDR\n" \
 	IND "kretprobe:FUNC         (kernel, or in BIN with -x)\n" \
-	IND "'SPEC ARG...': a temporary tracefs probe with arguments\n"
+	IND "'SPEC ARG...': a temporary tracefs probe with arguments\n" \
+	IND "With -a/-C/-t the uprobe/kprobe PMU; with a command or -p a temporary\n" \
+	IND "tracefs probe in group pprobe_<pid>, removed at exit (the kernel cannot\n" \
+	IND "inherit PMU probes into children and threads)\n"
 
 #endif
