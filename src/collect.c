@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "event_spec.h"
+#include "probe_spec.h"
 #include "probe_tracefs.h"
 #include "pprobe/unwind.h"
 
@@ -335,7 +336,18 @@ static int release_child(struct collect *c)
 	return 0;
 }
 
-static void normalize_attr(struct collect *c, struct evsel *ev, bool on_command)
+/* An inherited uprobe/kprobe PMU event breaks the program it follows
+ * (probe_spec__follow_tasks): refuse to open one. 0, or 1 said. */
+static int refuse_inherited_pmu_probe(const struct evsel *ev)
+{
+	if (!ev->attr.inherit || !probe_spec__is_pmu_probe_attr(&ev->attr))
+		return 0;
+	fprintf(stderr, "pprobe: internal error: %s would be opened as an inherited %s PMU event, which makes "
+		"the followed program's fork() fail; not opened\n", ev->name, ev->spec ? ev->spec->pmu : "probe");
+	return 1;
+}
+
+static int normalize_attr(struct collect *c, struct evsel *ev, bool on_command)
 {
 	struct perf_event_attr *a = &ev->attr;
 	a->size = sizeof(*a);
@@ -348,7 +360,7 @@ static void normalize_attr(struct collect *c, struct evsel *ev, bool on_command)
 		a->disabled = ev->group_leader < 0 || ev->group_leader == ev->idx;
 		a->inherit = (on_command || c->opts.pid_list) ? 1 : 0;
 		a->enable_on_exec = on_command && a->disabled ? 1 : 0;
-		return;
+		return refuse_inherited_pmu_probe(ev);
 	}
 	a->sample_type = c->layout.sample_type;
 	a->sample_regs_user = c->layout.regs_user_mask;
@@ -372,6 +384,7 @@ static void normalize_attr(struct collect *c, struct evsel *ev, bool on_command)
 	a->watermark = 1;
 	size_t ring_bytes = c->opts.ring_pages * (size_t)sysconf(_SC_PAGESIZE);
 	a->wakeup_watermark = (uint32_t)(ring_bytes / 16 < 65536 ? ring_bytes / 16 : 65536);
+	return refuse_inherited_pmu_probe(ev);
 }
 
 static void add_tracking(struct collect *c)
@@ -566,6 +579,20 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 		tids = NULL;	/* the child's pid, below */
 	}
 
+	/* Probes that follow new tasks are tracefs probes, made before the
+	 * command starts: when that cannot be, it does not run. */
+	if (on_command || opts->pid_list)
+		for (int i = 0; i < c->evlist.nr_evsels; i++) {
+			struct evsel *ev = c->evlist.evsels[i];
+			char err[4096];
+			if (ev->spec && probe_spec__follow_tasks(ev->spec, &ev->attr, err, sizeof(err)) < 0) {
+				fprintf(stderr, "pprobe: %s\n", err);
+				free(cpus);
+				free(tids);
+				return 1;
+			}
+		}
+
 	/* Signals arrive through a signalfd polled with the rings. */
 	sigset_t sigs = collect_sigs();
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
@@ -596,7 +623,11 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 	if (!opts->counting)
 		add_tracking(c);
 	for (int i = 0; i < c->evlist.nr_evsels; i++)
-		normalize_attr(c, c->evlist.evsels[i], on_command);
+		if (normalize_attr(c, c->evlist.evsels[i], on_command)) {
+			free(cpus);
+			free(tids);
+			return 1;
+		}
 	evlist__set_targets(&c->evlist, cpus, nr_cpus, tids, nr_tids);
 	c->evlist.ring_pages = opts->counting ? 0 : opts->ring_pages;
 	/* Counting goes on without the events this machine cannot count (as

@@ -66,6 +66,11 @@ struct event_spec {
 	char *probe_str;            /* owned: the path (uprobe) or function (kprobe)
 	                               attr.config1 points to; freed by event_list__exit */
 	bool probe_ret;             /* a return probe (uretprobe, kretprobe) */
+	uint64_t probe_offset;      /* attr.config2: file offset (uprobe), offset in
+	                               the symbol or kernel address (kprobe) */
+	uint64_t probe_ref_ctr;     /* USDT semaphore's file offset, 0 none */
+	char probe_base[64];        /* the event name a tracefs probe of this site
+	                               gets (probe_spec__follow_tasks): "work", "work_L3" */
 	int same_as;                /* > 0: 1 + index of the event this one is counted
 	                               and shown with (another site of the same probe:
 	                               inlined copies, several addresses of a line) */

@@ -482,6 +482,8 @@ static struct event_spec *add_site(struct event_list *l, const char *name, const
 	snprintf(s->pmu, sizeof(s->pmu), "%s", pmu->name);
 	s->probe_str = str;
 	s->probe_ret = ret;
+	s->probe_offset = offset;
+	s->probe_ref_ctr = ref_ctr;
 	s->sample_freq_default = false;
 	s->same_as = first >= 0 ? first + 1 : 0;
 	*rc = probe_spec__pmu_attr(&s->attr, pmu, str, offset, ref_ctr, ret, err, errlen);
@@ -567,6 +569,7 @@ static int add_uprobe(struct event_list *l, const char *display, const struct pr
 			goto out;
 		if (first < 0)
 			first = (int)(s - l->v);
+		probe_tracefs__event_base(ps->where, pts->pts[i].function, s->probe_base, sizeof(s->probe_base));
 	}
 	ret = 0;
 out:
@@ -643,6 +646,7 @@ static int add_sdt(struct event_list *l, const char *display, const struct probe
 						false, first, err, errlen, &ret);
 		if (!s)
 			goto out;
+		probe_tracefs__event_base(ps->name, NULL, s->probe_base, sizeof(s->probe_base));
 		if (first < 0)
 			first = (int)(s - l->v);
 	}
@@ -870,6 +874,93 @@ int probe_spec__add(struct event_list *l, const char *group, const char *rest, c
 	}
 	probe_spec__exit(&ps);
 	return ret ? ret : (int)(l->nr - before);
+}
+
+/* ---- following new tasks ---- */
+
+/* The perf type of the uprobe (i 0) and kprobe (i 1) PMUs; UINT32_MAX none. */
+static uint32_t pmu_type(int i)
+{
+	static uint32_t type[2];
+	static bool known[2];
+	if (!known[i]) {
+		struct pmu *p = pmu__load(i ? "kprobe" : "uprobe");
+		type[i] = p ? p->type : UINT32_MAX;
+		pmu__free(p);
+		known[i] = true;
+	}
+	return type[i];
+}
+
+bool probe_spec__is_pmu_probe_attr(const struct perf_event_attr *attr)
+{
+	return attr->type >= PERF_TYPE_MAX && (attr->type == pmu_type(0) || attr->type == pmu_type(1));
+}
+
+int probe_spec__follow_tasks(const struct event_spec *s, struct perf_event_attr *attr, char *err, size_t errlen)
+{
+	if (s->kind != EVENT_KIND_PROBE)
+		return 0;
+	if (attr->type == PERF_TYPE_TRACEPOINT) {
+		/* a tracefs probe already (arguments, perf probe's): keep its
+		 * breakpoints in the new processes (probe_tracefs__anchor) */
+		(void)probe_tracefs__anchor(attr->config);
+		return 0;
+	}
+	if (!s->pmu[0] || !probe_spec__is_pmu_probe_attr(attr))
+		return 0;
+	bool uprobe = !strcmp(s->pmu, "uprobe");
+	char target[PATH_MAX + 64], base[64], name[160], terr[2048] = "";
+	if (uprobe) {
+		int n = snprintf(target, sizeof(target), "%s:0x%" PRIx64, s->probe_str ? s->probe_str : "",
+				 s->probe_offset);
+		if (s->probe_ref_ctr && n > 0 && (size_t)n < sizeof(target))
+			snprintf(target + n, sizeof(target) - (size_t)n, "(0x%" PRIx64 ")", s->probe_ref_ctr);
+	} else if (s->probe_str) {
+		snprintf(target, sizeof(target), "%s+%" PRIu64, s->probe_str, s->probe_offset);
+	} else {
+		snprintf(target, sizeof(target), "0x%" PRIx64, s->probe_offset);
+	}
+	if (s->probe_base[0])
+		snprintf(base, sizeof(base), "%s", s->probe_base);
+	else if (s->probe_str)
+		probe_tracefs__event_base(s->probe_str, NULL, base, sizeof(base));
+	else
+		snprintf(base, sizeof(base), "abs_%" PRIx64, s->probe_offset);
+	int ret = probe_tracefs__add_temp_site(uprobe, s->probe_ret, base, target, name, sizeof(name), terr,
+					       sizeof(terr));
+	if (ret == -EACCES || ret == -EPERM || ret == -EROFS || ret == -ENOENT || ret == -ENODEV ||
+	    ret == -EOPNOTSUPP) {
+		seterr(err, errlen, "'%s' on a command or -p process is made a temporary tracefs probe (the kernel "
+		       "cannot pass %s PMU events on to new processes and threads), and tracefs cannot take it: %s; "
+		       "-a, -C and -t TID need no temporary probe",
+		       s->name, s->pmu, terr[0] ? terr : strerror(-ret));
+	} else if (ret) {
+		seterr(err, errlen, "'%s' (a temporary tracefs probe on a command or -p process): %s%s", s->name,
+		       terr[0] ? terr : strerror(-ret),
+		       uprobe && ret == -EINVAL ? " (another probe at this address with a USDT semaphore?)" : "");
+	}
+	if (ret) {
+		for (char *p = err; p && *p; p++)	/* one line */
+			if (*p == '\n')
+				*p = ' ';
+		return ret;
+	}
+	char *colon = strchr(name, ':');
+	*colon = '\0';
+	int id = tracefs__event_id(name, colon + 1);
+	if (id <= 0) {
+		seterr(err, errlen, "%s: the temporary probe %s:%s made for it: %s", s->name, name, colon + 1,
+		       strerror(id < 0 ? -id : ENOENT));
+		return id < 0 ? id : -ENOENT;
+	}
+	attr->type = PERF_TYPE_TRACEPOINT;
+	attr->config = (uint64_t)id;
+	attr->config1 = 0;
+	attr->config2 = 0;
+	if (uprobe)
+		(void)probe_tracefs__anchor((uint64_t)id);
+	return 1;
 }
 
 /* ---- trace output ---- */

@@ -1,7 +1,10 @@
 /* Ephemeral probes of -e through the perf uprobe and kprobe PMUs
- * (/sys/bus/event_source/devices/{uprobe,kprobe}): nothing is written to
- * tracefs, so they vanish with pprobe's file descriptors, even when it is
- * killed.
+ * (/sys/bus/event_source/devices/{uprobe,kprobe}) where nothing is
+ * inherited (-a, -C, -t): nothing is written to tracefs, so they vanish with
+ * pprobe's file descriptors, even when it is killed. With a command or -p,
+ * a temporary tracefs probe in group pprobe_<pid> instead, removed at exit
+ * (probe_spec__follow_tasks), because the kernel cannot inherit PMU probes
+ * into the target's new processes and threads.
  *
  * Forms (GROUP:REST as event_spec.c's probe hook hands them over):
  *   uprobe:BIN:FUNC[+OFF]  uprobe:BIN:FUNC:LINE  uprobe:BIN:0xADDR
@@ -103,6 +106,22 @@ int probe_spec__add(struct event_list *l, const char *group, const char *rest, c
 int probe_spec__pmu_attr(struct perf_event_attr *attr, const struct pmu *pmu, const char *str,
 			 uint64_t offset, uint64_t ref_ctr_offset, bool ret, char *err, size_t errlen);
 
+/* A probe followed into the new tasks of its target (a command, -p):
+ * the kernel cannot inherit uprobe/kprobe PMU events (it would read
+ * config1, a pointer into pprobe, again in every forking task: their
+ * fork() and pthread_create() fail with EFAULT), so a PMU probe S becomes
+ * a temporary tracefs probe of the same site (probe_tracefs__add_temp_site,
+ * group pprobe_<pid>, removed at exit) and attr (S's attr as the caller
+ * keeps it) that tracefs event: PERF_TYPE_TRACEPOINT, config = its id.
+ * Its records have the PMU probe's raw layout, so S (pmu still set) prints
+ * them as before. A probe that is a tracefs event already is kept, and
+ * uprobe events are held open system-wide (probe_tracefs__anchor) so that
+ * new processes keep their breakpoints. Returns 1 converted, 0 nothing to
+ * do, or -errno with one line in err (tracefs not writable: what to do). */
+int probe_spec__follow_tasks(const struct event_spec *s, struct perf_event_attr *attr, char *err, size_t errlen);
+/* Is attr an event of the uprobe or kprobe PMU (never to be inherited)? */
+bool probe_spec__is_pmu_probe_attr(const struct perf_event_attr *attr);
+
 /* A binary as the user names it -> an absolute path: a path (with '/'),
  * else a file of that name in the current directory, a mapping of the -p
  * processes (basename NAME or NAME.so*), the library
@@ -133,6 +152,9 @@ int probe_spec__format_raw(const struct event_spec *s, const void *raw, size_t s
 	IND "uretprobe:BIN:FUNC     sdt:BIN:PROVIDER:NAME (USDT)\n" \
 	IND "probe:FUNC[+OFF|%%return]  kprobe:FUNC[+OFF]  kprobe:0xADDR\n" \
 	IND "kretprobe:FUNC         (kernel, or in BIN with -x)\n" \
-	IND "'SPEC ARG...': a temporary tracefs probe with arguments\n"
+	IND "'SPEC ARG...': a temporary tracefs probe with arguments\n" \
+	IND "With -a/-C/-t the uprobe/kprobe PMU; with a command or -p a temporary\n" \
+	IND "tracefs probe in group pprobe_<pid>, removed at exit (the kernel cannot\n" \
+	IND "inherit PMU probes into children and threads)\n"
 
 #endif

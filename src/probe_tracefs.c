@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
 
 #include "tracefs.h"
 #include "pprobe/probe_finder.h"
@@ -694,6 +696,42 @@ static void temps_forget(const char *group, const char *event)
 	}
 }
 
+/* Anchors (probe_tracefs__anchor): closed before the probes they hold are
+ * removed, which the kernel refuses (EBUSY) while an event is open. */
+static struct {
+	int *fd;
+	uint64_t *id;
+	int n;
+} anchors;
+
+int probe_tracefs__anchor(uint64_t id)
+{
+	for (int i = 0; i < anchors.n; i++)
+		if (anchors.id[i] == id)
+			return 0;
+	struct perf_event_attr a = { 0 };
+	a.type = PERF_TYPE_TRACEPOINT;
+	a.size = sizeof(a);
+	a.config = id;
+	a.disabled = 1;
+	a.sample_period = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int *f = realloc(anchors.fd, (size_t)(anchors.n + 1) * sizeof(*f));
+	if (f)
+		anchors.fd = f;
+	uint64_t *v = f ? realloc(anchors.id, (size_t)(anchors.n + 1) * sizeof(*v)) : NULL;
+	if (!v) {
+		close(fd);
+		return -ENOMEM;
+	}
+	anchors.id = v;
+	anchors.fd[anchors.n] = fd;
+	anchors.id[anchors.n++] = id;
+	return 0;
+}
+
 void probe_tracefs__remove_temps(void)
 {
 	/* a forked child that calls exit() must not remove its parent's probes */
@@ -701,6 +739,13 @@ void probe_tracefs__remove_temps(void)
 		return;
 	sigset_t old;
 	block_signals(&old);
+	for (int i = 0; i < anchors.n; i++)
+		close(anchors.fd[i]);
+	free(anchors.fd);
+	free(anchors.id);
+	anchors.fd = NULL;
+	anchors.id = NULL;
+	anchors.n = 0;
 	for (int i = temps.n - 1; i >= 0; i--) {
 		char cmd[EVENT_NAME_MAX * 2 + 8];
 		snprintf(cmd, sizeof(cmd), "-:%s", temps.events[i]);
@@ -1012,6 +1057,102 @@ int probe_tracefs__add_temp(const char *binary, const char *def, char ***names, 
 		block_signals(NULL);
 	}
 	return add_common(binary, def, true, names, err, errlen);
+}
+
+/* Sites already made by probe_tracefs__add_temp_site in this run: the
+ * same site asked again (stat -r) is the same event. */
+static struct {
+	char **key, **name;
+	int n;
+} sites;
+
+int probe_tracefs__add_temp_site(bool uprobe, bool retprobe, const char *base, const char *target, char *name,
+				 size_t namelen, char *err, size_t errlen)
+{
+	const char *file = uprobe ? "uprobe_events" : "kprobe_events";
+	char group[32], ev[EVENT_NAME_MAX], path[PATH_MAX], key[PATH_MAX + 16], *line = NULL;
+	char **taken = NULL;
+	int ntaken = 0, ret;
+	sigset_t old;
+
+	snprintf(key, sizeof(key), "%c%c %s", uprobe ? 'u' : 'k', retprobe ? 'r' : 'p', target);
+	for (int i = 0; i < sites.n; i++)
+		if (!strcmp(sites.key[i], key))
+			return (size_t)snprintf(name, namelen, "%s", sites.name[i]) < namelen ? 0 : -ENAMETOOLONG;
+	if (!tracefs__root()) {
+		ret = -errno;
+		tracefs__strerror(ret, err, errlen);
+		return ret;
+	}
+	if (tracefs__path(path, sizeof(path), file) || access(path, F_OK)) {
+		seterr(err, errlen, "this kernel has no %s in tracefs (CONFIG_%s_EVENTS off)", file,
+		       uprobe ? "UPROBE" : "KPROBE");
+		return -EOPNOTSUPP;
+	}
+	if (access(path, W_OK)) {
+		ret = -errno;
+		seterr(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (strpbrk(target, " \t\n")) {
+		seterr(err, errlen, "%s: %s cannot name a path with white space in it (use a symlink without)",
+		       target, file);
+		return -EINVAL;
+	}
+	static bool swept;
+	if (!swept) {
+		swept = true;
+		probe_tracefs__sweep_stale();
+		block_signals(NULL);	/* as probe_tracefs__add_temp: the engine's signalfd takes them */
+	}
+	snprintf(group, sizeof(group), "pprobe_%d", (int)getpid());
+	if ((ret = group_names(group, &taken, &ntaken)))
+		goto out;
+	char b[EVENT_NAME_MAX];
+	sanitize(b, sizeof(b) - 8, base && *base ? base : "probe", strlen(base && *base ? base : "probe"));
+	if (retprobe && (strlen(b) < 8 || strcmp(b + strlen(b) - 8, "__return")))
+		strcat(b, "__return");
+	if ((ret = probe_tracefs__unique_name(b, taken, ntaken, ev, sizeof(ev)))) {
+		seterr(err, errlen, "no free event name for %s in group %s", b, group);
+		goto out;
+	}
+	if (asprintf(&line, "%c:%s/%s %s", retprobe ? 'r' : 'p', group, ev, target) < 0) {
+		line = NULL;
+		ret = -ENOMEM;
+		goto out;
+	}
+	block_signals(&old);
+	if (!temps.registered) {
+		temps.pid = getpid();
+		temps.registered = atexit(probe_tracefs__remove_temps) == 0;
+	}
+	ret = tracefs__write_file(file, line, 1);
+	if (ret)
+		explain_refusal(ret, file, line, err, errlen);
+	else
+		temps_add(group, ev, uprobe);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		goto out;
+	if ((size_t)snprintf(name, namelen, "%s:%s", group, ev) >= namelen) {
+		ret = -ENAMETOOLONG;
+		goto out;
+	}
+	char **k = realloc(sites.key, (size_t)(sites.n + 1) * sizeof(*k));
+	if (k)
+		sites.key = k;
+	char **nm = k ? realloc(sites.name, (size_t)(sites.n + 1) * sizeof(*nm)) : NULL;
+	if (nm) {
+		sites.name = nm;
+		sites.key[sites.n] = strdup(key);
+		sites.name[sites.n] = strdup(name);
+		if (sites.key[sites.n] && sites.name[sites.n])
+			sites.n++;
+	}
+out:
+	free(line);
+	probe_tracefs__free_names(taken, ntaken);
+	return ret;
 }
 
 /* ---- -l's description ---- */

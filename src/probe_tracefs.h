@@ -33,6 +33,26 @@ int probe_tracefs__add(const char *binary, const char *def, char ***names,
  * path, so the atexit() handler runs. */
 int probe_tracefs__add_temp(const char *binary, const char *def, char ***names,
 			    char *err, size_t errlen);
+/* One site already resolved (no DWARF, no arguments) as a temporary probe
+ * of group "pprobe_<pid>", removed and swept as those of
+ * probe_tracefs__add_temp: target is what follows the event name in
+ * uprobe_events ("/abs/path:0xOFF", "/abs/path:0xOFF(0xREFCTR)" for a USDT
+ * semaphore) or kprobe_events ("SYM+OFF", "0xADDR"); the event is named
+ * after base (sanitized; "__return" added for a return probe; _1, _2, ...
+ * when taken). The same site asked again in this run gives the event made
+ * the first time. Fills name with "GROUP:EVENT"; 0, or -errno with err
+ * filled (tracefs missing or not writable, the kernel's refusal). */
+int probe_tracefs__add_temp_site(bool uprobe, bool retprobe, const char *base, const char *target, char *name,
+				 size_t namelen, char *err, size_t errlen);
+/* Hold the probe event of tracefs id ID open system-wide (one CPU, never
+ * enabled) until probe_tracefs__remove_temps() or exit. For uprobe events
+ * followed into new tasks: the kernel's per-process filter of uprobe events
+ * loses breakpoints in forked and exec'd tasks when it has only per-task
+ * perf events (a process that forks or execs while another exits stops
+ * hitting; seen on 6.18 with perf too); with a system-wide event open it
+ * keeps the breakpoints in every process that maps the file, and perf
+ * still counts only the tasks followed. 0, or -errno (no CAP_PERFMON). */
+int probe_tracefs__anchor(uint64_t id);
 void probe_tracefs__remove_temps(void);
 int probe_tracefs__sweep_stale(void);
 void probe_tracefs__free_names(char **names, int n);

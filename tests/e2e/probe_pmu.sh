@@ -3,7 +3,8 @@
 # form (FUNC, FUNC+OFF, FUNC:LINE, 0xADDR, %return, uretprobe:, -x with
 # probe:, inlined copies, a libc function by library name) on -O2 and -O0
 # builds; trace's addresses against nm; record -g's caller chain; nothing
-# left in tracefs, and the breakpoints gone even after kill -9.
+# left in tracefs after the runs, and the breakpoints gone even after kill -9
+# (a -p run's temporary probe then swept by the next run).
 . "$(dirname "$0")/lib.sh"
 need_root
 [ -e /sys/bus/event_source/devices/uprobe ] || skip "this kernel has no uprobe PMU"
@@ -174,11 +175,25 @@ orig=$(byte_at)
 "$PPROBE" stat -p $wl -e "uprobe:$B:probe_untaken" -d 60 2>/dev/null & pp=$!
 for i in $(seq 50); do [ "$(byte_at)" = cc ] && break; sleep 0.1; done
 check "while probed: int3 at probe_untaken (was $orig)" [ "$(byte_at)" = cc ]
-check "while probed: nothing in uprobe_events" events_empty
+# -p follows the process's new tasks: a temporary tracefs probe (the PMU's
+# events cannot be inherited), in pprobe's own group
+check "while probed: the temporary probe pprobe_$pp/probe_untaken" \
+	grep -qE "^p:pprobe_$pp/probe_untaken $(realpath "$B"):0x" $TR/uprobe_events
 kill -9 $pp; wait $pp 2>/dev/null
 for i in $(seq 50); do [ "$(byte_at)" = "$orig" ] && break; sleep 0.1; done
 check "after kill -9: the original byte ($orig) is back" [ "$(byte_at)" = "$orig" ]
-check "after kill -9: nothing in uprobe_events/kprobe_events" events_empty
+"$PPROBE" stat -e task-clock -- true 2>/dev/null
+check "after kill -9: the next run swept pprobe_$pp" not grep -q "^p:pprobe_$pp/" $TR/uprobe_events
+check "after kill -9 and the next run: nothing in uprobe_events/kprobe_events" events_empty
+kill $wl; wait $wl 2>/dev/null
+
+# -t: per thread, nothing inherited: the PMU, nothing in tracefs
+"$B" 1 30 >/dev/null & wl=$!
+"$PPROBE" stat -t $wl -e "uprobe:$B:probe_untaken" -d 60 2>/dev/null & pp=$!
+for i in $(seq 50); do [ "$(byte_at)" = cc ] && break; sleep 0.1; done
+check "-t: int3 at probe_untaken" [ "$(byte_at)" = cc ]
+check "-t: nothing in uprobe_events (the PMU)" events_empty
+kill $pp; wait $pp 2>/dev/null
 kill $wl; wait $wl 2>/dev/null
 
 done_testing

@@ -29,11 +29,18 @@ gpc=$(readelf -n "$B" | awk '/Name: gated/ { getline; sub(",", "", $2); print $2
 check "uprobe at the gated site ($gpc) alone: 0 hits, gated=0" \
 	[ "$(count "$T/a.csv" "uprobe:$B:$gpc") $(cut -d' ' -f1 "$T/out")" = "0 gated=0" ]
 # A uprobe there together with the USDT probe is refused by the kernel (one
-# address has one reference counter, and a plain uprobe has none): said, and
-# the rest counted.
-"$PPROBE" stat -x, -o "$T/b.csv" -e "sdt:$B:pprobe_pmu:gated,uprobe:$B:$gpc" -- "$B" $N >/dev/null 2>"$T/err"
-check "sdt + uprobe at one address: the USDT probe counted ($N)" [ "$(count "$T/b.csv" "sdt:$B:pprobe_pmu:gated")" = $N ]
+# address has one reference counter, and a plain uprobe has none). System
+# wide (the PMU) stat says so and counts the rest.
+"$PPROBE" stat -x, -o "$T/b.csv" -e "sdt:$B:pprobe_pmu:gated,uprobe:$B:$gpc" -a -d 0.1 >/dev/null 2>"$T/err"
+check "-a: sdt + uprobe at one address: the USDT probe counted" [ -n "$(count "$T/b.csv" "sdt:$B:pprobe_pmu:gated")" ]
 check "... the uprobe's refusal explained" grep -qF "pprobe stat: cannot open 'uprobe:$B:$gpc': the kernel refused the uprobe at offset $gpc of $(realpath "$B") (another probe there with a USDT semaphore?" "$T/err"
+# On a command the probes are temporary tracefs probes, made before it
+# starts: the refusal is said in one line and the command never runs.
+"$PPROBE" stat -x, -o "$T/b.csv" -e "sdt:$B:pprobe_pmu:gated,uprobe:$B:$gpc" -- "$B" $N >"$T/out" 2>"$T/err"
+check "command: sdt + uprobe at one address: exit 1" [ $? -eq 1 ]
+check "... the command did not run" [ ! -s "$T/out" ]
+check "... one line: the kernel refused the temporary probe" \
+	[ "$(wc -l <"$T/err")" -eq 1 ] && grep -qF "pprobe: 'uprobe:$B:$gpc' (a temporary tracefs probe on a command or -p process): the kernel refused" "$T/err"
 
 # trace: each site at its own address (PIE: the runtime one, the notes'
 # offsets apart).

@@ -6,6 +6,8 @@
 #   trace -e kprobe:FUNC prints the symbol's kallsyms address,
 #   record -e probe:tcp_sendmsg -g -a over K loopback sends gives K samples in
 #   one stack from the user's send() through the syscall entry to tcp_sendmsg,
+#   a forking shell loop runs as without pprobe, with kprobe and kretprobe
+#   counting what the open syscall tracepoints count (issue 10),
 #   and no kprobe stays registered, even after kill -9 of pprobe.
 # The guest side is tests/vm/probe_pmu.sh. On this machine (no kprobe PMU):
 # the error names the matching tracepoints. Skips (77) when no VM can run.
@@ -49,6 +51,12 @@ check "record -g kretprobe: exact stacks under open_missing" grep -qxF "ok: reco
 check "record: $K samples" grep -qxF "ok: record: samples ($K)" "$T/out"
 check "record: the stack" grep -qxF "ok: record: the stack is send() -> syscall entry -> __sys_sendto -> ... -> tcp_sendmsg" "$T/out"
 check "nothing registered after kill -9" grep -qxF "ok: no kprobe left after kill -9 ()" "$T/out"
+# issue 10: kernel probes on a command that forks and execs
+check "forking loop: stat exits 0, the loop ran" grep -qxF "ok: stat: the loop ran: 3 /proc/version (3)" "$T/out"
+check "forking loop: stat kprobe = the open syscalls" grep -qx "ok: stat loop kprobe:do_sys_openat2 = open syscalls ([0-9]*)" "$T/out"
+check "forking loop: stat kretprobe = the open syscalls" grep -qx "ok: stat loop kretprobe:do_sys_openat2 = open syscalls ([0-9]*)" "$T/out"
+check "forking loop: trace kretprobe = the open syscalls" grep -qx "ok: trace loop kretprobe = open syscalls ([0-9]*)" "$T/out"
+check "forking loop: record keeps the command's status" grep -qxF "ok: record on the loop: the command's status (7)" "$T/out"
 check "nothing left in the harness's TMPDIR" [ -z "$(ls -A "$T/tmp")" ]
 echo "timing: $(sed -n 's/^vmtest: kernel .*, \(boot to init .*\)/\1/p' "$T/out")"
 done_testing

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Guest script (busybox ash) for tests/e2e/vm_probe_pmu.sh: pprobe's
-# ephemeral kernel probes (the kprobe PMU: nothing written to tracefs) in the
-# VM, with exact numbers:
+# ephemeral kernel probes in the VM (the kprobe PMU with -a; temporary
+# kprobe_events probes on a command or -p), with exact numbers:
 #   stat -e kprobe:do_sys_openat2 / probe:do_sys_openat2 / kretprobe:... /
 #        probe:do_sys_openat2%return / kprobe:do_sys_openat2+OFF /
 #        probe:do_sys_openat2+OFF / kprobe:0xADDR (kallsyms)
@@ -10,6 +10,9 @@
 #   record -e probe:tcp_sendmsg -g -a over K loopback sends: exactly K
 #        samples, one stack from the user's send() through the syscall entry
 #        to tcp_sendmsg
+#   a forking shell loop (sh -c 'for ..; do cat /proc/version; done') runs
+#        and exits as without pprobe; kprobe and kretprobe count what the
+#        open syscall tracepoints count (stat, trace, record)
 #   nothing registered afterwards (debugfs kprobes/list), even after kill -9.
 #   usage: probe_pmu.sh [N_OPENS [M_FAILED_OPENS [K_SENDS [SIZE]]]]
 . /vmtest/lib.sh
@@ -138,6 +141,38 @@ check "record -g kretprobe: $N under open_once, in do_sys_openat2's caller" \
 check "record -g kretprobe: $M under open_missing" \
 	grep -qx "$U;open_missing;__libc_open;$SYSENTRY\([a-z_0-9]*_\[k\];\)*[a-z_0-9]*_\[k\] $M" $FR
 check_eq "record -g kretprobe: no stack ends in do_sys_openat2 itself" "" "$(grep 'do_sys_openat2_\[k\] [0-9]*$' $FR)"
+
+step "3c. a forking shell loop"
+# 3c. Kernel probes on a command that forks and execs (issue 10): the kprobe
+# PMU's events cannot be inherited (fork() failed with EFAULT), so they are
+# temporary kprobe_events probes. The loop runs as without pprobe, and the
+# probes count what the syscall tracepoints (inherited as they are) count.
+LOOP='for i in 1 2 3; do cat /proc/version; done'
+SC=syscalls:sys_enter_openat
+[ -d $TRACEFS/events/syscalls/sys_enter_open ] && SC=$SC,syscalls:sys_enter_open
+pprobe stat -x, -e "kprobe:do_sys_openat2,kretprobe:do_sys_openat2,$SC" -o $T/loop.csv -- sh -c "$LOOP" >$T/loop.out 2>$T/loop.err
+check "stat on the loop: exit 0" test $? -eq 0
+cat $T/loop.err $T/loop.csv
+check_eq "stat: the loop ran: 3 /proc/version" 3 "$(grep -c '^Linux version' $T/loop.out)"
+opens=$(awk -F, '$3 ~ /^syscalls:/ { n += $1 } END { print n + 0 }' $T/loop.csv)
+check "stat: the loop's shell and 3 cats opened files ($opens)" test "$opens" -ge 3
+check_eq "stat loop kprobe:do_sys_openat2 = open syscalls" "$opens" \
+	"$(awk -F, '$3 == "kprobe:do_sys_openat2" { print $1 }' $T/loop.csv)"
+check_eq "stat loop kretprobe:do_sys_openat2 = open syscalls" "$opens" \
+	"$(awk -F, '$3 == "kretprobe:do_sys_openat2" { print $1 }' $T/loop.csv)"
+pprobe trace -e kretprobe:do_sys_openat2 -e "$SC" -o $T/loop.txt -- sh -c "$LOOP" >$T/loop.out
+check "trace on the loop: exit 0" test $? -eq 0
+check_eq "trace: the loop ran: 3 /proc/version" 3 "$(grep -c '^Linux version' $T/loop.out)"
+check_eq "trace loop kretprobe = open syscalls" "$(grep -c ' syscalls:sys_enter_open' $T/loop.txt)" \
+	"$(grep -c ' kretprobe:do_sys_openat2: (0x' $T/loop.txt)"
+check_eq "trace loop: cat's opens of /proc/version seen from 3 cats" 3 \
+	"$(grep ' kretprobe:do_sys_openat2: ' $T/loop.txt | grep -o '^ *cat-[0-9]*' | sort -u | wc -l)"
+pprobe record -e kprobe:do_sys_openat2 -o $T/loop.folded -- sh -c "$LOOP; exit 7" >$T/loop.out
+check_eq "record on the loop: the command's status" 7 "$?"
+check_eq "record: the loop ran: 3 /proc/version" 3 "$(grep -c '^Linux version' $T/loop.out)"
+check "record: samples from the shell and the cats" \
+	test "$(awk '{ n += $NF } END { print n + 0 }' $T/loop.folded)" -ge 3
+check_eq "no temporary probe left in kprobe_events" "" "$(cat $TRACEFS/kprobe_events)"
 
 step "4. record"
 # 4. The acceptance case: record -e probe:tcp_sendmsg -g -a over exactly K
