@@ -153,7 +153,7 @@ static void print_unwind_quality(const struct record *r)
 
 struct evstate {
 	struct stacktab *stacks;
-	char *path;		/* its output, opened before the command starts */
+	char *path;		/* its output, tried before the command starts */
 	struct outfile out;
 	bool shared;		/* another site of a probe: stacks are the first site's */
 	char rate_buf[64];	/* "999 Hz", "every event", "every 1000 events" */
@@ -575,9 +575,10 @@ int cmd_record(int argc, char **argv)
 		co.ring_pages = rec.cg == CG_DWARF ? 8192 : rec.cg == CG_FP ? 1024 : 256;
 	co.status_prefix = "pprobe record";
 
-	/* Every output is created now (a temporary beside it, renamed at the
-	 * end): one that cannot be written is said before the command runs,
-	 * not after its profile is taken. */
+	/* Every output is tried now (its temporary created beside it and
+	 * removed): one that cannot be written is said before the command runs,
+	 * not after its profile is taken. Not kept open: a run with many
+	 * events needs its fds for them. */
 	for (int i = 0; i < c.evlist.nr_evsels; i++) {
 		struct evsel *ev = c.evlist.evsels[i];
 		struct evstate *es = ev->priv;
@@ -588,6 +589,7 @@ int cmd_record(int argc, char **argv)
 			ret = 1;
 			goto out;
 		}
+		outfile__abort(&es->out);
 	}
 
 	ret = collect__prepare(&c, &co);
@@ -611,9 +613,12 @@ int cmd_record(int argc, char **argv)
 			if (si >= 0 && c.evlist.evsels[k]->spec && c.evlist.evsels[k]->spec->same_as == si + 1)
 				samples += c.evlist.evsels[k]->samples;
 		const char *path = es->path;
-		struct outfile of = es->out;
-		memset(&es->out, 0, sizeof(es->out));	/* committed or aborted here */
-		int err = 0;
+		struct outfile of;
+		int err = outfile__open_or_say(&of, path, "pprobe record");
+		if (err) {
+			ret = 1;
+			continue;
+		}
 		size_t lines;
 		if (svg) {
 			lines = write_svg(es->stacks, ev->name, rec.weight_period ? "events" : "samples", of.f, &err);
@@ -669,8 +674,6 @@ out:
 		if (es) {
 			if (!es->shared)
 				stacktab__delete(es->stacks);
-			if (es->out.f)
-				outfile__abort(&es->out);	/* a run that failed leaves no file */
 			free(es->path);
 			free(es);
 		}
