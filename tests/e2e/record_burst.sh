@@ -12,7 +12,7 @@ lost_of() { grep -o '[0-9]* lost records' "$1" | awk '{ print $1 }'; }
 # slower; there pprobe may not keep a DWARF burst whole, and the checks are
 # what pprobe controls: every loss reported, kept + lost = N.
 asan=false
-ldd "$PPROBE" 2>/dev/null | grep -q libasan && asan=true
+case "${PPROBE_SANITIZED:-}" in *address*) asan=true ;; esac
 
 # 10,000 prctl(2) with DWARF stacks (41 MB of stack copies in ~20 ms), default options.
 "$PPROBE" record -g -e syscalls:sys_enter_prctl -o "$T/d.folded" -- "$W/wl_record" prctl 10000 2>"$T/err"
