@@ -153,6 +153,8 @@ static void print_unwind_quality(const struct record *r)
 
 struct evstate {
 	struct stacktab *stacks;
+	char *path;		/* its output, tried before the command starts */
+	struct outfile out;
 	bool shared;		/* another site of a probe: stacks are the first site's */
 	char rate_buf[64];	/* "999 Hz", "every event", "every 1000 events" */
 };
@@ -181,6 +183,7 @@ PROBE_SPEC_HELP("                            ")
 "  -F, --freq HZ           samples per second (default 999 for clock events)\n"
 "  -c, --count PERIOD      one sample every PERIOD events (tracepoints: every event)\n"
 "  -m, --mmap-pages N      ring pages per CPU (power of two; default sized to lose nothing)\n"
+COLLECT_QUEUE_HELP
 "Stacks:\n"
 "  -g                      kernel callchains and DWARF-unwound user stacks\n"
 "      --call-graph MODE   dwarf[,SIZE]: user stacks unwound with CFI from a SIZE-byte\n"
@@ -344,6 +347,7 @@ int cmd_record(int argc, char **argv)
 		{ "freq", required_argument, NULL, 'F' },
 		{ "count", required_argument, NULL, 'c' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
+		COLLECT_QUEUE_LONGOPTS,
 		{ "call-graph", required_argument, NULL, 'G' },
 		{ "unwinder", required_argument, NULL, 'U' },
 		{ "hold-exits", no_argument, NULL, 'H' },
@@ -561,11 +565,32 @@ int cmd_record(int argc, char **argv)
 		 * stacks need the causal order only (see collect.h). */
 		co.order_slack_us = 100;
 	}
-	/* Rings sized so a burst is absorbed while we drain: a sample with a
-	 * DWARF stack copy weighs stack_size bytes. */
+	/* Rings sized so a burst is absorbed while the drain thread copies it
+	 * out: a sample with a DWARF stack copy weighs stack_size bytes. The
+	 * kernel writes stack copies faster than a reader on another CPU can
+	 * copy them out (about 1.8 GB/s measured here), so the ring takes the
+	 * difference: of a 10,000-prctl burst (41 MB), 16 MB rings kept all in
+	 * 4 runs of 6 on a loaded 2-CPU machine, 32 MB rings in 6 of 6. */
 	if (!co.ring_pages)	/* -m not given */
-		co.ring_pages = rec.cg == CG_DWARF ? 4096 : rec.cg == CG_FP ? 1024 : 256;
+		co.ring_pages = rec.cg == CG_DWARF ? 8192 : rec.cg == CG_FP ? 1024 : 256;
 	co.status_prefix = "pprobe record";
+
+	/* Every output is tried now (its temporary created beside it and
+	 * removed): one that cannot be written is said before the command runs,
+	 * not after its profile is taken. Not kept open: a run with many
+	 * events needs its fds for them. */
+	for (int i = 0; i < c.evlist.nr_evsels; i++) {
+		struct evsel *ev = c.evlist.evsels[i];
+		struct evstate *es = ev->priv;
+		if (!es || es->shared)
+			continue;
+		es->path = output_name(output, ev->name, several, svg);
+		if (outfile__open_or_say(&es->out, es->path, "pprobe record")) {
+			ret = 1;
+			goto out;
+		}
+		outfile__abort(&es->out);
+	}
 
 	ret = collect__prepare(&c, &co);
 	if (ret)
@@ -587,11 +612,10 @@ int cmd_record(int argc, char **argv)
 		for (int k = i + 1; k < c.evlist.nr_evsels; k++)
 			if (si >= 0 && c.evlist.evsels[k]->spec && c.evlist.evsels[k]->spec->same_as == si + 1)
 				samples += c.evlist.evsels[k]->samples;
-		char *path = output_name(output, ev->name, several, svg);
+		const char *path = es->path;
 		struct outfile of;
 		int err = outfile__open_or_say(&of, path, "pprobe record");
 		if (err) {
-			free(path);
 			ret = 1;
 			continue;
 		}
@@ -601,7 +625,6 @@ int cmd_record(int argc, char **argv)
 			if (err) {
 				fprintf(stderr, "pprobe record: drawing %s failed: %s\n", path, strerror(-err));
 				outfile__abort(&of);
-				free(path);
 				ret = 1;
 				continue;
 			}
@@ -617,13 +640,15 @@ int cmd_record(int argc, char **argv)
 				ev->name, (unsigned long long)samples, es->rate_buf, lines,
 				strcmp(path, "-") ? path : "stdout");
 		}
-		free(path);
 	}
 	if (!co.quiet) {
-		fprintf(stderr, "pprobe record: %.2f s, %llu samples, %llu lost records, %llu lost samples%s\n",
+		char queue[96];
+		collect__queue_summary(&c, queue, sizeof(queue));
+		fprintf(stderr, "pprobe record: %.2f s, %llu samples, %llu lost records, %llu lost samples, %s%s\n",
 			c.t_end - c.t_start, (unsigned long long)c.nr_samples, (unsigned long long)c.lost,
-			(unsigned long long)c.lost_samples,
+			(unsigned long long)c.lost_samples, queue,
 			c.stop_signal ? " (stopped by signal)" : "");
+		collect__report_lost(&c, "pprobe record");
 		print_unwind_quality(&rec);
 		if (rec.truncated)
 			fprintf(stderr, "pprobe record: %llu stacks deeper than %u frames ended in [truncated]\n",
@@ -649,6 +674,7 @@ out:
 		if (es) {
 			if (!es->shared)
 				stacktab__delete(es->stacks);
+			free(es->path);
 			free(es);
 		}
 	}

@@ -60,6 +60,8 @@ PROBE_SPEC_HELP("                          ")
 "  -o, --output FILE     write there instead of stdout\n"
 "      --json            one JSON object per line\n"
 "  -m, --mmap-pages N    ring pages per CPU\n"
+"      --max-queue SIZE  memory for events read and not yet printed, e.g. 64M, 2G\n"
+"                        (default 512M, or a quarter of RAM if less)\n"
 "\n"
 "Examples:\n"
 "  pprobe trace -a -e signal:signal_generate --filter 'sig == 5 && pid == 3073758'\n"
@@ -304,6 +306,7 @@ int cmd_trace(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, 'J' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
+		COLLECT_QUEUE_LONGOPTS,
 		{ "exec", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -468,9 +471,13 @@ int cmd_trace(int argc, char **argv)
 	if (header && !tr.json)
 		fprintf(tr.out, "# %14s-%-7s [CPU] %14s: EVENT: FIELDS\n", "COMM", "TID", "SECONDS");
 	ret = collect__run(&c);
-	if (c.lost || c.lost_samples)
-		fprintf(stderr, "pprobe trace: %llu events lost (ring full); a larger -m may help\n",
-			(unsigned long long)(c.lost + c.lost_samples));
+	if (c.lost || c.lost_samples) {
+		char queue[96];
+		collect__queue_summary(&c, queue, sizeof(queue));
+		fprintf(stderr, "pprobe trace: %llu events lost; %s\n",
+			(unsigned long long)(c.lost + c.lost_samples), queue);
+		collect__report_lost(&c, "pprobe trace");
+	}
 out:
 	if (of.f) {
 		if (ret)

@@ -466,6 +466,14 @@ int collect_opts__parse(struct collect_opts *co, int opt, const char *arg, const
 		co->ring_pages = (size_t)pages;
 		return 1;
 	}
+	case COLLECT_OPT_MAX_QUEUE:
+		co->max_queue = drain__parse_size(arg);
+		if (!co->max_queue) {
+			fprintf(stderr, "%s: --max-queue wants a size in bytes with K, M or G, e.g. 512M; got '%s'\n",
+				prog, arg);
+			return -1;
+		}
+		return 1;
 	default:
 		return 0;
 	}
@@ -665,11 +673,12 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 
 /* ---- the loop ---- */
 
-static void read_rings(struct collect *c);
+static void catch_up(struct collect *c);
 
 /* Processing a sample (unwinding) can take longer than the kernel takes to
- * fill a ring in a burst: keep draining the rings into the queue while we
- * work, so the kernel never has to drop. */
+ * fill a ring in a burst. The drain thread empties the rings meanwhile; we
+ * pull what it staged this often, so later samples' user sps are known
+ * (collect__sp_high_after) while we work. */
 #define DRAIN_EVERY_NS 1000000ULL
 
 static int process_record(void *ctx, const struct perf_event_header *hdr, int cpu)
@@ -694,7 +703,7 @@ static int process_record(void *ctx, const struct perf_event_header *hdr, int cp
 		struct process *p = s.pid > 0 ? session__process(&c->session, (pid_t)s.pid) : NULL;
 		int ret = c->on_sample ? c->on_sample(c, ev, &s, t, p) : 0;
 		if (now_ns() - c->last_read_ns > DRAIN_EVERY_NS) {
-			read_rings(c);	/* s points into the queue: not used after this */
+			catch_up(c);	/* s points into the queue: not used after this */
 			/* A thread that exits meanwhile is held, and its sp
 			 * noted for the samples still to come. */
 			if (c->traced)
@@ -770,14 +779,6 @@ static int process_record(void *ctx, const struct perf_event_header *hdr, int cp
 		}
 		return 0;
 	}
-	case PERF_RECORD_LOST: {
-		const struct {
-			struct perf_event_header h;
-			uint64_t id, lost;
-		} *r = (const void *)hdr;
-		c->lost += r->lost;
-		return 0;
-	}
 	case PERF_RECORD_LOST_SAMPLES: {
 		const struct {
 			struct perf_event_header h;
@@ -795,22 +796,75 @@ static int process_record(void *ctx, const struct perf_event_header *hdr, int cp
 	}
 }
 
-static int queue_record(void *ctx, const struct perf_event_header *hdr, int cpu)
+/* A PERF_RECORD_LOST: counted at once (it needs no ordering) under the
+ * event it names. The kernel names the event that wrote next into the ring
+ * after the loss, under its own id; an inherited copy of an event has an id
+ * of its own, its parent's (ours) is in the sample_id trailer. */
+static void note_lost(struct collect *c, const struct perf_event_header *hdr, unsigned flags)
 {
-	struct collect *c = ctx;
-	ordered__push(&c->queue, hdr, sample__record_time(hdr, &c->layout), cpu);
-	c->bytes += hdr->size;
-	if (hdr->type == PERF_RECORD_SAMPLE)
-		sp_note_sample(c, hdr);
-	return 0;
+	const struct {
+		struct perf_event_header h;
+		uint64_t id, lost;
+	} *r = (const void *)hdr;
+	struct sample s;
+	if (hdr->size < sizeof(*r)) {
+		c->bad_records++;
+		return;
+	}
+	struct evsel *ev = evlist__evsel_by_id(&c->evlist, r->id);
+	if (!ev && !sample__parse_id(hdr, &c->layout, &s))
+		ev = evlist__evsel_by_id(&c->evlist, s.id);
+	c->lost += r->lost;
+	if (flags & DRAIN_LOST_QUEUE_FULL)
+		c->lost_queue_full += r->lost;
+	if (!ev) {
+		c->lost_no_event += r->lost;
+		return;
+	}
+	ev->lost += r->lost;
+	if (flags & DRAIN_LOST_QUEUE_FULL)
+		ev->lost_queue_full += r->lost;
 }
 
-static void read_rings(struct collect *c)
+/* A record the drain thread staged: into the timestamp-ordered queue. The
+ * main thread alone touches the queue and the sp history. */
+static void queue_record(void *ctx, const struct perf_event_header *hdr, int cpu, unsigned flags)
+{
+	struct collect *c = ctx;
+	if (hdr->type == PERF_RECORD_LOST) {
+		note_lost(c, hdr, flags);
+		return;
+	}
+	ordered__push(&c->queue, hdr, sample__record_time(hdr, &c->layout), cpu);
+	if (hdr->type == PERF_RECORD_SAMPLE)
+		sp_note_sample(c, hdr);
+}
+
+/* Everything staged so far into the queue. */
+static void pull(struct collect *c)
 {
 	c->last_read_ns = now_ns();
-	for (int i = 0; i < c->evlist.nr_cpus; i++)
-		if (c->evlist.rings[i].meta && ring__read(&c->evlist.rings[i], queue_record, c) == -EBADMSG)
-			c->bad_records++;
+	drain__pull(&c->drain, queue_record, c);
+	drain__consumer_bytes(&c->drain, c->queue.len);
+	c->bytes = __atomic_load_n(&c->drain.bytes, __ATOMIC_RELAXED);
+	c->bad_records += __atomic_exchange_n(&c->drain.bad, 0, __ATOMIC_ACQ_REL);
+}
+
+/* Every record in the rings now into the queue, read from this thread. */
+static void read_rings(struct collect *c)
+{
+	drain__read(&c->drain);
+	pull(c);
+}
+
+/* During long processing: what the drain thread staged (or, without one,
+ * the rings themselves). */
+static void catch_up(struct collect *c)
+{
+	if (c->drain.running)
+		pull(c);
+	else
+		read_rings(c);
 }
 
 /* Read the rings and process every record older than limit. */
@@ -818,6 +872,7 @@ static void drain_until(struct collect *c, uint64_t limit)
 {
 	read_rings(c);
 	ordered__flush(&c->queue, limit, process_record, c);
+	drain__consumer_bytes(&c->drain, c->queue.len);
 }
 
 static void handle_signals(struct collect *c)
@@ -866,7 +921,7 @@ static void show_status(struct collect *c, bool final)
 	fprintf(stderr, "\r\033[K[ %s: %.1fs, %llu samples, %llu lost, %.1f MB read ]",
 		c->opts.status_prefix ? c->opts.status_prefix : "pprobe", now_seconds() - c->t_start,
 		(unsigned long long)c->nr_samples, (unsigned long long)(c->lost + c->lost_samples),
-		(double)c->bytes / 1e6);
+		(double)__atomic_load_n(&c->drain.bytes, __ATOMIC_RELAXED) / 1e6);
 	c->status_shown = true;
 }
 
@@ -895,26 +950,76 @@ void collect__wait(struct collect *c, int timeout_ms)
 		c->stop = true;
 }
 
+/* How many times each event with a sample period fired, as the kernel
+ * counted (inherited copies included): the samples it should have given.
+ * The kernel reports a loss (PERF_RECORD_LOST) only with the next record it
+ * manages to write, so a ring that was still full when the events stopped
+ * loses silently: this count tells. */
+static void count_events(struct collect *c)
+{
+	struct evlist *el = &c->evlist;
+	uint64_t missing = 0;
+	for (int e = 0; e < el->nr_evsels; e++) {
+		struct evsel *ev = el->evsels[e];
+		if (ev->tracking || ev->attr.freq || !ev->attr.sample_period || ev->attr.read_format)
+			continue;
+		uint64_t sum = 0;
+		bool ok = true;
+		for (int ci = 0; ci < el->nr_cpus && ok; ci++)
+			for (int ti = 0; ti < el->nr_tids && ok; ti++) {
+				int fd = evlist__fd_of(el, ci, ti, e);
+				uint64_t v;
+				if (fd < 0)
+					continue;
+				if (read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
+					sum += v;
+				else
+					ok = false;
+			}
+		ev->counted = ok ? sum / ev->attr.sample_period : 0;
+		missing += ev->counted > ev->samples ? ev->counted - ev->samples : 0;
+	}
+	/* Missing beyond what PERF_RECORD_LOST said: lost silently, counted here. */
+	if (missing > c->lost) {
+		c->lost_unreported = missing - c->lost;
+		c->lost += c->lost_unreported;
+	}
+}
+
+/* The rings are emptied by a thread of their own, into a queue bounded by
+ * --max-queue, so a burst never waits for what this thread does with the
+ * records (DESIGN.md: draining never waits for anything slow). This thread
+ * sleeps on the drain thread's eventfd and the signalfd, pulls the staged
+ * records into the timestamp-ordered queue and processes them. */
 int collect__run(struct collect *c)
 {
-	int nfds = c->evlist.nr_cpus + 1;
-	struct pollfd *pfd = xcalloc((size_t)nfds, sizeof(*pfd));
-	int np = 0;
-	for (int i = 0; i < c->evlist.nr_cpus; i++)
-		if (c->evlist.rings[i].meta)
-			pfd[np++] = (struct pollfd){ .fd = c->evlist.rings[i].fd, .events = POLLIN };
-	pfd[np++] = (struct pollfd){ .fd = c->sigfd, .events = POLLIN };
+	int poll_ms = c->opts.extra_sample_type & PERF_SAMPLE_STACK_USER ? POLL_MS_STACKS : POLL_MS;
+	uint64_t max_queue = c->opts.max_queue ? c->opts.max_queue : drain__default_max();
+	int err = drain__init(&c->drain, c->evlist.rings, c->evlist.nr_cpus, max_queue, poll_ms);
+	if (err) {
+		fprintf(stderr, "pprobe: eventfd: %s\n", strerror(-err));
+		return 1;
+	}
+	err = drain__start(&c->drain);
+	if (err)
+		fprintf(stderr, "pprobe: no drain thread (%s): the rings are read between samples, "
+			"a burst may overflow them\n", strerror(-err));
+	struct pollfd pfd[2] = {
+		{ .fd = c->sigfd, .events = POLLIN },
+		{ .fd = c->drain.wake_fd, .events = POLLIN },
+	};
+	uint64_t slack = c->opts.order_slack_us ? c->opts.order_slack_us * 1000ULL : ORDER_SLACK_NS;
 
 	int st = collect__start(c);
 	if (st) {
-		free(pfd);
+		drain__stop(&c->drain);
 		return st;
 	}
 	double deadline = c->opts.duration > 0 ? c->t_start + c->opts.duration : 0;
 	double next_status = c->t_start + 0.5;
 
 	while (!c->stop) {
-		int timeout = c->opts.extra_sample_type & PERF_SAMPLE_STACK_USER ? POLL_MS_STACKS : POLL_MS;
+		int timeout = poll_ms;
 		if (deadline) {
 			double left = deadline - now_seconds();
 			if (left <= 0)
@@ -922,9 +1027,20 @@ int collect__run(struct collect *c)
 			if (left * 1000 < timeout)
 				timeout = (int)(left * 1000) + 1;
 		}
-		poll(pfd, (nfds_t)np, timeout);
+		poll(pfd, 2, timeout);
 		handle_signals(c);
-		drain_until(c, now_ns() - (c->opts.order_slack_us ? c->opts.order_slack_us * 1000ULL : ORDER_SLACK_NS));
+		/* Records written before the drain thread's last pass over every
+		 * ring are staged: those older than that by the slack can go. */
+		uint64_t limit = now_ns();
+		if (c->drain.running) {
+			uint64_t pass = drain__pass_ns(&c->drain);
+			limit = pass < limit ? pass : limit;
+			pull(c);
+		} else {
+			read_rings(c);
+		}
+		ordered__flush(&c->queue, limit > slack ? limit - slack : 0, process_record, c);
+		drain__consumer_bytes(&c->drain, c->queue.len);
 		release_held(c, true);	/* threads held while that ran */
 		if (targets_gone(c))
 			break;
@@ -934,13 +1050,15 @@ int collect__run(struct collect *c)
 			next_status = now + 0.5;
 		}
 	}
+	drain__stop(&c->drain);
 	evlist__disable(&c->evlist);
 	read_rings(c);
 	ordered__flush(&c->queue, UINT64_MAX, process_record, c);
+	count_events(c);	/* after every sample is counted */
+	drain__consumer_bytes(&c->drain, c->queue.len);
 	release_held(c, false);
 	c->t_end = now_seconds();
 	show_status(c, true);
-	free(pfd);
 	return 0;
 }
 
@@ -979,6 +1097,7 @@ void collect__cleanup(struct collect *c)
 		}
 		c->child_exited = true;
 	}
+	drain__exit(&c->drain);	/* before the rings it reads go */
 	evlist__exit(&c->evlist);
 	session__exit(&c->session);
 	for (size_t i = 0; i < c->sp_seen.cap; i++)
@@ -994,4 +1113,90 @@ void collect__cleanup(struct collect *c)
 	if (c->sigfd >= 0)
 		close(c->sigfd);
 	c->sigfd = -1;
+}
+
+/* 512M, 1G, 64K, 1000 */
+static void size_str(uint64_t v, char *buf, size_t len)
+{
+	static const char units[] = "KMG";
+	int u = -1;
+	while (u < 2 && v && !(v & 1023)) {
+		v >>= 10;
+		u++;
+	}
+	snprintf(buf, len, "%llu%s", (unsigned long long)v, u >= 0 ? (char[]){ units[u], 0 } : "");
+}
+
+void collect__report_lost(const struct collect *c, const char *prog)
+{
+	size_t ring_kib = c->opts.ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024;
+	char qsize[32];
+	size_str(c->drain.max_bytes, qsize, sizeof(qsize));
+	/* A ring that kept k of k + lost needed about (k + lost) / k times its size. */
+	size_t more = c->opts.ring_pages * 2;
+	while (c->nr_samples && (double)more < (double)c->opts.ring_pages *
+	       (double)(c->nr_samples + c->lost) / (double)c->nr_samples)
+		more *= 2;
+	/* Lost while the queue had room (the ring was too small for the time
+	 * the drain thread was off the CPU), then at the queue's bound. */
+	for (int full = 0; full < 2; full++) {
+		char who[1024];
+		size_t len = 0;
+		uint64_t total = 0;
+		who[0] = 0;
+		if (full == 0 && c->lost == c->lost_unreported)
+			continue;	/* said below */
+		for (int i = -1; i < c->evlist.nr_evsels; i++) {
+			const struct evsel *ev = i >= 0 ? c->evlist.evsels[i] : NULL;
+			uint64_t all = ev ? ev->lost : c->lost_no_event;
+			uint64_t n = full ? (ev ? ev->lost_queue_full : 0) : all - (ev ? ev->lost_queue_full : 0);
+			if (!n)
+				continue;
+			total += n;
+			const char *name = !ev ? "an unknown event" : ev->tracking ? "the sideband" : ev->name;
+			if (len < sizeof(who))
+				len += (size_t)snprintf(who + len, sizeof(who) - len, "%s%s %llu", len ? ", " : "",
+							name, (unsigned long long)n);
+		}
+		if (!total)
+			continue;
+		if (!full)
+			fprintf(stderr, "%s: %llu records lost (%s; the kernel names the event that wrote next to "
+				"the ring): the ring (-m %zu, %zu KiB per CPU) overflowed while pprobe's queue had "
+				"room; a bigger -m (e.g. -m %zu) keeps them\n", prog, (unsigned long long)total, who,
+				c->opts.ring_pages, ring_kib, more);
+		else
+			fprintf(stderr, "%s: %llu records lost (%s; the kernel names the event that wrote next to "
+				"the ring): pprobe's queue was full (--max-queue %s), so the ring overflowed; a "
+				"bigger --max-queue keeps them\n", prog, (unsigned long long)total, who, qsize);
+	}
+	if (c->lost_samples)
+		fprintf(stderr, "%s: the kernel dropped %llu samples it could not write "
+			"(PERF_RECORD_LOST_SAMPLES)\n", prog, (unsigned long long)c->lost_samples);
+	/* Each event's own count: exact where it samples every Nth event. */
+	for (int i = 0; i < c->evlist.nr_evsels; i++) {
+		const struct evsel *ev = c->evlist.evsels[i];
+		if (ev->counted <= ev->samples)
+			continue;
+		uint64_t missing = ev->counted - ev->samples;
+		fprintf(stderr, "%s: %s: %llu samples of %llu events counted by the kernel, %llu lost\n", prog,
+			ev->name, (unsigned long long)ev->samples, (unsigned long long)ev->counted,
+			(unsigned long long)missing);
+	}
+	if (c->lost_unreported) {
+		bool full = false;
+		for (int i = 0; i < c->drain.nr_rings && c->drain.stalled; i++)
+			full |= c->drain.stalled[i];
+		fprintf(stderr, "%s: %llu of them never reported by the kernel (its ring was still full when the "
+			"events stopped): %s\n", prog, (unsigned long long)c->lost_unreported,
+			full ? "pprobe's queue was full; a bigger --max-queue keeps them"
+			     : "a bigger -m keeps them");
+	}
+}
+
+void collect__queue_summary(struct collect *c, char *buf, size_t len)
+{
+	char max[32];
+	size_str(c->drain.max_bytes, max, sizeof(max));
+	snprintf(buf, len, "queue peak %.1f MiB (--max-queue %s)", (double)drain__peak(&c->drain) / 1048576.0, max);
 }

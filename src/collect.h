@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "drain.h"
 #include "evlist.h"
 #include "ordered.h"
 #include "sample.h"
@@ -43,6 +44,9 @@ struct collect_opts {
 					 * samples are processed (ptrace exit-stops), so
 					 * the live stack beyond a copy is still there */
 	const char *status_prefix;	/* live status line label */
+	uint64_t max_queue;		/* --max-queue: bytes of records read from the
+					 * rings and not yet processed (0: the default,
+					 * drain__default_max()) */
 };
 
 struct collect {
@@ -75,7 +79,12 @@ struct collect {
 	double t_start, t_end;
 	/* counters */
 	uint64_t nr_samples, lost, lost_samples, throttled, bad_records, unknown_id;
+	uint64_t lost_queue_full;	/* of lost: while the queue was at max_queue */
+	uint64_t lost_no_event;		/* of lost: under an id of no event of ours */
+	uint64_t lost_unreported;	/* of lost: in no PERF_RECORD_LOST, found by
+					 * the events' own counts at the end */
 	uint64_t bytes;
+	struct drain drain;		/* the thread that empties the rings */
 	bool status_shown;
 	uint64_t last_read_ns;		/* when the rings were last drained */
 	struct u64map sp_seen;		/* tid -> struct sp_history (see collect__sp_high_after) */
@@ -94,6 +103,20 @@ int collect_opts__parse(struct collect_opts *co, int opt, const char *arg, const
 	{ "pid", required_argument, NULL, 'p' }, \
 	{ "tid", required_argument, NULL, 't' }, \
 	{ "duration", required_argument, NULL, 'd' }
+/* --max-queue SIZE, for the commands with rings (record, trace). */
+#define COLLECT_OPT_MAX_QUEUE 0x1001
+#define COLLECT_QUEUE_LONGOPTS \
+	{ "max-queue", required_argument, NULL, COLLECT_OPT_MAX_QUEUE }
+#define COLLECT_QUEUE_HELP \
+"      --max-queue SIZE    memory for records read and not yet processed, e.g.\n" \
+"                          64M, 2G (default 512M, or a quarter of RAM if less);\n" \
+"                          when full, the rings fill and the kernel counts the loss\n"
+
+/* Lines saying which events lost records and which option would have kept
+ * them (on stderr, each prefixed with prog). Nothing when nothing was lost. */
+void collect__report_lost(const struct collect *c, const char *prog);
+/* The queue's peak and bound, e.g. "queue peak 41.9 MiB of 512 MiB". */
+void collect__queue_summary(struct collect *c, char *buf, size_t len);
 
 /* The highest user sp in [lo, hi) thread TID is known to have reached after
  * TIME: from its later samples already read from the rings (user registers

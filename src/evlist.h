@@ -24,6 +24,10 @@ struct evsel {
 	int group_leader;		/* index of its {group}'s leader in the evlist, -1 if none */
 	int open_errno;			/* with evlist.tolerant: why it could not be opened, 0 if it was */
 	uint64_t samples;
+	uint64_t lost;			/* records the kernel lost, PERF_RECORD_LOST under this id */
+	uint64_t lost_queue_full;	/* of lost: while pprobe's queue was full */
+	uint64_t counted;		/* events the kernel counted (sample_period events;
+					 * 0 if unknown): each one was a sample */
 };
 
 struct evlist {

@@ -114,6 +114,8 @@ int ring__read(struct ring *r, ring_record_fn fn, void *ctx)
 			rec = (const void *)r->scratch;
 		}
 		ret = fn(ctx, rec, r->cpu);
+		if (ret == RING_LEAVE)
+			break;
 		tail += hdr.size;
 		r->bytes_read += hdr.size;
 		if (ret)

@@ -5,6 +5,7 @@
 #ifndef PPROBE_RING_H
 #define PPROBE_RING_H
 
+#include <errno.h>
 #include <linux/perf_event.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,7 +32,10 @@ int ring__init_synthetic(struct ring *r, struct perf_event_mmap_page *meta,
 void ring__unmap(struct ring *r);
 
 /* Called for each record; the pointer is valid only during the call.
- * A non-zero return stops the read and is returned by ring__read. */
+ * A non-zero return stops the read and is returned by ring__read; the record
+ * counts as consumed, except with RING_LEAVE: it stays in the ring, first of
+ * the next read (the reader had no room for it). */
+#define RING_LEAVE (-ENOSPC)
 typedef int (*ring_record_fn)(void *ctx, const struct perf_event_header *hdr, int cpu);
 
 /* Consume everything currently in the ring. Returns 0, a callback's non-zero

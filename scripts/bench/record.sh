@@ -5,8 +5,8 @@
 #
 # Prints a Markdown table: profiler CPU seconds (the profiler's own, the
 # workload's CPU subtracted), bytes written, the workload's slowdown at 999 Hz
-# and 9,999 Hz, lost events; and the kept-events count of a burst of 1,000
-# traced syscalls with stacks.
+# and 9,999 Hz, lost events; and the kept-events counts of bursts of 1,000,
+# 10,000 and 100,000 traced syscalls with stacks (BURSTS_ONLY=1: those alone).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -27,6 +27,7 @@ cpu_of() {
 wl_field() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' "$T/stdout"; }
 median3() { sort -n | awk '{ a[NR] = $1 } END { print a[2] }'; }
 
+if [ -z "${BURSTS_ONLY:-}" ]; then
 base=$(for i in 1 2 3; do "$WL" fixed "$ROUNDS" | awk '{ print $2 }'; done | median3)
 
 echo "Workload: wl_record fixed $ROUNDS (hot loops + write(2)s, $base s alone); one run each."
@@ -52,21 +53,22 @@ for hz in 999 9999; do
 		"$(echo "$total - $wcpu + $scpu" | bc -l)" "$bytes" "$(echo "$wel / $base" | bc -l)" "$lost"
 done
 done
-
 echo
+fi
+
 echo "Bursts of prctl(2) calls traced with stacks (-e syscalls:sys_enter_prctl), events kept:"
 echo
-echo "| profiler | call graph | of 1,000 | of 10,000 |"
-echo "|---|---|---|---|"
+echo "| profiler | call graph | of 1,000 | of 10,000 | of 100,000 |"
+echo "|---|---|---|---|---|"
 for cg in fp dwarf; do
 	row="| pprobe record | $cg |"
-	for n in 1000 10000; do
-		"$PP" record -q --call-graph "$cg" -e syscalls:sys_enter_prctl -o "$T/b.folded" -- "$WL" prctl $n 2>/dev/null
-		row="$row $(awk '{ s += $NF } END { print s + 0 }' "$T/b.folded") |"
+	for n in 1000 10000 100000; do
+		"$PP" record --call-graph "$cg" -e syscalls:sys_enter_prctl -o "$T/b.folded" -- "$WL" prctl $n 2>"$T/b.err"
+		row="$row $(awk '{ s += $NF } END { print s + 0 }' "$T/b.folded") ($(grep -o 'queue peak [0-9.]* MiB' "$T/b.err" | awk '{ print $3 }') MiB queued) |"
 	done
 	echo "$row"
 	row="| perf record | $cg |"
-	for n in 1000 10000; do
+	for n in 1000 10000 100000; do
 		perf record -q --call-graph "$cg" -e syscalls:sys_enter_prctl -o "$T/b.data" -- "$WL" prctl $n >/dev/null 2>&1
 		row="$row $(perf script -i "$T/b.data" -F event 2>/dev/null | grep -c sys_enter_prctl) |"
 	done

@@ -28,6 +28,19 @@ static int collect_cb(void *ctx, const struct perf_event_header *h, int cpu)
 	return 0;
 }
 
+struct leave_ctx {
+	struct got g;
+	int room;
+};
+
+static int leave_cb(void *ctx, const struct perf_event_header *h, int cpu)
+{
+	struct leave_ctx *l = ctx;
+	if (l->g.n == l->room)
+		return RING_LEAVE;
+	return collect_cb(&l->g, h, cpu);
+}
+
 /* Write a record of `size` bytes (header + repeated u64 value) at byte
  * position pos (mod SIZE), as the kernel would. */
 static void put(unsigned char *data, uint64_t pos, uint32_t type, uint16_t size, uint64_t value)
@@ -131,7 +144,24 @@ int main(void)
 	CHECK_EQ_U64(seen, 1000);
 	CHECK_EQ_U64(bad_payload, 0);
 
-	/* 6. LOST record decoding through the sample_id_all trailer. */
+	/* 6. RING_LEAVE: the reader has room for two records only; the third
+	 * stays in the ring, tail before it, and comes first the next time. */
+	head = meta.data_head;
+	for (int i = 0; i < 4; i++)
+		put(data, head + 16u * (unsigned)i, PERF_RECORD_SAMPLE, 16, 500 + (uint64_t)i);
+	meta.data_head = head + 64;
+	struct leave_ctx lc = { .room = 2 };
+	CHECK(ring__read(&r, leave_cb, &lc) == RING_LEAVE, "RING_LEAVE returned");
+	CHECK_EQ_U64(lc.g.n, 2);
+	CHECK_EQ_U64(meta.data_tail, head + 32);
+	CHECK_EQ_U64(ring__pending(&r), 32);
+	memset(&g, 0, sizeof(g));
+	CHECK(ring__read(&r, collect_cb, &g) == 0, "read the rest");
+	CHECK_EQ_U64(g.n, 2);
+	CHECK_EQ_U64(g.payload[0], 502);
+	CHECK_EQ_U64(g.payload[1], 503);
+
+	/* 7. LOST record decoding through the sample_id_all trailer. */
 	struct {
 		struct perf_event_header h;
 		uint64_t id, lost;

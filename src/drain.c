@@ -1,0 +1,384 @@
+#define _GNU_SOURCE
+#include "drain.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <sched.h>
+#include <sys/resource.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* 2 MiB (a huge page) holds 480 samples with a 4 KB DWARF stack copy, and
+ * any record (64 KiB at most); a few spares are kept so a steady stream
+ * does not map and unmap a chunk per pass. */
+#define CHUNK_BYTES (2u * 1024u * 1024u)
+#define MAX_SPARE 16
+
+struct drain_chunk {
+	struct drain_chunk *next;
+	size_t used, cap;
+	unsigned char data[];
+};
+
+/* Before each record in a chunk; the record follows, padded to 8 bytes. */
+struct drain_ent {
+	int32_t cpu;
+	uint32_t flags;
+};
+
+static uint64_t ld(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+static void add(uint64_t *p, uint64_t v)
+{
+	__atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
+}
+
+static void note_peak(struct drain *d, uint64_t total)
+{
+	uint64_t peak = ld(&d->peak);
+	while (total > peak &&
+	       !__atomic_compare_exchange_n(&d->peak, &peak, total, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		;
+}
+
+int drain__init(struct drain *d, struct ring *rings, int nr_rings, uint64_t max_bytes, int poll_ms)
+{
+	memset(d, 0, sizeof(*d));
+	d->wake_fd = d->stop_fd = -1;
+	d->rings = rings;
+	d->nr_rings = nr_rings;
+	d->max_bytes = max_bytes;
+	d->poll_ms = poll_ms;
+	d->stalled = xcalloc((size_t)(nr_rings > 0 ? nr_rings : 1), sizeof(*d->stalled));
+	/* Priority inheritance: the drain thread runs SCHED_FIFO where allowed;
+	 * the main thread holding a lock it waits for must not be preempted by
+	 * everything else meanwhile. */
+	pthread_mutexattr_t ma;
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(&d->ring_lock, &ma);
+	pthread_mutex_init(&d->lock, &ma);
+	pthread_mutexattr_destroy(&ma);
+	pthread_cond_init(&d->room, NULL);
+	d->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	d->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (d->wake_fd < 0 || d->stop_fd < 0)
+		return -errno;
+	return 0;
+}
+
+static struct drain_chunk *chunk_get(struct drain *d)
+{
+	pthread_mutex_lock(&d->lock);
+	struct drain_chunk *ch = d->spare;
+	if (ch) {
+		d->spare = ch->next;
+		d->nr_spare--;
+	}
+	pthread_mutex_unlock(&d->lock);
+	if (!ch) {
+		/* mmap, not malloc: the drain thread never waits on an allocator lock the
+		 * main thread (which frees chunks) holds. Huge pages where the system allows them on request: a burst
+		 * fills fresh memory, one fault per 2 MiB instead of 512. */
+		void *m = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED) {
+			fprintf(stderr, "pprobe: out of memory for the drain queue\n");
+			abort();
+		}
+		(void)madvise(m, CHUNK_BYTES, MADV_HUGEPAGE);
+		ch = m;
+		ch->cap = CHUNK_BYTES - sizeof(*ch);
+	}
+	ch->next = NULL;
+	ch->used = 0;
+	return ch;
+}
+
+/* The chunk being filled goes to the consumer. ring_lock held. */
+static void publish(struct drain *d)
+{
+	struct drain_chunk *ch = d->fill;
+	if (!ch || !ch->used)
+		return;
+	d->fill = NULL;
+	pthread_mutex_lock(&d->lock);
+	if (d->tail)
+		d->tail->next = ch;
+	else
+		d->head = ch;
+	d->tail = ch;
+	pthread_mutex_unlock(&d->lock);
+	d->published = true;
+}
+
+struct copy_ctx {
+	struct drain *d;
+	int ring;
+	bool bounded;
+	bool left;		/* records were left in the ring at the bound */
+};
+
+static int copy_record(void *ctx, const struct perf_event_header *h, int cpu)
+{
+	struct copy_ctx *x = ctx;
+	struct drain *d = x->d;
+	size_t sz = sizeof(struct drain_ent) + ((h->size + 7u) & ~7u);
+	uint64_t total = ld(&d->staged) + ld(&d->consumer) + sz;
+	if (x->bounded && total > d->max_bytes) {
+		d->stalled[x->ring] = true;
+		x->left = true;
+		return RING_LEAVE;
+	}
+	if (!d->fill || d->fill->used + sz > d->fill->cap) {
+		publish(d);
+		d->fill = chunk_get(d);
+	}
+	struct drain_ent e = { cpu, 0 };
+	if (h->type == PERF_RECORD_LOST && d->stalled[x->ring]) {
+		e.flags |= DRAIN_LOST_QUEUE_FULL;
+		d->stalled[x->ring] = false;
+	}
+	unsigned char *p = d->fill->data + d->fill->used;
+	memcpy(p, &e, sizeof(e));
+	memcpy(p + sizeof(e), h, h->size);
+	d->fill->used += sz;
+	add(&d->staged, sz);
+	add(&d->bytes, h->size);
+	note_peak(d, total);
+	return 0;
+}
+
+/* One pass over every ring. Returns whether records were left at the bound. */
+static bool pass(struct drain *d, bool bounded)
+{
+	bool left = false;
+	pthread_mutex_lock(&d->ring_lock);
+	d->published = false;
+	for (int i = 0; i < d->nr_rings; i++) {
+		if (!d->rings[i].meta)
+			continue;
+		struct copy_ctx x = { d, i, bounded, false };
+		if (ring__read(&d->rings[i], copy_record, &x) == -EBADMSG)
+			add(&d->bad, 1);
+		left |= x.left;
+	}
+	publish(d);
+	bool wake = d->published;
+	pthread_mutex_unlock(&d->ring_lock);
+	if (wake) {
+		uint64_t one = 1;
+		if (write(d->wake_fd, &one, sizeof(one)) < 0) {
+			/* the counter is saturated: the consumer has a wakeup pending anyway */
+		}
+	}
+	if (left)
+		add(&d->stalls, 1);
+	return left;
+}
+
+static void *drain_main(void *arg)
+{
+	struct drain *d = arg;
+	/* The thread sleeps most of the time and does bounded work when it
+	 * wakes (at most the rings' contents), but in a burst it must get a CPU
+	 * within the few ms a ring takes to fill. Sharing a CPU with the main
+	 * thread's unwinding and the workload it waited 50-750 ms per 30,000
+	 * samples at default priority (losing up to 70% of them), under 10 ms
+	 * as SCHED_FIFO 1. Where that is refused (no CAP_SYS_NICE), try a
+	 * better nice, then go on as is. */
+	struct sched_param sp = { .sched_priority = 1 };
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
+		(void)setpriority(PRIO_PROCESS, (id_t)gettid(), -10);
+	struct pollfd *pfd = xcalloc((size_t)d->nr_rings + 1, sizeof(*pfd));
+	int np = 0;
+	pfd[np++] = (struct pollfd){ .fd = d->stop_fd, .events = POLLIN };
+	for (int i = 0; i < d->nr_rings; i++)
+		if (d->rings[i].meta)
+			pfd[np++] = (struct pollfd){ .fd = d->rings[i].fd, .events = POLLIN };
+	for (;;) {
+		poll(pfd, (nfds_t)np, d->poll_ms);
+		if (pfd[0].revents)
+			break;
+		/* An event whose task is gone reports POLLHUP for ever: read
+		 * its ring on the timeout only, never spin on it. */
+		for (int i = 1; i < np; i++)
+			if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
+				pfd[i].fd = -1;
+		uint64_t t0 = now_ns();
+		bool left = pass(d, true);
+		__atomic_store_n(&d->pass_ns, t0, __ATOMIC_RELEASE);
+		if (left) {
+			/* Wait for the consumer to free memory rather than spin
+			 * on a ring that polls readable. */
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += (long)d->poll_ms * 1000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_mutex_lock(&d->lock);
+			if (ld(&d->staged) + ld(&d->consumer) >= d->max_bytes / 2)
+				pthread_cond_timedwait(&d->room, &d->lock, &ts);
+			pthread_mutex_unlock(&d->lock);
+		}
+	}
+	free(pfd);
+	return NULL;
+}
+
+int drain__start(struct drain *d)
+{
+	int err = pthread_create(&d->thread, NULL, drain_main, d);
+	if (err)
+		return -err;
+	d->running = true;
+	return 0;
+}
+
+void drain__stop(struct drain *d)
+{
+	if (!d->running)
+		return;
+	uint64_t one = 1;
+	if (write(d->stop_fd, &one, sizeof(one)) < 0) {
+		/* cannot fail on a fresh eventfd */
+	}
+	pthread_join(d->thread, NULL);
+	d->running = false;
+}
+
+void drain__read(struct drain *d)
+{
+	pass(d, false);
+}
+
+size_t drain__pull(struct drain *d, drain_fn fn, void *ctx)
+{
+	uint64_t v;
+	if (read(d->wake_fd, &v, sizeof(v)) < 0) {
+		/* nothing signalled: there may still be chunks from drain__read */
+	}
+	pthread_mutex_lock(&d->lock);
+	struct drain_chunk *ch = d->head;
+	d->head = d->tail = NULL;
+	pthread_mutex_unlock(&d->lock);
+	size_t n = 0;
+	while (ch) {
+		struct drain_chunk *next = ch->next;
+		for (size_t off = 0; off < ch->used;) {
+			struct drain_ent e;
+			memcpy(&e, ch->data + off, sizeof(e));
+			const struct perf_event_header *h = (const void *)(ch->data + off + sizeof(e));
+			fn(ctx, h, e.cpu, e.flags);
+			off += sizeof(e) + ((h->size + 7u) & ~7u);
+			n++;
+		}
+		__atomic_fetch_sub(&d->staged, ch->used, __ATOMIC_ACQ_REL);
+		pthread_mutex_lock(&d->lock);
+		if (d->nr_spare < MAX_SPARE) {
+			ch->next = d->spare;
+			d->spare = ch;
+			d->nr_spare++;
+			ch = NULL;
+		}
+		pthread_mutex_unlock(&d->lock);
+		if (ch)
+			munmap(ch, CHUNK_BYTES);
+		ch = next;
+	}
+	return n;
+}
+
+void drain__consumer_bytes(struct drain *d, uint64_t bytes)
+{
+	uint64_t old = __atomic_exchange_n(&d->consumer, bytes, __ATOMIC_ACQ_REL);
+	note_peak(d, ld(&d->staged) + bytes);
+	if (bytes < old) {
+		pthread_mutex_lock(&d->lock);
+		pthread_cond_signal(&d->room);
+		pthread_mutex_unlock(&d->lock);
+	}
+}
+
+uint64_t drain__pass_ns(struct drain *d)
+{
+	return ld(&d->pass_ns);
+}
+
+uint64_t drain__peak(struct drain *d)
+{
+	return ld(&d->peak);
+}
+
+static void free_chunks(struct drain_chunk *ch)
+{
+	while (ch) {
+		struct drain_chunk *next = ch->next;
+		munmap(ch, CHUNK_BYTES);
+		ch = next;
+	}
+}
+
+void drain__exit(struct drain *d)
+{
+	drain__stop(d);
+	if (!d->stalled)
+		return;		/* never initialized */
+	free_chunks(d->head);
+	free_chunks(d->spare);
+	free_chunks(d->fill);
+	free(d->stalled);
+	d->head = d->tail = d->spare = d->fill = NULL;
+	d->stalled = NULL;
+	pthread_cond_destroy(&d->room);
+	pthread_mutex_destroy(&d->lock);
+	pthread_mutex_destroy(&d->ring_lock);
+	if (d->wake_fd >= 0)
+		close(d->wake_fd);
+	if (d->stop_fd >= 0)
+		close(d->stop_fd);
+	d->wake_fd = d->stop_fd = -1;
+}
+
+uint64_t drain__parse_size(const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (end == s || errno || *s == '-')
+		return 0;
+	unsigned shift = 0;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	default: break;
+	}
+	if (*end == 'i' && shift)
+		end++;
+	if ((*end == 'b' || *end == 'B') && shift)
+		end++;
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return 0;
+	return (uint64_t)v << shift;
+}
+
+uint64_t drain__default_max(void)
+{
+	uint64_t max = 512ULL << 20;
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+	if (pages > 0 && psz > 0 && (uint64_t)pages * (uint64_t)psz / 4 < max)
+		max = (uint64_t)pages * (uint64_t)psz / 4;
+	return max;
+}

@@ -1,0 +1,88 @@
+/* The drain thread: copies records out of the per-CPU perf rings into a
+ * staging queue of malloc'ed chunks as soon as the kernel wakes it, so the
+ * rings never wait for the slow work of the main thread (preparing libraries,
+ * unwinding, symbolizing). The main thread pulls the staged records in ring
+ * order and processes them.
+ *
+ * Memory is bounded: the staged bytes plus what the consumer says it holds
+ * (drain__consumer_bytes) stay under max_bytes. At the bound the thread stops
+ * copying: records stay in the ring, and what the ring cannot hold the
+ * kernel counts in a PERF_RECORD_LOST, which comes out flagged
+ * DRAIN_LOST_QUEUE_FULL so the loss is blamed on the bound, not on -m.
+ *
+ * Ring reads are serialized by ring_lock: the main thread may also read
+ * synchronously (drain__read) when it must have every record up to now. */
+#ifndef PPROBE_DRAIN_H
+#define PPROBE_DRAIN_H
+
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ring.h"
+
+/* A PERF_RECORD_LOST of a ring the drain thread had left unread for lack of
+ * queue room since that ring's previous LOST. */
+#define DRAIN_LOST_QUEUE_FULL 1u
+
+struct drain_chunk;
+
+struct drain {
+	struct ring *rings;
+	int nr_rings;
+	uint64_t max_bytes;
+	int poll_ms;			/* read the rings at least this often */
+	pthread_mutex_t ring_lock;	/* held while reading the rings */
+	pthread_mutex_t lock;		/* published chunks, spare chunks */
+	pthread_cond_t room;		/* the consumer freed memory */
+	bool *stalled;			/* per ring (ring_lock): left unread at the bound */
+	struct drain_chunk *fill;	/* being filled (ring_lock) */
+	bool published;			/* a chunk was published this pass (ring_lock) */
+	struct drain_chunk *head, *tail;	/* published, oldest first (lock) */
+	struct drain_chunk *spare;	/* (lock) */
+	int nr_spare;
+	int wake_fd;			/* eventfd: records were staged (poll it) */
+	int stop_fd;			/* eventfd: the thread must stop */
+	pthread_t thread;
+	bool running;
+	/* Read and written with __atomic builtins. */
+	uint64_t staged;		/* bytes in chunks */
+	uint64_t consumer;		/* bytes the consumer holds */
+	uint64_t peak;			/* largest staged + consumer seen */
+	uint64_t pass_ns;		/* start of the last pass over every ring */
+	uint64_t stalls;		/* passes that left records for lack of room */
+	uint64_t bad;			/* corrupt records (the ring was reset) */
+	uint64_t bytes;			/* bytes read from the rings */
+};
+
+/* Record callback of drain__pull: hdr is valid during the call only. */
+typedef void (*drain_fn)(void *ctx, const struct perf_event_header *hdr, int cpu, unsigned flags);
+
+/* Set up over rings (entries without meta are skipped). Returns 0 or -errno. */
+int drain__init(struct drain *d, struct ring *rings, int nr_rings, uint64_t max_bytes, int poll_ms);
+/* Start the thread. Returns 0 or -errno (the caller may then read with
+ * drain__read alone). */
+int drain__start(struct drain *d);
+/* Stop and join the thread (no-op if not running). */
+void drain__stop(struct drain *d);
+/* Read every ring now, from the calling thread, regardless of the bound (it
+ * adds at most what the rings hold). */
+void drain__read(struct drain *d);
+/* Hand every staged record, in ring order, to fn; frees their chunks.
+ * Returns the number of records. */
+size_t drain__pull(struct drain *d, drain_fn fn, void *ctx);
+/* The consumer holds this many bytes of records now (counted in the bound). */
+void drain__consumer_bytes(struct drain *d, uint64_t bytes);
+/* When the thread last started a pass over every ring (0: never): records
+ * written before that are staged or pulled. */
+uint64_t drain__pass_ns(struct drain *d);
+uint64_t drain__peak(struct drain *d);
+void drain__exit(struct drain *d);
+
+/* "512M", "64K", "2G", "1048576": bytes, or 0 on a bad size. */
+uint64_t drain__parse_size(const char *s);
+/* The default bound: 512 MiB, or a quarter of RAM where that is less. */
+uint64_t drain__default_max(void);
+
+#endif
