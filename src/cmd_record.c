@@ -570,9 +570,17 @@ int cmd_record(int argc, char **argv)
 	 * kernel writes stack copies faster than a reader on another CPU can
 	 * copy them out (about 1.8 GB/s measured here), so the ring takes the
 	 * difference: of a 10,000-prctl burst (41 MB), 16 MB rings kept all in
-	 * 4 runs of 6 on a loaded 2-CPU machine, 32 MB rings in 6 of 6. */
-	if (!co.ring_pages)	/* -m not given */
+	 * 4 runs of 6 on a loaded 2-CPU machine, 32 MB rings in 6 of 6.
+	 * Those 32 MB are per CPU and locked: on a machine with many CPUs the
+	 * DWARF default halves until all rings together take at most 512 MB
+	 * (2048 pages at least: 8 MB, 64 CPUs). */
+	if (!co.ring_pages) {	/* -m not given */
 		co.ring_pages = rec.cg == CG_DWARF ? 8192 : rec.cg == CG_FP ? 1024 : 256;
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN), psz = sysconf(_SC_PAGESIZE);
+		while (rec.cg == CG_DWARF && co.ring_pages > 2048 && ncpu > 0 && psz > 0 &&
+		       (uint64_t)co.ring_pages * (uint64_t)psz * (uint64_t)ncpu > (512ULL << 20))
+			co.ring_pages /= 2;
+	}
 	co.status_prefix = "pprobe record";
 
 	/* Every output is tried now (its temporary created beside it and
