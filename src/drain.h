@@ -41,7 +41,7 @@ struct drain {
 	bool published;			/* a chunk was published this pass (ring_lock) */
 	struct drain_chunk *head, *tail;	/* published, oldest first (lock) */
 	struct drain_chunk *spare;	/* (lock) */
-	int nr_spare;
+	int nr_spare, max_spare;
 	int wake_fd;			/* eventfd: records were staged (poll it) */
 	int stop_fd;			/* eventfd: the thread must stop */
 	pthread_t thread;

@@ -68,6 +68,9 @@ uint64_t ring__pending(const struct ring *r)
 	return head - r->meta->data_tail;
 }
 
+/* How much a pass reads before it hands the space back to the kernel. */
+#define RING_RELEASE_BYTES (64u * 1024u)
+
 int ring__read(struct ring *r, ring_record_fn fn, void *ctx)
 {
 	/* Pairs with the kernel's smp_wmb() before it updates data_head: all
@@ -75,9 +78,20 @@ int ring__read(struct ring *r, ring_record_fn fn, void *ctx)
 	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = r->meta->data_tail;
 	uint64_t size = r->mask + 1;
+	uint64_t published = tail, end = tail + size;
 	int ret = 0;
 
-	while (tail < head) {
+	for (;;) {
+		if (tail >= head) {
+			/* Caught up: what the kernel wrote meanwhile is read in this
+			 * pass too, until a ring's worth is read (a pass always
+			 * ends; head stays at a record boundary). */
+			if (tail >= end)
+				break;
+			head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+			if (tail >= head)
+				break;
+		}
 		uint64_t off = tail & r->mask;
 		struct perf_event_header hdr;
 		const struct perf_event_header *rec;
@@ -120,6 +134,13 @@ int ring__read(struct ring *r, ring_record_fn fn, void *ctx)
 		r->bytes_read += hdr.size;
 		if (ret)
 			break;
+		/* Give the space back as we go, not at the end of the pass: in
+		 * a burst the kernel fills a ring while a long pass copies it
+		 * out, and space returned only at the end is space it lacked. */
+		if (tail - published >= RING_RELEASE_BYTES) {
+			__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
+			published = tail;
+		}
 	}
 	/* Everything below tail is consumed: the kernel may overwrite it. The
 	 * release orders our reads of the data before the tail update. */
