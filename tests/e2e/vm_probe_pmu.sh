@@ -7,7 +7,8 @@
 #   record -e probe:tcp_sendmsg -g -a over K loopback sends gives K samples in
 #   one stack from the user's send() through the syscall entry to tcp_sendmsg,
 #   a forking shell loop runs as without pprobe, with kprobe and kretprobe
-#   counting what the open syscall tracepoints count (issue 10),
+#   counting what the open syscall tracepoints count (issue 10), as do a
+#   threaded command and a -p process that forks after the attach (exit 7),
 #   and no kprobe stays registered, even after kill -9 of pprobe.
 # The guest side is tests/vm/probe_pmu.sh. On this machine (no kprobe PMU):
 # the error names the matching tracepoints. Skips (77) when no VM can run.
@@ -57,6 +58,14 @@ check "forking loop: stat kprobe = the open syscalls" grep -qx "ok: stat loop kp
 check "forking loop: stat kretprobe = the open syscalls" grep -qx "ok: stat loop kretprobe:do_sys_openat2 = open syscalls ([0-9]*)" "$T/out"
 check "forking loop: trace kretprobe = the open syscalls" grep -qx "ok: trace loop kretprobe = open syscalls ([0-9]*)" "$T/out"
 check "forking loop: record keeps the command's status" grep -qxF "ok: record on the loop: the command's status (7)" "$T/out"
+# threads, and -p on a process that forks after the attach
+check "threads: stat keeps the workload's status" grep -qxF "ok: stat on threads: the workload's status (7)" "$T/out"
+check "threads: stat kprobe = the open syscalls" grep -qx "ok: stat threads kprobe:do_sys_openat2 = open syscalls ([0-9]*)" "$T/out"
+check "threads: trace keeps the workload's status" grep -qxF "ok: trace on threads: the workload's status (7)" "$T/out"
+check "threads: trace sees every thread" grep -qx "ok: trace threads: tids with [0-9]* or more kretprobe hits (4)" "$T/out"
+check "stat -p, then forks: the forks succeed" grep -qxF "ok: fork workload under stat -p: its status (every fork and child succeeded) (7)" "$T/out"
+check "stat -p, then forks: kprobe = the open syscalls" grep -qx "ok: stat -p kprobe:do_sys_openat2 on the forking process = open syscalls ([0-9]*)" "$T/out"
+check "stat -p, then forks: nothing left in kprobe_events" grep -qxF "ok: no temporary probe left after stat -p ()" "$T/out"
 check "nothing left in the harness's TMPDIR" [ -z "$(ls -A "$T/tmp")" ]
 echo "timing: $(sed -n 's/^vmtest: kernel .*, \(boot to init .*\)/\1/p' "$T/out")"
 done_testing

@@ -13,6 +13,9 @@
 #   a forking shell loop (sh -c 'for ..; do cat /proc/version; done') runs
 #        and exits as without pprobe; kprobe and kretprobe count what the
 #        open syscall tracepoints count (stat, trace, record)
+#   a threaded command (stat, trace: opens from every thread's tid) and a -p
+#        process that forks after the attach exit with their own status (7)
+#        and are counted as the open syscall tracepoints count them
 #   nothing registered afterwards (debugfs kprobes/list), even after kill -9.
 #   usage: probe_pmu.sh [N_OPENS [M_FAILED_OPENS [K_SENDS [SIZE]]]]
 . /vmtest/lib.sh
@@ -173,6 +176,70 @@ check_eq "record: the loop ran: 3 /proc/version" 3 "$(grep -c '^Linux version' $
 check "record: samples from the shell and the cats" \
 	test "$(awk '{ n += $NF } END { print n + 0 }' $T/loop.folded)" -ge 3
 check_eq "no temporary probe left in kprobe_events" "" "$(cat $TRACEFS/kprobe_events)"
+
+step "3d. threads"
+# 3d. A command that starts threads (issue 10: pthread_create failed with
+# EFAULT under inherited kprobe PMU events): TH threads, all alive together,
+# of NT opens each; the workload exits 7 only if every pthread_create and
+# every open succeeded. The probes count what the syscall tracepoints count.
+TH=4 NT=25
+pprobe stat -x, -e "kprobe:do_sys_openat2,kretprobe:do_sys_openat2,$SC" -o $T/thr.csv -- $W threads $TH $NT $TARGET >$T/thr.out
+check_eq "stat on threads: the workload's status" 7 "$?"
+cat $T/thr.out $T/thr.csv
+opens=$(awk -F, '$3 ~ /^syscalls:/ { n += $1 } END { print n + 0 }' $T/thr.csv)
+check "stat threads: open syscalls ($opens) >= $TH threads * $NT" test "$opens" -ge $((TH * NT))
+check_eq "stat threads kprobe:do_sys_openat2 = open syscalls" "$opens" \
+	"$(awk -F, '$3 == "kprobe:do_sys_openat2" { print $1 }' $T/thr.csv)"
+check_eq "stat threads kretprobe:do_sys_openat2 = open syscalls" "$opens" \
+	"$(awk -F, '$3 == "kretprobe:do_sys_openat2" { print $1 }' $T/thr.csv)"
+check_eq "no temporary probe left after stat on threads" "" "$(cat $TRACEFS/kprobe_events)"
+pprobe trace -e kretprobe:do_sys_openat2 -e "$SC" -o $T/thr.txt -- $W threads $TH $NT $TARGET >$T/thr.out
+check_eq "trace on threads: the workload's status" 7 "$?"
+cat $T/thr.out
+rets=$(grep -c ' kretprobe:do_sys_openat2: (0x' $T/thr.txt)
+check "trace threads: kretprobe hits ($rets) >= $TH threads * $NT" test "$rets" -ge $((TH * NT))
+check_eq "trace threads kretprobe = open syscalls" "$(grep -c ' syscalls:sys_enter_open' $T/thr.txt)" "$rets"
+grep ' kretprobe:do_sys_openat2: ' $T/thr.txt | grep -o '^ *vmprobe_wl-[0-9]*' | sort | uniq -c
+check_eq "trace threads: tids with $NT or more kretprobe hits" $TH \
+	"$(grep ' kretprobe:do_sys_openat2: ' $T/thr.txt | grep -o '^ *vmprobe_wl-[0-9]*' | sort | uniq -c | awk -v n=$NT '$1 >= n' | wc -l)"
+check_eq "no temporary probe left after trace on threads" "" "$(cat $TRACEFS/kprobe_events)"
+
+step "3e. stat -p on a process that forks after the attach"
+# 3e. -p PID, then the process forks FC children of NC opens each: the forks
+# succeed (the workload exits 7 only if every fork, child and open did) and
+# the children are counted. The probe is a temporary kprobe_events probe of
+# group pprobe_<pprobe's pid>; -I 100's first line says all is counting.
+FC=3 NC=20
+mkfifo $T/go2
+$W -w fork $FC $NC $TARGET <$T/go2 >$T/fork.out &
+wpid=$!
+exec 8>$T/go2
+i=0
+while [ "$(readlink /proc/$wpid/exe)" != "$W" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+check "fork workload exec'd" test "$(readlink /proc/$wpid/exe)" = "$W"
+pprobe stat -I 100 -x, -e "kprobe:do_sys_openat2,kretprobe:do_sys_openat2,$SC" -p $wpid 2>$T/fork.csv &
+spid=$!
+i=0
+while ! { grep -q ",kretprobe:do_sys_openat2," $T/fork.csv && grep -q ",syscalls:sys_enter_openat," $T/fork.csv; } && [ $i -lt 600 ]; do
+	sleep 0.1; i=$((i + 1))
+done
+check "stat -p -I 100 is counting" grep -q ',kprobe:do_sys_openat2,' $T/fork.csv
+cat $TRACEFS/kprobe_events
+check "stat -p: a temporary probe of group pprobe_$spid in kprobe_events" grep -q "^[pr]:pprobe_$spid/" $TRACEFS/kprobe_events
+echo go >&8
+exec 8>&-
+wait $wpid
+check_eq "fork workload under stat -p: its status (every fork and child succeeded)" 7 "$?"
+cat $T/fork.out
+wait $spid
+check "stat -p ends with its process" test $? -eq 0
+tail -4 $T/fork.csv
+sum() { awk -F, -v e="$1" '$4 ~ e { n += $2 } END { print n + 0 }' $T/fork.csv; }
+opens=$(sum '^syscalls:')
+check "stat -p: open syscalls ($opens) >= $FC children * $NC" test "$opens" -ge $((FC * NC))
+check_eq "stat -p kprobe:do_sys_openat2 on the forking process = open syscalls" "$opens" "$(sum '^kprobe:do_sys_openat2$')"
+check_eq "stat -p kretprobe:do_sys_openat2 on the forking process = open syscalls" "$opens" "$(sum '^kretprobe:do_sys_openat2$')"
+check_eq "no temporary probe left after stat -p" "" "$(cat $TRACEFS/kprobe_events)"
 
 step "4. record"
 # 4. The acceptance case: record -e probe:tcp_sendmsg -g -a over exactly K

@@ -6,6 +6,12 @@
  *          connects to itself over 127.0.0.1 and sends exactly N messages of
  *          SIZE bytes with send(2), each read back by the listening side before
  *          the next: exactly N tcp_sendmsg calls (no other sends)
+ *        vmprobe_wl [-w] threads T N PATH
+ *          starts T threads (pthread_create checked), all alive together, each
+ *          opening PATH N times; exits 7 when every thread and open succeeded
+ *        vmprobe_wl [-w] fork C N PATH
+ *          forks C children (fork checked), each opening PATH N times; reaps
+ *          them and exits 7 when every fork, child and open succeeded
  *   -w: first wait until one byte (or EOF) arrives on stdin, so that a tracer
  *       can attach to the pid (-p) before the work starts.
  * Linked statically: nothing is opened before main. Prints what it did to
@@ -15,10 +21,12 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -61,6 +69,75 @@ static NOINLINE int do_opens(long n, long m, const char *path)
 		enoent += open_missing(missing);
 	printf("opened %s %ld times, %s failed with ENOENT %ld times\n", path, ok, missing, enoent);
 	return ok == n && enoent == m ? 0 : 1;
+}
+
+struct opener {
+	pthread_t t;
+	long n, ok;
+	const char *path;
+};
+
+static pthread_barrier_t all_started;
+
+static void *open_thread(void *arg)
+{
+	struct opener *o = arg;
+	/* All T threads exist at once: T distinct tids. */
+	pthread_barrier_wait(&all_started);
+	for (long i = 0; i < o->n; i++)
+		o->ok += open_once(o->path);
+	return NULL;
+}
+
+static NOINLINE int thread_opens(long t, long n, const char *path)
+{
+	struct opener *o = calloc(t, sizeof(*o));
+	long ok = 0;
+	int err;
+	if (!o || t <= 0 || pthread_barrier_init(&all_started, NULL, t))
+		die("threads");
+	for (long i = 0; i < t; i++) {
+		o[i].n = n;
+		o[i].path = path;
+		if ((err = pthread_create(&o[i].t, NULL, open_thread, &o[i]))) {
+			errno = err;
+			die("pthread_create");
+		}
+	}
+	for (long i = 0; i < t; i++) {
+		if ((err = pthread_join(o[i].t, NULL))) {
+			errno = err;
+			die("pthread_join");
+		}
+		ok += o[i].ok;
+	}
+	free(o);
+	printf("%ld threads opened %s %ld times\n", t, path, ok);
+	return ok == t * n ? 7 : 1;
+}
+
+static NOINLINE int fork_opens(long c, long n, const char *path)
+{
+	long ok = 0;
+	for (long i = 0; i < c; i++) {
+		pid_t p = fork();
+		if (p < 0)
+			die("fork");
+		if (p == 0) {
+			long k = 0;
+			for (long j = 0; j < n; j++)
+				k += open_once(path);
+			_exit(k == n ? 0 : 1);
+		}
+	}
+	for (long i = 0; i < c; i++) {
+		int st;
+		if (wait(&st) < 0)
+			die("wait");
+		ok += WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	}
+	printf("%ld children of %ld opened %s %ld times each\n", ok, c, path, n);
+	return ok == c ? 7 : 1;
 }
 
 static NOINLINE void send_message(int fd, const char *buf, size_t size)
@@ -135,8 +212,12 @@ int main(int argc, char **argv)
 		rc = do_opens(atol(argv[i + 1]), atol(argv[i + 2]), argv[i + 3]);
 	else if (argc - i == 3 && !strcmp(argv[i], "tcp") && atol(argv[i + 2]) > 0)
 		rc = send_messages(atol(argv[i + 1]), atol(argv[i + 2]));
+	else if (argc - i == 4 && !strcmp(argv[i], "threads"))
+		rc = thread_opens(atol(argv[i + 1]), atol(argv[i + 2]), argv[i + 3]);
+	else if (argc - i == 4 && !strcmp(argv[i], "fork"))
+		rc = fork_opens(atol(argv[i + 1]), atol(argv[i + 2]), argv[i + 3]);
 	else
-		fprintf(stderr, "usage: vmprobe_wl [-w] open N M PATH | vmprobe_wl [-w] tcp N SIZE\n");
+		fprintf(stderr, "usage: vmprobe_wl [-w] open N M PATH | tcp N SIZE | threads T N PATH | fork C N PATH\n");
 	/* Not a tail call: main stays on the stack under the work. */
 	fflush(stdout);
 	return rc;
