@@ -124,8 +124,9 @@ if command -v setpriv >/dev/null && [ "$(stat -c %a $TR)" = 700 ]; then
 	check "no tracefs access: exit 1" [ $? -eq 1 ]
 	check "... the command did not run" [ ! -e "$ran" ]
 	rm -f "$ran"
-	check "... one line: why, and what needs no temporary probe" \
-		[ "$(wc -l <"$T/err")" -eq 1 ] && grep -qF "is made a temporary tracefs probe" "$T/err" && grep -qF -- "-a, -C and -t TID need no temporary probe" "$T/err"
+	check "... one line" [ "$(wc -l <"$T/err")" -eq 1 ]
+	check "... it says why" grep -qF "is made a temporary tracefs probe" "$T/err"
+	check "... and what needs no temporary probe" grep -qF -- "-a, -C and -t TID need no temporary probe" "$T/err"
 	cat "$T/err"
 else
 	echo "NOTE: no check of the message for a user without tracefs access (no setpriv, or $TR not mode 700)"

@@ -56,6 +56,20 @@ wait_registered() {
 check_eq "no kprobes registered before" "" "$(cat $KLIST)"
 
 step() { echo "--- $* (guest uptime $(cut -d' ' -f1 /proc/uptime) s)"; }
+# held FIFO WHAT ARGS...: start the workload with -w, its stdin on FIFO
+# (fd 8 here holds it open), and wait until it is the exec'd vmprobe_wl
+# blocked there: the shell's own open of the fifo is not the workload's.
+# Sets wpid; writing a byte to fd 8 releases it.
+held() {
+	_f=$1; _what=$2; shift 2
+	mkfifo $_f
+	$W -w "$@" <$_f >$T/$_what.out &
+	wpid=$!
+	exec 8>$_f
+	_i=0
+	while [ "$(readlink /proc/$wpid/exe)" != "$W" ] && [ $_i -lt 600 ]; do sleep 0.1; _i=$((_i + 1)); done
+	check "$_what workload exec'd" test "$(readlink /proc/$wpid/exe)" = "$W"
+}
 step "1. stat"
 # 1. stat: every spelling counts exactly the opens of the command.
 EVS="kprobe:do_sys_openat2,probe:do_sys_openat2,kretprobe:do_sys_openat2,probe:do_sys_openat2%return,kprobe:do_sys_openat2+$OFF,probe:do_sys_openat2+$OFF,kprobe:0x$OPENAT2"
@@ -79,13 +93,7 @@ step "2. stat -p"
 # 2. stat -p PID: the workload waits on a fifo until the probe is in place.
 # Attach only once the workload is the exec'd vmprobe_wl blocked on its stdin:
 # the shell's own open of the fifo for the redirection must not be counted.
-mkfifo $T/go
-$W -w open $N $M $TARGET <$T/go >$T/wl2.out &
-wpid=$!
-exec 8>$T/go
-i=0
-while [ "$(readlink /proc/$wpid/exe)" != "$W" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-check "workload exec'd" test "$(readlink /proc/$wpid/exe)" = "$W"
+held $T/go wl2 open $N $M $TARGET
 # Ready means counting: the first -I interval line (stderr, unbuffered) says
 # the events are enabled; the intervals add up to the total.
 pprobe stat -I 100 -x, -e kretprobe:do_sys_openat2 -p $wpid 2>$T/stat2.csv &
@@ -210,13 +218,7 @@ step "3e. stat -p on a process that forks after the attach"
 # the children are counted. The probe is a temporary kprobe_events probe of
 # group pprobe_<pprobe's pid>; -I 100's first line says all is counting.
 FC=3 NC=20
-mkfifo $T/go2
-$W -w fork $FC $NC $TARGET <$T/go2 >$T/fork.out &
-wpid=$!
-exec 8>$T/go2
-i=0
-while [ "$(readlink /proc/$wpid/exe)" != "$W" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-check "fork workload exec'd" test "$(readlink /proc/$wpid/exe)" = "$W"
+held $T/go2 fork fork $FC $NC $TARGET
 pprobe stat -I 100 -x, -e "kprobe:do_sys_openat2,kretprobe:do_sys_openat2,$SC" -p $wpid 2>$T/fork.csv &
 spid=$!
 i=0
