@@ -846,7 +846,6 @@ static void pull(struct collect *c)
 	c->last_read_ns = now_ns();
 	drain__pull(&c->drain, queue_record, c);
 	drain__consumer_bytes(&c->drain, c->queue.len);
-	c->bytes = __atomic_load_n(&c->drain.bytes, __ATOMIC_RELAXED);
 	c->bad_records += __atomic_exchange_n(&c->drain.bad, 0, __ATOMIC_ACQ_REL);
 }
 
@@ -867,12 +866,19 @@ static void catch_up(struct collect *c)
 		read_rings(c);
 }
 
+/* Process every queued record older than limit; the memory it held is the
+ * drain thread's to use again. */
+static void flush_until(struct collect *c, uint64_t limit)
+{
+	ordered__flush(&c->queue, limit, process_record, c);
+	drain__consumer_bytes(&c->drain, c->queue.len);
+}
+
 /* Read the rings and process every record older than limit. */
 static void drain_until(struct collect *c, uint64_t limit)
 {
 	read_rings(c);
-	ordered__flush(&c->queue, limit, process_record, c);
-	drain__consumer_bytes(&c->drain, c->queue.len);
+	flush_until(c, limit);
 }
 
 static void handle_signals(struct collect *c)
@@ -1033,14 +1039,11 @@ int collect__run(struct collect *c)
 		 * ring are staged: those older than that by the slack can go. */
 		uint64_t limit = now_ns();
 		if (c->drain.running) {
-			uint64_t pass = drain__pass_ns(&c->drain);
+			uint64_t pass = drain__pass_ns(&c->drain);	/* before the pull */
 			limit = pass < limit ? pass : limit;
-			pull(c);
-		} else {
-			read_rings(c);
 		}
-		ordered__flush(&c->queue, limit > slack ? limit - slack : 0, process_record, c);
-		drain__consumer_bytes(&c->drain, c->queue.len);
+		catch_up(c);
+		flush_until(c, limit > slack ? limit - slack : 0);
 		release_held(c, true);	/* threads held while that ran */
 		if (targets_gone(c))
 			break;
@@ -1052,10 +1055,8 @@ int collect__run(struct collect *c)
 	}
 	drain__stop(&c->drain);
 	evlist__disable(&c->evlist);
-	read_rings(c);
-	ordered__flush(&c->queue, UINT64_MAX, process_record, c);
+	drain_until(c, UINT64_MAX);
 	count_events(c);	/* after every sample is counted */
-	drain__consumer_bytes(&c->drain, c->queue.len);
 	release_held(c, false);
 	c->t_end = now_seconds();
 	show_status(c, true);

@@ -83,7 +83,6 @@ struct collect {
 	uint64_t lost_no_event;		/* of lost: under an id of no event of ours */
 	uint64_t lost_unreported;	/* of lost: in no PERF_RECORD_LOST, found by
 					 * the events' own counts at the end */
-	uint64_t bytes;
 	struct drain drain;		/* the thread that empties the rings */
 	bool status_shown;
 	uint64_t last_read_ns;		/* when the rings were last drained */

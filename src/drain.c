@@ -219,8 +219,6 @@ static bool pass(struct drain *d, bool bounded)
 			/* the counter is saturated: the consumer has a wakeup pending anyway */
 		}
 	}
-	if (left)
-		add(&d->stalls, 1);
 	return left;
 }
 

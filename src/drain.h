@@ -1,5 +1,5 @@
 /* The drain thread: copies records out of the per-CPU perf rings into a
- * staging queue of malloc'ed chunks as soon as the kernel wakes it, so the
+ * staging queue of mmap'ed chunks as soon as the kernel wakes it, so the
  * rings never wait for the slow work of the main thread (preparing libraries,
  * unwinding, symbolizing). The main thread pulls the staged records in ring
  * order and processes them.
@@ -51,7 +51,6 @@ struct drain {
 	uint64_t consumer;		/* bytes the consumer holds */
 	uint64_t peak;			/* largest staged + consumer seen */
 	uint64_t pass_ns;		/* start of the last pass over every ring */
-	uint64_t stalls;		/* passes that left records for lack of room */
 	uint64_t bad;			/* corrupt records (the ring was reset) */
 	uint64_t bytes;			/* bytes read from the rings */
 };
