@@ -320,6 +320,11 @@ size_t drain__pull(struct drain *d, drain_fn fn, void *ctx)
 			off += sizeof(e) + ((h->size + 7u) & ~7u);
 			n++;
 		}
+		/* The consumer holds these records now: count them there before
+		 * they leave the staged bytes, or the drain thread sees room that
+		 * is not there until the consumer says what it holds
+		 * (drain__consumer_bytes, after the pull). */
+		__atomic_fetch_add(&d->consumer, ch->used, __ATOMIC_ACQ_REL);
 		__atomic_fetch_sub(&d->staged, ch->used, __ATOMIC_ACQ_REL);
 		pthread_mutex_lock(&d->lock);
 		if (d->nr_spare < d->max_spare) {

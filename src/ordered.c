@@ -72,8 +72,12 @@ int ordered__flush(struct ordered *q, uint64_t limit, ordered_fn fn, void *ctx)
 		q->len = 0;
 		return ret;
 	}
-	/* Compact what remains. */
-	size_t left = q->nr - i;
+	/* Compact what remains, into a buffer sized to it: after a burst the
+	 * queue gives its memory back. */
+	size_t left = q->nr - i, keep = 0;
+	for (size_t k = 0; k < left; k++)
+		keep += (((const struct perf_event_header *)(q->buf + q->ents[i + k].off))->size + 7u) & ~7u;
+	q->cap = keep * 2 > 65536 ? keep * 2 : 65536;
 	unsigned char *nb = xmalloc(q->cap);
 	size_t nlen = 0;
 	for (size_t k = 0; k < left; k++) {
