@@ -30,7 +30,7 @@
 
 #include "check.h"
 #include "pprobe/probe_finder.h"
-#include "../../src/tracefs.h"
+#include "tracefs.h"
 
 static char wl_dir[4096];
 static char libc_path[4096];	/* with DWARF (libc6-dbg); "" otherwise */
