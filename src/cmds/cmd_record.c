@@ -84,7 +84,7 @@ static uint32_t unwind_user(struct record *r, struct collect *c, const struct sa
 	uint32_t obj = strtab__intern(&r->objs, leaf && leaf->path ? basename_of(leaf->path) : "[unknown]");
 	if (obj >= r->nr_quality) {
 		size_t nq = (obj + 1) * 2;
-		r->quality = xrealloc(r->quality, nq * sizeof(*r->quality));
+		r->quality = pp_xrealloc(r->quality, nq * sizeof(*r->quality));
 		memset(r->quality + r->nr_quality, 0, (nq - r->nr_quality) * sizeof(*r->quality));
 		r->nr_quality = nq;
 	}
@@ -131,7 +131,7 @@ static void print_unwind_quality(const struct record *r)
 		100.0 * (double)r->complete / (double)r->unwound,
 		(double)r->unwind_ns / 1e3 / (double)r->unwound,
 		r->live_stack ? ", some completed from the live stack" : "");
-	uint32_t *ids = xmalloc(r->objs.nr * sizeof(*ids) + 1);
+	uint32_t *ids = pp_xmalloc(r->objs.nr * sizeof(*ids) + 1);
 	for (uint32_t i = 0; i < r->objs.nr; i++)
 		ids[i] = i;
 	qsort_r(ids, r->objs.nr, sizeof(*ids), quality_cmp, r->quality);
@@ -276,7 +276,7 @@ static void feed_svg(void *ctx, const char *stack, uint64_t weight)
 	size_t need = strlen(stack) + 32;
 	if (need > f->cap) {
 		f->cap = need * 2;
-		f->line = xrealloc(f->line, f->cap);
+		f->line = pp_xrealloc(f->line, f->cap);
 	}
 	snprintf(f->line, f->cap, "%s %llu", stack, (unsigned long long)weight);
 	int err = flamegraph__add_line(f->fg, f->line);
@@ -326,7 +326,7 @@ static void on_process_gone(struct collect *c, pid_t pid)
 static char *output_name(const char *out, const char *event, bool several, bool svg)
 {
 	if (!several)
-		return xstrdup(out);
+		return pp_xstrdup(out);
 	char ev[256];
 	event_spec__file_name(event, ev, sizeof(ev));
 	size_t len = strlen(out);
@@ -334,7 +334,7 @@ static char *output_name(const char *out, const char *event, bool several, bool 
 	size_t el = strlen(ext);
 	size_t stem = len > el && !strcmp(out + len - el, ext) ? len - el : len;
 	size_t sz = stem + strlen(ev) + el + 3;
-	char *name = xmalloc(sz);
+	char *name = pp_xmalloc(sz);
 	snprintf(name, sz, "%.*s.%s%s", (int)stem, out, ev, ext);
 	return name;
 }
@@ -387,7 +387,7 @@ int cmd_record(int argc, char **argv)
 			continue;
 		switch (opt) {
 		case 'e':
-			events = xrealloc(events, (size_t)(nr_events + 1) * sizeof(*events));
+			events = pp_xrealloc(events, (size_t)(nr_events + 1) * sizeof(*events));
 			events[nr_events++] = optarg;
 			break;
 		case 'F':
@@ -478,7 +478,7 @@ int cmd_record(int argc, char **argv)
 	/* An .svg output name asks for the graph, unless --format says otherwise. */
 	bool svg = format ? !strcmp(format, "svg") : olen > 4 && !strcmp(output + olen - 4, ".svg");
 	if (!nr_events) {
-		events = xrealloc(events, sizeof(*events));
+		events = pp_xrealloc(events, sizeof(*events));
 		events[nr_events++] = "cpu-clock";
 	}
 
@@ -510,7 +510,7 @@ int cmd_record(int argc, char **argv)
 	for (size_t i = 0; i < evl.nr; i++) {
 		const struct event_spec *spec = &evl.v[i];
 		struct evsel *ev = evlist__add(&c.evlist, spec->name, &spec->attr);
-		struct evstate *es = xcalloc(1, sizeof(*es));
+		struct evstate *es = pp_xcalloc(1, sizeof(*es));
 		ev->spec = spec;
 		if (spec->same_as > 0 && (size_t)spec->same_as <= i) {
 			/* another site of a probe: its stacks go with the first's */

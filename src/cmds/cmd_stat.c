@@ -94,7 +94,7 @@ static void read_counts(struct collect *c, struct stat_count *counts)
 static void print_counts(const struct stat_print *pp, const struct event_list *evl,
 			 const struct stat_count *counts, size_t n)
 {
-	struct stat_count *v = xcalloc(n ? n : 1, sizeof(*v));
+	struct stat_count *v = pp_xcalloc(n ? n : 1, sizeof(*v));
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
 		if (i >= evl->nr || evl->v[i].same_as <= 0)
@@ -107,7 +107,7 @@ static void print_counts(const struct stat_print *pp, const struct event_list *e
 static void print_interval(const struct stat_print *pp_in, const struct event_list *evl, double ts, double interval_s,
 			   const struct stat_count *counts, struct stat_count *prev, size_t n)
 {
-	struct stat_count *d = xcalloc(n, sizeof(*d));
+	struct stat_count *d = pp_xcalloc(n, sizeof(*d));
 	for (size_t i = 0; i < n; i++) {
 		d[i] = counts[i];
 		d[i].value -= prev[i].value;
@@ -159,7 +159,7 @@ static int stat_once(const struct event_list *evl, const struct collect_opts *co
 		goto out;
 	double deadline = co->duration > 0 ? c.t_start + co->duration : 0;
 	double next = interval_ms > 0 ? c.t_start + interval_ms / 1e3 : 0;
-	struct stat_count *prev = interval_ms > 0 ? xcalloc(evl->nr, sizeof(*prev)) : NULL;
+	struct stat_count *prev = interval_ms > 0 ? pp_xcalloc(evl->nr, sizeof(*prev)) : NULL;
 	while (!c.stop) {
 		double now = now_seconds();
 		double wake = 3600;
@@ -300,9 +300,9 @@ int cmd_stat(int argc, char **argv)
 		pp.out = stderr;
 	}
 
-	counts = xcalloc(evl.nr, sizeof(*counts));
-	acc = xcalloc(evl.nr, sizeof(*acc));
-	sumsq = xcalloc(evl.nr, sizeof(*sumsq));
+	counts = pp_xcalloc(evl.nr, sizeof(*counts));
+	acc = pp_xcalloc(evl.nr, sizeof(*acc));
+	sumsq = pp_xcalloc(evl.nr, sizeof(*sumsq));
 	double elapsed = 0, elapsed_sum = 0;
 	for (long r = 0; r < repeat; r++) {
 		for (size_t i = 0; i < evl.nr; i++) {

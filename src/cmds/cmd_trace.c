@@ -243,7 +243,7 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 		int n = tp_format__decode(te->fmt, raw, raw_size, 0, tr->buf, tr->buf_len);
 		if (n >= (int)tr->buf_len) {
 			tr->buf_len = (size_t)n + 1;
-			tr->buf = xrealloc(tr->buf, tr->buf_len);
+			tr->buf = pp_xrealloc(tr->buf, tr->buf_len);
 			n = tp_format__decode(te->fmt, raw, raw_size, 0, tr->buf, tr->buf_len);
 		}
 		if (n >= 0)
@@ -343,7 +343,7 @@ int cmd_trace(int argc, char **argv)
 				ret = 2;
 				goto out;
 			}
-			filters = xrealloc(filters, evl.nr * sizeof(*filters));
+			filters = pp_xrealloc(filters, evl.nr * sizeof(*filters));
 			for (size_t i = before; i < evl.nr; i++)
 				filters[i] = NULL;
 			nr_filters = evl.nr;
@@ -384,7 +384,7 @@ int cmd_trace(int argc, char **argv)
 	event_list__set_sampling(&evl, 0, 1);
 	for (size_t i = 0; i < evl.nr; i++) {
 		const struct event_spec *spec = &evl.v[i];
-		struct trace_event *te = xcalloc(1, sizeof(*te));
+		struct trace_event *te = pp_xcalloc(1, sizeof(*te));
 		te->spec = spec;
 		te->filter = i < nr_filters ? filters[i] : NULL;
 		if ((spec->kind == EVENT_KIND_TRACEPOINT || spec->kind == EVENT_KIND_PROBE) && !spec->pmu[0]) {
@@ -461,7 +461,7 @@ int cmd_trace(int argc, char **argv)
 		setvbuf(stdout, NULL, _IOLBF, 0);	/* live: a line as it happens */
 	}
 	tr.buf_len = 4096;
-	tr.buf = xmalloc(tr.buf_len);
+	tr.buf = pp_xmalloc(tr.buf_len);
 
 	ret = collect__prepare(&c, &co);
 	if (!ret)

@@ -65,7 +65,7 @@ static int parse_id_list(const char *s, pid_t **out)
 			free(v);
 			return -EINVAL;
 		}
-		v = xrealloc(v, (size_t)(nr + 1) * sizeof(*v));
+		v = pp_xrealloc(v, (size_t)(nr + 1) * sizeof(*v));
 		v[nr++] = (pid_t)x;
 		p = *end ? end + 1 : end;
 	}
@@ -94,7 +94,7 @@ static int threads_of(const pid_t *pids, int nr, pid_t **out, pid_t *missing)
 			pid_t tid = (pid_t)atoi(de->d_name);
 			if (tid <= 0)
 				continue;
-			v = xrealloc(v, (size_t)(n + 1) * sizeof(*v));
+			v = pp_xrealloc(v, (size_t)(n + 1) * sizeof(*v));
 			v[n++] = tid;
 		}
 		closedir(d);
@@ -114,12 +114,12 @@ static void sp_note(struct collect *c, pid_t tid, uint64_t time, uint64_t sp)
 {
 	struct sp_history *h = u64map__get(&c->sp_seen, (uint64_t)tid);
 	if (!h) {
-		h = xcalloc(1, sizeof(*h));
+		h = pp_xcalloc(1, sizeof(*h));
 		u64map__put(&c->sp_seen, (uint64_t)tid, h);
 	}
 	if (h->nr == h->cap) {
 		size_t cap = h->cap ? h->cap * 2 : 64;
-		uint64_t *t = xmalloc(cap * sizeof(*t)), *v = xmalloc(cap * sizeof(*v));
+		uint64_t *t = pp_xmalloc(cap * sizeof(*t)), *v = pp_xmalloc(cap * sizeof(*v));
 		for (size_t i = 0; i < h->nr; i++) {
 			t[i] = h->time[(h->head + i) % h->cap];
 			v[i] = h->sp[(h->head + i) % h->cap];
@@ -221,7 +221,7 @@ static void tracee_stopped(struct collect *c, pid_t pid, int st, bool hold)
 		if (hold) {
 			if (c->nr_held == c->cap_held) {
 				c->cap_held = c->cap_held ? 2 * c->cap_held : 16;
-				c->held = xrealloc(c->held, (size_t)c->cap_held * sizeof(*c->held));
+				c->held = pp_xrealloc(c->held, (size_t)c->cap_held * sizeof(*c->held));
 			}
 			c->held[c->nr_held++] = pid;
 			return;
@@ -568,7 +568,7 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 			tids = ids;
 			nr_tids = n;
 			/* A thread is followed on every CPU without inherit. */
-			c->target_pids = xmalloc((size_t)n * sizeof(pid_t));
+			c->target_pids = pp_xmalloc((size_t)n * sizeof(pid_t));
 			memcpy(c->target_pids, ids, (size_t)n * sizeof(pid_t));
 			c->nr_target_pids = n;
 		}
@@ -578,7 +578,7 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 			free(cpus);
 			return 2;
 		}
-		tids = xmalloc(sizeof(*tids));
+		tids = pp_xmalloc(sizeof(*tids));
 		tids[0] = -1;
 		nr_tids = 1;
 	} else {
@@ -615,7 +615,7 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 			return ret;
 		}
 		if (on_command) {
-			tids = xmalloc(sizeof(*tids));
+			tids = pp_xmalloc(sizeof(*tids));
 			tids[0] = c->child;
 		}
 	}
@@ -624,7 +624,7 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 		/* Counting a task: one counter per thread that follows it on every
 		 * CPU (as perf stat), so enabled/running mean what they say. */
 		free(cpus);
-		cpus = xmalloc(sizeof(*cpus));
+		cpus = pp_xmalloc(sizeof(*cpus));
 		cpus[0] = -1;
 		nr_cpus = 1;
 	}

@@ -61,7 +61,7 @@ int drain__init(struct drain *d, struct ring *rings, int nr_rings, uint64_t max_
 	d->nr_rings = nr_rings;
 	d->max_bytes = max_bytes;
 	d->poll_ms = poll_ms;
-	d->stalled = xcalloc((size_t)(nr_rings > 0 ? nr_rings : 1), sizeof(*d->stalled));
+	d->stalled = pp_xcalloc((size_t)(nr_rings > 0 ? nr_rings : 1), sizeof(*d->stalled));
 	/* Priority inheritance: the drain thread runs SCHED_FIFO where allowed;
 	 * the main thread holding a lock it waits for must not be preempted by
 	 * everything else meanwhile. */
@@ -235,7 +235,7 @@ static void *drain_main(void *arg)
 	struct sched_param sp = { .sched_priority = 1 };
 	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
 		(void)setpriority(PRIO_PROCESS, (id_t)gettid(), -10);
-	struct pollfd *pfd = xcalloc((size_t)d->nr_rings + 1, sizeof(*pfd));
+	struct pollfd *pfd = pp_xcalloc((size_t)d->nr_rings + 1, sizeof(*pfd));
 	int np = 0;
 	pfd[np++] = (struct pollfd){ .fd = d->stop_fd, .events = POLLIN };
 	for (int i = 0; i < d->nr_rings; i++)

@@ -23,13 +23,13 @@ void evlist__init(struct evlist *el)
 
 struct evsel *evlist__add(struct evlist *el, const char *name, const struct perf_event_attr *attr)
 {
-	struct evsel *ev = xcalloc(1, sizeof(*ev));
-	ev->name = xstrdup(name);
+	struct evsel *ev = pp_xcalloc(1, sizeof(*ev));
+	ev->name = pp_xstrdup(name);
 	ev->attr = *attr;
 	ev->attr.size = sizeof(ev->attr);
 	ev->idx = el->nr_evsels;
 	ev->group_leader = -1;
-	el->evsels = xrealloc(el->evsels, (size_t)(el->nr_evsels + 1) * sizeof(*el->evsels));
+	el->evsels = pp_xrealloc(el->evsels, (size_t)(el->nr_evsels + 1) * sizeof(*el->evsels));
 	el->evsels[el->nr_evsels++] = ev;
 	return ev;
 }
@@ -63,11 +63,11 @@ int evlist__open(struct evlist *el)
 	size_t nfds = (size_t)el->nr_cpus * el->nr_tids * el->nr_evsels;
 	int err = 0;
 
-	el->fds = xmalloc(nfds * sizeof(int));
+	el->fds = pp_xmalloc(nfds * sizeof(int));
 	for (size_t i = 0; i < nfds; i++)
 		el->fds[i] = -1;
-	el->rings = xcalloc((size_t)el->nr_cpus, sizeof(*el->rings));
-	bool *tid_gone = xcalloc((size_t)el->nr_tids, 1);
+	el->rings = pp_xcalloc((size_t)el->nr_cpus, sizeof(*el->rings));
+	bool *tid_gone = pp_xcalloc((size_t)el->nr_tids, 1);
 	int live_tids = el->nr_tids;
 
 	for (int c = 0; c < el->nr_cpus; c++) {

@@ -22,12 +22,12 @@ void ordered__push(struct ordered *q, const struct perf_event_header *hdr, uint6
 	size_t sz = (hdr->size + 7u) & ~7u;
 	if (q->len + sz > q->cap) {
 		q->cap = (q->len + sz) * 2;
-		q->buf = xrealloc(q->buf, q->cap);
+		q->buf = pp_xrealloc(q->buf, q->cap);
 	}
 	memcpy(q->buf + q->len, hdr, hdr->size);
 	if (q->nr == q->alloc) {
 		q->alloc = q->alloc ? q->alloc * 2 : 1024;
-		q->ents = xrealloc(q->ents, q->alloc * sizeof(*q->ents));
+		q->ents = pp_xrealloc(q->ents, q->alloc * sizeof(*q->ents));
 	}
 	if (time < q->last_flushed)
 		q->out_of_order++;
@@ -78,7 +78,7 @@ int ordered__flush(struct ordered *q, uint64_t limit, ordered_fn fn, void *ctx)
 	for (size_t k = 0; k < left; k++)
 		keep += (((const struct perf_event_header *)(q->buf + q->ents[i + k].off))->size + 7u) & ~7u;
 	q->cap = keep * 2 > 65536 ? keep * 2 : 65536;
-	unsigned char *nb = xmalloc(q->cap);
+	unsigned char *nb = pp_xmalloc(q->cap);
 	size_t nlen = 0;
 	for (size_t k = 0; k < left; k++) {
 		struct ordered_ent e = q->ents[i + k];

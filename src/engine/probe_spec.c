@@ -76,7 +76,7 @@ static char *dup_range(const char *s, size_t n)
 {
 	char *d = strndup(s, n);
 	if (!d)
-		abort();	/* as xmalloc: out of memory is not an error to explain */
+		abort();	/* as pp_xmalloc: out of memory is not an error to explain */
 	return d;
 }
 

@@ -51,7 +51,7 @@ static void read_comm(pid_t pid, pid_t tid, char comm[16])
 
 static struct process *process__new(struct session *s, pid_t pid)
 {
-	struct process *p = xcalloc(1, sizeof(*p));
+	struct process *p = pp_xcalloc(1, sizeof(*p));
 	p->pid = pid;
 	p->maps = maps__new();
 	if (!p->maps) {
@@ -64,7 +64,7 @@ static struct process *process__new(struct session *s, pid_t pid)
 
 static struct thread *thread__new(struct session *s, pid_t pid, pid_t tid)
 {
-	struct thread *t = xcalloc(1, sizeof(*t));
+	struct thread *t = pp_xcalloc(1, sizeof(*t));
 	t->tid = tid;
 	t->pid = pid;
 	u64map__put(&s->threads, (uint64_t)tid, t);
@@ -180,7 +180,7 @@ void session__fork(struct session *s, pid_t pid, pid_t ppid, pid_t tid, pid_t pt
 		if (p) {
 			maps__delete(p->maps);
 		} else {
-			p = xcalloc(1, sizeof(*p));
+			p = pp_xcalloc(1, sizeof(*p));
 			p->pid = pid;
 			u64map__put(&s->processes, (uint64_t)pid, p);
 		}

@@ -15,7 +15,7 @@ static void oom(size_t n)
 	exit(1);
 }
 
-void *xmalloc(size_t n)
+void *pp_xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 	if (!p)
@@ -23,7 +23,7 @@ void *xmalloc(size_t n)
 	return p;
 }
 
-void *xcalloc(size_t n, size_t size)
+void *pp_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
 	if (!p)
@@ -31,7 +31,7 @@ void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
-void *xrealloc(void *p, size_t n)
+void *pp_xrealloc(void *p, size_t n)
 {
 	p = realloc(p, n ? n : 1);
 	if (!p)
@@ -39,7 +39,7 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
-char *xstrdup(const char *s)
+char *pp_xstrdup(const char *s)
 {
 	char *p = strdup(s);
 	if (!p)
@@ -102,9 +102,9 @@ static void u64map__grow(struct u64map *m)
 	struct u64map n;
 	n.cap = m->cap ? m->cap * 2 : 64;
 	n.nr = 0;
-	n.keys = xcalloc(n.cap, sizeof(*n.keys));
-	n.vals = xcalloc(n.cap, sizeof(*n.vals));
-	n.used = xcalloc(n.cap, 1);
+	n.keys = pp_xcalloc(n.cap, sizeof(*n.keys));
+	n.vals = pp_xcalloc(n.cap, sizeof(*n.vals));
+	n.used = pp_xcalloc(n.cap, 1);
 	for (size_t i = 0; i < m->cap; i++)
 		if (m->used[i])
 			u64map__put(&n, m->keys[i], m->vals[i]);
@@ -163,7 +163,7 @@ void strtab__free(struct strtab *t)
 static void strtab__rehash(struct strtab *t)
 {
 	size_t cap = t->cap ? t->cap * 2 : 256;
-	uint32_t *slots = xcalloc(cap, sizeof(*slots));
+	uint32_t *slots = pp_xcalloc(cap, sizeof(*slots));
 	for (size_t id = 0; id < t->nr; id++) {
 		size_t i = hash_bytes(t->strs[id], strlen(t->strs[id]), 0) & (cap - 1);
 		while (slots[i])
@@ -188,9 +188,9 @@ uint32_t strtab__intern(struct strtab *t, const char *s)
 	}
 	if (t->nr == t->alloc) {
 		t->alloc = t->alloc ? t->alloc * 2 : 256;
-		t->strs = xrealloc(t->strs, t->alloc * sizeof(*t->strs));
+		t->strs = pp_xrealloc(t->strs, t->alloc * sizeof(*t->strs));
 	}
-	t->strs[t->nr] = xstrdup(s);
+	t->strs[t->nr] = pp_xstrdup(s);
 	t->slots[i] = (uint32_t)t->nr + 1;
 	return (uint32_t)t->nr++;
 }
@@ -225,7 +225,7 @@ int cpulist__parse(const char *s, int **out)
 		for (long c = a; c <= b; c++) {
 			if (nr == alloc) {
 				alloc = alloc ? alloc * 2 : 16;
-				cpus = xrealloc(cpus, alloc * sizeof(*cpus));
+				cpus = pp_xrealloc(cpus, alloc * sizeof(*cpus));
 			}
 			cpus[nr++] = (int)c;
 		}
@@ -271,8 +271,8 @@ int outfile__open(struct outfile *o, const char *path)
 		return 0;
 	}
 	size_t len = strlen(path) + 32;
-	o->path = xstrdup(path);
-	o->tmp = xmalloc(len);
+	o->path = pp_xstrdup(path);
+	o->tmp = pp_xmalloc(len);
 	snprintf(o->tmp, len, "%s.tmp.XXXXXX", path);
 	int fd = mkostemp(o->tmp, O_CLOEXEC);
 	if (fd < 0) {

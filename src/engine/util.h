@@ -8,11 +8,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Out of memory in the program (not in a library) ends it with a message. */
-void *xmalloc(size_t n);
-void *xcalloc(size_t n, size_t size);
-void *xrealloc(void *p, size_t n);
-char *xstrdup(const char *s);
+/* Out of memory in the program (not in a library) ends it with a message.
+ * Prefixed: libiberty, linked for demangling, defines xmalloc and friends. */
+void *pp_xmalloc(size_t n);
+void *pp_xcalloc(size_t n, size_t size);
+void *pp_xrealloc(void *p, size_t n);
+char *pp_xstrdup(const char *s);
 
 /* 64-bit mixing hash (splitmix finaliser) and FNV-1a over bytes. */
 uint64_t hash_u64(uint64_t x);

@@ -35,7 +35,7 @@ struct frametab {
 
 struct frametab *frametab__new(void)
 {
-	struct frametab *ft = xcalloc(1, sizeof(*ft));
+	struct frametab *ft = pp_xcalloc(1, sizeof(*ft));
 	u64map__init(&ft->index);
 	u64map__init(&ft->map_index);
 	strtab__init(&ft->names);
@@ -85,12 +85,12 @@ static uint32_t frametab__mapref(struct frametab *ft, pid_t pid, const struct ma
 	}
 	if (ft->nr_maprefs == ft->alloc_maprefs) {
 		ft->alloc_maprefs = ft->alloc_maprefs ? ft->alloc_maprefs * 2 : 64;
-		ft->maprefs = xrealloc(ft->maprefs, ft->alloc_maprefs * sizeof(*ft->maprefs));
+		ft->maprefs = pp_xrealloc(ft->maprefs, ft->alloc_maprefs * sizeof(*ft->maprefs));
 	}
 	struct mapref *r = &ft->maprefs[ft->nr_maprefs];
 	r->pid = pid;
 	r->map = *m;
-	r->map.path = xstrdup(m->path ? m->path : "");
+	r->map.path = pp_xstrdup(m->path ? m->path : "");
 	uint64_t k = h;
 	while (u64map__get(&ft->map_index, k))
 		k++;
@@ -112,7 +112,7 @@ static uint32_t frametab__intern(struct frametab *ft, uint8_t kind, uint32_t map
 	}
 	if (ft->nr == ft->alloc) {
 		ft->alloc = ft->alloc ? ft->alloc * 2 : 1024;
-		ft->frames = xrealloc(ft->frames, ft->alloc * sizeof(*ft->frames));
+		ft->frames = pp_xrealloc(ft->frames, ft->alloc * sizeof(*ft->frames));
 	}
 	struct frame *f = &ft->frames[ft->nr];
 	memset(f, 0, sizeof(*f));
@@ -164,7 +164,7 @@ static const char *basename_of(const char *path)
 static void frame__set_names(struct frametab *ft, struct frame *f, struct sym_frame *sf, int n)
 {
 	char buf[4096];
-	f->names = xmalloc(sizeof(uint32_t) * (size_t)(n > 0 ? n : 1));
+	f->names = pp_xmalloc(sizeof(uint32_t) * (size_t)(n > 0 ? n : 1));
 	f->nr_names = 0;
 	/* sf[] is innermost first; folded order is outermost first. */
 	for (int i = n - 1; i >= 0; i--) {
@@ -203,7 +203,7 @@ void frametab__symbolize(struct frametab *ft, struct symbolizer *sym)
 		f->symbolized = true;
 		switch (f->kind) {
 		case FK_SPECIAL:
-			f->names = xmalloc(sizeof(uint32_t));
+			f->names = pp_xmalloc(sizeof(uint32_t));
 			f->names[0] = f->mapref;
 			f->nr_names = 1;
 			continue;
@@ -260,7 +260,7 @@ struct stacktab {
 
 struct stacktab *stacktab__new(struct frametab *ft)
 {
-	struct stacktab *st = xcalloc(1, sizeof(*st));
+	struct stacktab *st = pp_xcalloc(1, sizeof(*st));
 	st->ft = ft;
 	strtab__init(&st->comms);
 	return st;
@@ -295,7 +295,7 @@ static uint64_t stack_hash(const uint32_t *w, uint32_t nwords)
 static void stacktab__rehash(struct stacktab *st)
 {
 	size_t cap = st->cap ? st->cap * 2 : 1024;
-	uint32_t *slots = xcalloc(cap, sizeof(*slots));
+	uint32_t *slots = pp_xcalloc(cap, sizeof(*slots));
 	for (size_t e = 0; e < st->nr; e++) {
 		const uint32_t *w = st->words + st->ents[e].off;
 		size_t i = stack_hash(w, w[1] + 2) & (cap - 1);
@@ -311,7 +311,7 @@ static void stacktab__rehash(struct stacktab *st)
 void stacktab__add(struct stacktab *st, const char *comm, const uint32_t *frames, uint32_t n, uint64_t weight)
 {
 	uint32_t key_small[256];
-	uint32_t *key = n + 2 <= 256 ? key_small : xmalloc((n + 2) * sizeof(uint32_t));
+	uint32_t *key = n + 2 <= 256 ? key_small : pp_xmalloc((n + 2) * sizeof(uint32_t));
 	key[0] = strtab__intern(&st->comms, comm);
 	key[1] = n;
 	memcpy(key + 2, frames, n * sizeof(uint32_t));
@@ -331,11 +331,11 @@ void stacktab__add(struct stacktab *st, const char *comm, const uint32_t *frames
 	}
 	if (st->nr_words + n + 2 > st->alloc_words) {
 		st->alloc_words = (st->alloc_words + n + 2) * 2;
-		st->words = xrealloc(st->words, st->alloc_words * sizeof(uint32_t));
+		st->words = pp_xrealloc(st->words, st->alloc_words * sizeof(uint32_t));
 	}
 	if (st->nr == st->alloc) {
 		st->alloc = st->alloc ? st->alloc * 2 : 1024;
-		st->ents = xrealloc(st->ents, st->alloc * sizeof(*st->ents));
+		st->ents = pp_xrealloc(st->ents, st->alloc * sizeof(*st->ents));
 	}
 	st->ents[st->nr].off = (uint32_t)st->nr_words;
 	st->ents[st->nr].count = weight;
@@ -360,9 +360,9 @@ static int line_cmp(const void *a, const void *b)
 size_t stacktab__folded(struct stacktab *st, folded_line_fn fn, void *ctx)
 {
 	struct frametab *ft = st->ft;
-	struct line *lines = xcalloc(st->nr ? st->nr : 1, sizeof(*lines));
+	struct line *lines = pp_xcalloc(st->nr ? st->nr : 1, sizeof(*lines));
 	size_t cap = 4096;
-	char *buf = xmalloc(cap);
+	char *buf = pp_xmalloc(cap);
 
 	for (size_t e = 0; e < st->nr; e++) {
 		const uint32_t *w = st->words + st->ents[e].off;
@@ -380,7 +380,7 @@ size_t stacktab__folded(struct stacktab *st, folded_line_fn fn, void *ctx)
 				size_t nl = strlen(name);
 				if (len + nl + 2 >= cap) {
 					cap = (len + nl + 2) * 2;
-					buf = xrealloc(buf, cap);
+					buf = pp_xrealloc(buf, cap);
 				}
 				buf[len++] = ';';
 				memcpy(buf + len, name, nl);
@@ -388,7 +388,7 @@ size_t stacktab__folded(struct stacktab *st, folded_line_fn fn, void *ctx)
 			}
 		}
 		buf[len] = 0;
-		lines[e].text = xstrdup(buf);
+		lines[e].text = pp_xstrdup(buf);
 		lines[e].count = st->ents[e].count;
 	}
 	free(buf);
