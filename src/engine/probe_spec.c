@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util.h"
 #include "probe_spec.h"
 #include "pmu.h"
 #include "probe_tracefs.h"
@@ -37,17 +38,6 @@ void probe_spec__set_default_binary(const char *binary)
 const char *probe_spec__default_binary(void)
 {
 	return default_binary;
-}
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
 }
 
 static const char *const groups[] = { "probe", "kprobe", "kretprobe", "uprobe", "uretprobe", "sdt", "usdt" };

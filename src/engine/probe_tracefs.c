@@ -1,6 +1,7 @@
 /* Dynamic probes in tracefs: perf probe's --add/-l/-d, and temporary probes
  * for one run of pprobe. See probe_tracefs.h. */
 #define _GNU_SOURCE
+#include "util.h"
 #include "probe_tracefs.h"
 
 #include <ctype.h>
@@ -23,17 +24,6 @@
 #include "pprobe/probe_finder.h"
 
 #define EVENT_NAME_MAX 64	/* the kernel's MAX_EVENT_NAME_LEN, NUL included */
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (!err || !errlen)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 void probe_tracefs__free_names(char **names, int n)
 {

@@ -19,6 +19,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "util.h"
 #include "pprobe/probe_finder.h"
 #include "sym_internal.h"
 #include "probe_finder_internal.h"
@@ -710,28 +711,6 @@ void probe_finder__free_names(char **names, int n)
 }
 
 /* ---- suggestions ---- */
-static int edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	if (la > 64 || lb > 64)
-		return 99;
-	int d[65][65];
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = (int)i;
-	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = (int)j;
-	for (size_t i = 1; i <= la; i++)
-		for (size_t j = 1; j <= lb; j++) {
-			int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < c)
-				c = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < c)
-				c = d[i][j - 1] + 1;
-			d[i][j] = c;
-		}
-	return d[la][lb];
-}
-
 static void suggest(struct probe_finder *pf, const char *name, struct sbuf *b)
 {
 	char **names;
@@ -744,7 +723,7 @@ static void suggest(struct probe_finder *pf, const char *name, struct sbuf *b)
 	for (int i = 0; i < n; i++) {
 		if (!strcmp(name, names[i]))
 			continue;
-		int d = edit_distance(name, names[i]);
+		int d = edit_distance(name, names[i], maxd);
 		if (d > maxd && !(strlen(name) >= 4 && strstr(names[i], name) &&
 				  strlen(names[i]) <= strlen(name) + 12))
 			continue;

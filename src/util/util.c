@@ -1,9 +1,11 @@
 #define _GNU_SOURCE
 #include "util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -353,4 +355,50 @@ uint64_t now_ns(void)
 double now_seconds(void)
 {
 	return (double)now_ns() / 1e9;
+}
+
+int seterr(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	if (!err || !len)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+int edit_distance(const char *a, const char *b, int cap)
+{
+	int la = strlen(a), lb = strlen(b);
+	if (abs(la - lb) > cap)
+		return cap + 1;
+	if (la > 200 || lb > 200)
+		return cap + 1;
+	int d[201][201];
+	for (int i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (int j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (int i = 1; i <= la; i++) {
+		int rowmin = cap + 1;
+		for (int j = 1; j <= lb; j++) {
+			int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			int v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + cost < v)
+				v = d[i - 1][j - 1] + cost;
+			if (i > 1 && j > 1 && tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == tolower((unsigned char)b[j - 1]) &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+			if (v < rowmin)
+				rowmin = v;
+		}
+		if (rowmin > cap)
+			return cap + 1;
+	}
+	return d[la][lb];
 }

@@ -63,6 +63,16 @@ int outfile__open_or_say(struct outfile *o, const char *path, const char *prog);
 int outfile__commit(struct outfile *o);	/* returns 0 or -errno; removes tmp on error */
 void outfile__abort(struct outfile *o);
 
+/* Format a message into a caller's error buffer (err may be NULL or len 0:
+ * nothing is written). Returns 0 so "return seterr(...)" reads as success
+ * with a note; callers that fail return their own -errno. */
+int seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* "Did you mean": optimal string alignment distance (a swap of two
+ * neighbours costs 1), case-insensitive, capped: anything over cap returns
+ * cap + 1. The one rule behind -e and -L/-V suggestions. */
+int edit_distance(const char *a, const char *b, int cap);
+
 double now_seconds(void);	/* CLOCK_MONOTONIC */
 uint64_t now_ns(void);
 
