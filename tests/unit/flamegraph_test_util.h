@@ -13,18 +13,7 @@
 #include <string.h>
 
 #include "pprobe/flamegraph.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                        \
-	do {                                                                    \
-		if (!(cond)) {                                                  \
-			failures++;                                             \
-			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                           \
-			fputc('\n', stderr);                                    \
-		}                                                               \
-	} while (0)
+#include "check.h"
 
 struct frame {
 	char *title;            /* unescaped tooltip */
@@ -158,16 +147,6 @@ static inline size_t count_named(const struct svg *s, const char *name)
 	for (size_t i = 0; i < s->n; i++)
 		n += !strcmp(s->f[i].name, name);
 	return n;
-}
-
-static inline int finish(const char *what)
-{
-	if (failures) {
-		fprintf(stderr, "%s: %d check(s) failed\n", what, failures);
-		return 1;
-	}
-	printf("%s: all checks passed\n", what);
-	return 0;
 }
 
 #endif

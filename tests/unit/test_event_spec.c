@@ -19,10 +19,7 @@
 #include "pmu.h"
 #include "tracefs.h"
 
-static int fails, checks;
-#define CHECK(cond, ...) do { checks++; if (!(cond)) { fails++; \
-	fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+#include "check.h"
 
 static char err[4096];
 
@@ -743,6 +740,5 @@ int main(void)
 	test_breakpoints();
 	test_open();
 	test_errors();
-	printf("%d checks, %d failed\n", checks, fails);
-	return fails ? 1 : 0;
+	return check_summary();
 }

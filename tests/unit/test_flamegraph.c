@@ -514,5 +514,5 @@ int main(void)
 	test_empty();
 	test_streaming();
 	test_diff();
-	return finish("test_flamegraph");
+	return check_summary();
 }

@@ -78,5 +78,5 @@ int main(void)
 	CHECK(r1.len == r2.len && !memcmp(r1.text, r2.text, r1.len), "seeded --random repeats");
 	svg_free(&r1);
 	svg_free(&r2);
-	return finish("test_flamegraph_colors");
+	return check_summary();
 }

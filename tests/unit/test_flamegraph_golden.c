@@ -115,5 +115,5 @@ int main(void)
 		}
 		svg_free(&s);
 	}
-	return finish("test_flamegraph_golden");
+	return check_summary();
 }

@@ -54,7 +54,7 @@ int main(void)
 	struct out o = { { 0 }, 0 };
 	size_t n = stacktab__folded(st, line, &o);
 	CHECK_EQ_U64(n, 4);
-	CHECK_STR(o.buf,
+	CHECK_STREQ(o.buf,
 		  "aa;[libc.so.6];[my:app] 1\n"
 		  "my_prog;[libc.so.6];[my:app] 5\n"
 		  "my_prog;[libc.so.6];[my:app];[kernel.kallsyms]_[k] 2\n"
@@ -71,10 +71,10 @@ int main(void)
 	memset(&o, 0, sizeof(o));
 	n = stacktab__folded(st2, line, &o);
 	CHECK_EQ_U64(n, 1);
-	CHECK_STR(o.buf, "p;[my:app] 7\n");
+	CHECK_STREQ(o.buf, "p;[my:app] 7\n");
 
 	stacktab__delete(st2);
 	stacktab__delete(st);
 	frametab__delete(ft);
-	return check_done();
+	return check_summary();
 }

@@ -10,9 +10,7 @@
 
 #include "pprobe/maps.h"
 
-static int fails;
-#define CHECK(c, ...) do { if (!(c)) { fails++; fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #c); \
-	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+#include "check.h"
 
 static struct map mk(uint64_t s, uint64_t e, uint64_t off, const char *path)
 {
@@ -22,19 +20,14 @@ static struct map mk(uint64_t s, uint64_t e, uint64_t off, const char *path)
 
 static void expect(const struct maps *maps, int line, size_t n, const uint64_t *se, const char **paths, const uint64_t *offs)
 {
-	if (maps__count(maps) != n) {
-		fails++;
-		fprintf(stderr, "line %d: count %zu, want %zu\n", line, maps__count(maps), n);
+	if (!CHECK(maps__count(maps) == n, "line %d: count %zu, want %zu", line, maps__count(maps), n))
 		return;
-	}
 	for (size_t i = 0; i < n; i++) {
 		const struct map *m = maps__at(maps, i);
-		if (m->start != se[2 * i] || m->end != se[2 * i + 1] || strcmp(m->path, paths[i]) ||
-		    (offs && m->pgoff != offs[i])) {
-			fails++;
-			fprintf(stderr, "line %d: map %zu = [%#" PRIx64 ",%#" PRIx64 ") off %#" PRIx64 " %s\n",
-				line, i, m->start, m->end, m->pgoff, m->path);
-		}
+		CHECK(m->start == se[2 * i] && m->end == se[2 * i + 1] && !strcmp(m->path, paths[i]) &&
+		      (!offs || m->pgoff == offs[i]),
+		      "line %d: map %zu = [%#" PRIx64 ",%#" PRIx64 ") off %#" PRIx64 " %s",
+		      line, i, m->start, m->end, m->pgoff, m->path);
 	}
 }
 
@@ -109,10 +102,8 @@ static void test_random(void)
 			int id = 1 + iter % 255;
 			snprintf(names[id], sizeof(names[id]), "/%d", id);
 			struct map m = mk((uint64_t)s << 12, (uint64_t)e << 12, (uint64_t)(id * 100) << 12, names[id]);
-			if (maps__insert(maps, &m)) {
-				fails++;
+			if (!CHECK(!maps__insert(maps, &m), "iter %d: insert [%d,%d)", iter, s, e))
 				break;
-			}
 			for (int p = s; p < e; p++) {
 				model[p] = id;
 				model_off[p] = (uint64_t)(id * 100 + p - s) << 12;
@@ -128,17 +119,15 @@ static void test_random(void)
 			int id = m ? atoi(m->path + 1) : 0;
 			uint64_t off = m ? m->pgoff + (((uint64_t)p << 12) - m->start) : 0;
 			if (id != model[p] || (m && off != model_off[p])) {
-				fprintf(stderr, "iter %d page %d: have %d off %#" PRIx64 ", want %d off %#" PRIx64 "\n",
-					iter, p, id, off, model[p], model_off[p]);
-				fails++;
+				CHECK_FAIL("iter %d page %d: have %d off %#" PRIx64 ", want %d off %#" PRIx64,
+					   iter, p, id, off, model[p], model_off[p]);
 				goto out;
 			}
 		}
 		for (size_t i = 0; i + 1 < maps__count(maps); i++)
 			if (maps__at(maps, i)->end > maps__at(maps, i + 1)->start ||
 			    maps__at(maps, i)->start >= maps__at(maps, i)->end) {
-				fprintf(stderr, "iter %d: unsorted or empty at %zu\n", iter, i);
-				fails++;
+				CHECK_FAIL("iter %d: unsorted or empty at %zu", iter, i);
 				goto out;
 			}
 	}
@@ -212,10 +201,5 @@ int main(void)
 	test_fixed();
 	test_random();
 	test_proc();
-	if (fails) {
-		fprintf(stderr, "%d failure(s)\n", fails);
-		return 1;
-	}
-	printf("test_maps: all passed\n");
-	return 0;
+	return check_summary();
 }

@@ -753,20 +753,16 @@ int main(void)
 		snprintf(wl_dir, sizeof(wl_dir), "%s", env);
 	/* the source: ctest runs us in tests/unit */
 	snprintf(src_path, sizeof(src_path), "../workloads/probeargs_wl.c");
-	if (access(src_path, R_OK)) {
-		printf("SKIP: run from tests/unit (the workload source %s is not there)\n", src_path);
-		return 77;
-	}
+	if (access(src_path, R_OK))
+		return check_skip("run from tests/unit (the workload source %s is not there)", src_path);
 	elf_version(EV_CURRENT);
 
 	static const char *const builds[2] = { "O0", "O2" };
 	char wl[2][4200];
 	for (int i = 0; i < 2; i++) {
 		snprintf(wl[i], sizeof(wl[i]), "%s/probeargs_wl_%s", wl_dir, builds[i]);
-		if (access(wl[i], X_OK)) {
-			printf("SKIP: %s not built\n", wl[i]);
-			return 77;
-		}
+		if (access(wl[i], X_OK))
+			return check_skip("%s not built", wl[i]);
 		exact(wl[i]);
 	}
 	kernel(wl[1]);
@@ -790,5 +786,5 @@ int main(void)
 		CHECK(ev && !strstr(ev, group), "left in uprobe_events: %s", ev ? ev : "?");
 		free(ev);
 	}
-	return check_done();
+	return check_summary();
 }

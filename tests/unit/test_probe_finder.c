@@ -14,9 +14,7 @@
 
 #include "pprobe/probe_finder.h"
 
-static int fails;
-#define CHECK(c, ...) do { if (!(c)) { fails++; fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #c); \
-	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+#include "check.h"
 
 /* The file offset of vaddr through the section headers (the finder uses
  * the program headers): an independent answer. */
@@ -154,10 +152,5 @@ int main(void)
 		printf("SKIP lld offsets: %s not built (no ld.lld)\n", dir);
 	else
 		lld_offsets(dir);
-	if (fails) {
-		fprintf(stderr, "%d check(s) failed\n", fails);
-		return 1;
-	}
-	printf("all checks passed\n");
-	return 0;
+	return check_summary();
 }

@@ -275,14 +275,14 @@ static void test_uprobe_attrs(void)
 			const struct event_spec *s = &l.v[i];
 			CHECK_EQ_U64(s->attr.type, 7);
 			CHECK_EQ_U64(s->attr.config, i);
-			CHECK_STR((const char *)(uintptr_t)s->attr.config1, libc);
+			CHECK_STREQ((const char *)(uintptr_t)s->attr.config1, libc);
 			CHECK(s->attr.config2 > 0 && s->attr.config2 == l.v[0].attr.config2, "offset 0x%llx",
 			      (unsigned long long)s->attr.config2);
 			CHECK(!strcmp(s->pmu, "uprobe") && s->probe_ret == (i == 1), "pmu, ret");
 		}
 		if (l.nr == 2) {
-			CHECK_STR(l.v[0].name, "uprobe:libc.so.6:getppid");
-			CHECK_STR(l.v[1].name, "uretprobe:libc:getppid:u");
+			CHECK_STREQ(l.v[0].name, "uprobe:libc.so.6:getppid");
+			CHECK_STREQ(l.v[1].name, "uretprobe:libc:getppid:u");
 			CHECK(l.v[1].attr.exclude_kernel && !l.v[1].attr.exclude_user, "modifier u");
 		}
 	}
@@ -370,5 +370,5 @@ int main(void)
 	test_no_kprobes();
 	test_format_raw();
 	rm_sysfs();
-	return check_done();
+	return check_summary();
 }

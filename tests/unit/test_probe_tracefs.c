@@ -27,10 +27,10 @@ static void def_ok(const char *s, const char *group, const char *event, const ch
 	      d.group ? d.group : "(null)");
 	CHECK((!event && !d.event) || (event && d.event && !strcmp(event, d.event)), "'%s' event %s", s,
 	      d.event ? d.event : "(null)");
-	CHECK_STR(d.point, point);
+	CHECK_STREQ(d.point, point);
 	CHECK(d.nargs == nargs, "'%s': %d args", s, d.nargs);
 	for (int i = 0; i < nargs && i < d.nargs; i++)
-		CHECK_STR(d.args[i], args[i]);
+		CHECK_STREQ(d.args[i], args[i]);
 	CHECK(d.retprobe == ret, "'%s' retprobe %d", s, d.retprobe);
 	probe_def__exit(&d);
 }
@@ -132,11 +132,11 @@ int main(void)
 	/* tracefs lines */
 	struct probe_event e;
 	CHECK(probe_event__parse("p:probe_app/handle /tmp/pa/app:0x0000000000001169 path=+0(+0(-24(%bp))):string len=-28(%bp):s32", &e) == 0, "uprobe line");
-	CHECK_STR(e.group, "probe_app");
-	CHECK_STR(e.event, "handle");
-	CHECK_STR(e.target, "/tmp/pa/app");
+	CHECK_STREQ(e.group, "probe_app");
+	CHECK_STREQ(e.event, "handle");
+	CHECK_STREQ(e.target, "/tmp/pa/app");
 	CHECK(e.uprobe && !e.retprobe && e.offset == 0x1169, "uprobe fields");
-	CHECK_STR(e.args, "path=+0(+0(-24(%bp))):string len=-28(%bp):s32");
+	CHECK_STREQ(e.args, "path=+0(+0(-24(%bp))):string len=-28(%bp):s32");
 	probe_event__exit(&e);
 	CHECK(probe_event__parse("r:probe_app/handle__return /tmp/ab:0x0000000000001159 arg1=$retval", &e) == 0 &&
 	      e.retprobe && e.uprobe, "uretprobe line");
@@ -177,14 +177,14 @@ int main(void)
 		char out[64];
 		CHECK(f && f->is_hex, "hx is hex");
 		tp_field__format(f, rec, sizeof(rec), out, sizeof(out));
-		CHECK_STR(out, "0xb");
+		CHECK_STREQ(out, "0xb");
 		f = tp_format__field(fmt, "ux");
 		tp_field__format(f, rec, sizeof(rec), out, sizeof(out));
-		CHECK_STR(out, "11");
+		CHECK_STREQ(out, "11");
 		f = tp_format__field(fmt, "len");
 		CHECK(f && !f->is_hex, "len is not hex");
 		tp_field__format(f, rec, sizeof(rec), out, sizeof(out));
-		CHECK_STR(out, "-3");
+		CHECK_STREQ(out, "-3");
 		f = tp_format__field(fmt, "path");
 		CHECK(f && !f->is_hex, "path is not hex");
 		tp_format__free(fmt);
@@ -224,5 +224,5 @@ int main(void)
 	rmdir(path);
 	rmdir(dir);
 	tracefs__set_root(NULL);
-	return check_done();
+	return check_summary();
 }

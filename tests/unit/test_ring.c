@@ -178,5 +178,5 @@ int main(void)
 	CHECK_EQ_U64(sample__record_time(&lost.h, &l), 123456);
 
 	ring__unmap(&r);
-	return check_done();
+	return check_summary();
 }

@@ -14,9 +14,7 @@
 #include "pprobe/symbolize.h"
 #include "../../symbolize/sym_internal.h"
 
-static int fails;
-#define CHECK(c, ...) do { if (!(c)) { fails++; fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #c); \
-	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+#include "check.h"
 
 struct ksym {
 	uint64_t addr;
@@ -339,10 +337,5 @@ int main(void)
 	symbolizer__delete(s);
 	symbolizer__delete(NULL);
 	maps__delete(maps);
-	if (fails) {
-		fprintf(stderr, "%d failure(s)\n", fails);
-		return 1;
-	}
-	printf("test_symbolize: all passed\n");
-	return 0;
+	return check_summary();
 }

@@ -11,10 +11,7 @@
 #include "tp_format.h"
 #include "tracefs.h"
 
-static int fails, checks;
-#define CHECK(cond, ...) do { checks++; if (!(cond)) { fails++; \
-	fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+#include "check.h"
 
 static void put(unsigned char *rec, unsigned off, const void *v, size_t n)
 {
@@ -286,15 +283,13 @@ int main(void)
 	if (!tracefs__root()) {
 		char m[512];
 		tracefs__strerror(errno, m, sizeof(m));
-		printf("SKIP: %s\n", m);
 		test_synthetic();
-		return fails ? 1 : 77;
+		return check_skip("%s", m);
 	}
 	test_all_real();
 	test_sched_switch();
 	test_openat();
 	test_data_loc_real();
 	test_synthetic();
-	printf("%d checks, %d failed\n", checks, fails);
-	return fails ? 1 : 0;
+	return check_summary();
 }

@@ -15,10 +15,7 @@
 #include "event_spec.h"
 #include "tracefs.h"
 
-static int fails, checks;
-#define CHECK(cond, ...) do { checks++; if (!(cond)) { fails++; \
-	fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+#include "check.h"
 
 #define TRACEFS_MAGIC 0x74726163
 
@@ -116,8 +113,7 @@ int main(void)
 	if (!root) {
 		char m[512];
 		tracefs__strerror(errno, m, sizeof(m));
-		printf("SKIP: %s\n", m);
-		return 77;
+		return check_skip("%s", m);
 	}
 	CHECK(!strcmp(root, "/sys/kernel/tracing") || !strcmp(root, "/sys/kernel/debug/tracing"), "%s", root);
 
@@ -181,6 +177,5 @@ int main(void)
 	struct statfs sf;
 	CHECK(statfs(root, &sf) == 0 && sf.f_type == TRACEFS_MAGIC, "the machine's tracefs untouched");
 
-	printf("%d checks, %d failed\n", checks, fails);
-	return fails ? 1 : 0;
+	return check_summary();
 }

@@ -33,6 +33,7 @@
 
 #include "pprobe/maps.h"
 #include "pprobe/unwind.h"
+#include "check.h"
 
 #define MAX_CPUS 64
 #define RING_PAGES 512
@@ -40,9 +41,6 @@
 
 static char wl_dir[4096];
 static int only_backend = -1;	/* custom mode: UNWIND_BACKEND=libdw|libunwind */
-static int nr_failures;
-
-#define FAIL(...) do { fprintf(stderr, "FAIL: " __VA_ARGS__); fputc('\n', stderr); nr_failures++; } while (0)
 
 /* ---- tiny symbol table lookup ---- */
 struct sym { uint64_t addr, size; char *name; };
@@ -559,7 +557,7 @@ static int run_scenario(const struct scenario *sc, struct stats out[2], long *ag
 	snprintf(syms, sizeof(syms), "%s/%s", wl_dir, sc->syms);
 	snprintf(depth, sizeof(depth), "%d", sc->depth);
 	if (symtab__load(&x.exe, syms)) {
-		FAIL("%s: no symbols in %s (build the workloads)", sc->name, syms);
+		CHECK_FAIL("%s: no symbols in %s (build the workloads)", sc->name, syms);
 		return 1;
 	}
 	x.scratch = malloc(1 << 17);
@@ -571,7 +569,7 @@ static int run_scenario(const struct scenario *sc, struct stats out[2], long *ag
 		unwinder__set_live_stack(x.uw[b], sc->live);
 	}
 	if (pipe(go)) {
-		FAIL("%s: pipe: %s", sc->name, strerror(errno));
+		CHECK_FAIL("%s: pipe: %s", sc->name, strerror(errno));
 		goto out;
 	}
 	x.pid = fork();
@@ -609,7 +607,7 @@ static int run_scenario(const struct scenario *sc, struct stats out[2], long *ag
 				printf("SKIP %s: no uprobe PMU (CONFIG_UPROBE_EVENTS off)\n", sc->name);
 				ret = 77;
 			} else {
-				FAIL("%s: cannot locate %s in %s", sc->name, sc->probe, exe);
+				CHECK_FAIL("%s: cannot locate %s in %s", sc->name, sc->probe, exe);
 			}
 			goto out;
 		}
@@ -641,7 +639,7 @@ static int run_scenario(const struct scenario *sc, struct stats out[2], long *ag
 		size_t sz = (size_t)(RING_PAGES + 1) * 4096;
 		void *base = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
 		if (base == MAP_FAILED) {
-			FAIL("mmap ring: %s", strerror(errno));
+			CHECK_FAIL("mmap ring: %s", strerror(errno));
 			kill(x.pid, SIGKILL);
 			waitpid(x.pid, NULL, 0);
 			goto out;
@@ -649,7 +647,7 @@ static int run_scenario(const struct scenario *sc, struct stats out[2], long *ag
 		rings[nr_rings++] = (struct ring){ (int)fd, base, (size_t)RING_PAGES * 4096 };
 	}
 	if (write(go[1], "g", 1) != 1) {
-		FAIL("%s: starting the workload: %s", sc->name, strerror(errno));
+		CHECK_FAIL("%s: starting the workload: %s", sc->name, strerror(errno));
 		goto out;
 	}
 	close(go[1]);
@@ -747,22 +745,19 @@ static void check_stats(const struct scenario *sc, const struct stats st[2], lon
 	for (int b = 0; b < 2; b++) {
 		const struct stats *s = &st[b];
 		const char *be = b ? "libunwind" : "libdw";
-		if (s->leaf < 100) {
-			FAIL("%s/%s: only %ld samples in the leaf function (want >= 100)", sc->name, be, s->leaf);
+		if (!CHECK(s->leaf >= 100, "%s/%s: only %ld samples in the leaf function (want >= 100)",
+			   sc->name, be, s->leaf))
 			continue;
-		}
-		if (s->ok * 100 < s->leaf * 99)
-			FAIL("%s/%s: %.2f%% of leaf stacks %s (want >= 99%%); first bad: %s", sc->name, be,
-			     100.0 * s->ok / s->leaf,
-			     sc->expect_truncated ? "end truncated" :
-			     is_nofp(sc) ? "end no-cfi in nocfi_nofp_call" : "complete and exact", s->why);
-		if (!sc->expect_truncated && !is_nofp(sc) && s->complete * 100 < s->samples * 99)
-			FAIL("%s/%s: %.2f%% of all stacks complete (want >= 99%%)", sc->name, be,
-			     100.0 * s->complete / s->samples);
+		CHECK(s->ok * 100 >= s->leaf * 99, "%s/%s: %.2f%% of leaf stacks %s (want >= 99%%); first bad: %s",
+		      sc->name, be, 100.0 * s->ok / s->leaf,
+		      sc->expect_truncated ? "end truncated" :
+		      is_nofp(sc) ? "end no-cfi in nocfi_nofp_call" : "complete and exact", s->why);
+		if (!sc->expect_truncated && !is_nofp(sc))
+			CHECK(s->complete * 100 >= s->samples * 99, "%s/%s: %.2f%% of all stacks complete (want >= 99%%)",
+			      sc->name, be, 100.0 * s->complete / s->samples);
 	}
-	if (agree * 100 < st[0].samples * 99)
-		FAIL("%s: libdw and libunwind agree on %.2f%% of stacks (want >= 99%%)", sc->name,
-		     100.0 * agree / st[0].samples);
+	CHECK(agree * 100 >= st[0].samples * 99, "%s: libdw and libunwind agree on %.2f%% of stacks (want >= 99%%)",
+	      sc->name, 100.0 * agree / st[0].samples);
 }
 
 #define DEFAULT_COPY UNWIND_DEFAULT_STACK_COPY
@@ -867,16 +862,11 @@ int main(int argc, char **argv)
 		}
 		int rc = run_scenario(&all[i], st, &agree);
 		if (rc == 77)
-			return 77;
+			return check_failures ? 1 : 77;
 		if (rc)
 			continue;
 		print_stats(&all[i], st, agree);
 		check_stats(&all[i], st, agree);
 	}
-	if (nr_failures) {
-		fprintf(stderr, "%d failure(s)\n", nr_failures);
-		return 1;
-	}
-	printf("PASS\n");
-	return 0;
+	return check_summary();
 }

@@ -20,10 +20,7 @@
 #include "pprobe/usdt.h"
 #include "tracefs.h"
 
-static int fails, checks;
-#define CHECK(cond, ...) do { checks++; if (!(cond)) { fails++; \
-	fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+#include "check.h"
 
 unsigned short pprobe_test_hit_semaphore __attribute__((section(".probes"), used));
 unsigned short pprobe_test_other_semaphore __attribute__((section(".probes"), used));
@@ -135,6 +132,5 @@ int main(void)
 		CHECK(tracefs__write_file("uprobe_events", "-:pprobe_usdt_test/hit", 1) == 0, "remove uprobe");
 	}
 	usdt__free(p, np);
-	printf("%d checks, %d failed\n", checks, fails);
-	return fails ? 1 : 0;
+	return check_summary();
 }
