@@ -490,12 +490,145 @@ void collect__init(struct collect *c)
 	u64map__init(&c->sp_seen);
 }
 
-int collect__prepare(struct collect *c, const struct collect_opts *opts)
+/* The CPUs to open on: -C's list, each checked to be online, or every
+ * online CPU. 0, or the exit status after saying why. */
+static int target_cpus(const struct collect_opts *opts, int **cpus_out, int *nr_out)
 {
 	int *cpus = NULL, nr_cpus;
+
+	if (!opts->cpu_list) {
+		nr_cpus = cpulist__online(&cpus);
+		if (nr_cpus < 0) {
+			fprintf(stderr, "pprobe: cannot read the online CPUs: %s\n", strerror(-nr_cpus));
+			return 1;
+		}
+		*cpus_out = cpus;
+		*nr_out = nr_cpus;
+		return 0;
+	}
+	nr_cpus = cpulist__parse(opts->cpu_list, &cpus);
+	if (nr_cpus < 0) {
+		fprintf(stderr, "pprobe: bad CPU list '%s' (expected e.g. 0-3,5)\n", opts->cpu_list);
+		return 2;
+	}
+	int *online, nr_online = cpulist__online(&online);
+	for (int i = 0; i < nr_cpus && nr_online > 0; i++) {
+		bool ok = false;
+		for (int k = 0; k < nr_online; k++)
+			ok |= online[k] == cpus[i];
+		if (!ok) {
+			fprintf(stderr, "pprobe: CPU %d is not online (online: %d-%d)\n", cpus[i],
+				online[0], online[nr_online - 1]);
+			free(online);
+			free(cpus);
+			return 2;
+		}
+	}
+	if (nr_online > 0)
+		free(online);
+	*cpus_out = cpus;
+	*nr_out = nr_cpus;
+	return 0;
+}
+
+/* The threads to open on: those of -p's processes, -t's threads, -1 (every
+ * task) for -a or -C, or none yet when the command to be started is the
+ * target (*on_command: its pid comes when it is forked). Sets
+ * c->target_pids for -p and -t. 0, or the exit status after saying why. */
+static int target_tasks(struct collect *c, const struct collect_opts *opts, pid_t **tids_out, int *nr_out,
+			bool *on_command)
+{
+	*tids_out = NULL;
+	*on_command = false;
+	if (opts->pid_list || opts->tid_list) {
+		const char *list = opts->pid_list ? opts->pid_list : opts->tid_list;
+		pid_t *ids;
+		int n = parse_id_list(list, &ids);
+		if (n < 0) {
+			fprintf(stderr, "pprobe: bad %s list '%s' (expected e.g. 1234,5678)\n",
+				opts->pid_list ? "PID" : "TID", list);
+			return 2;
+		}
+		if (opts->pid_list) {
+			pid_t missing = 0;
+			*nr_out = threads_of(ids, n, tids_out, &missing);
+			if (*nr_out < 0) {
+				fprintf(stderr, "pprobe: no such process: %d\n", missing);
+				free(ids);
+				return 1;
+			}
+			c->target_pids = ids;
+			c->nr_target_pids = n;
+			return 0;
+		}
+		for (int i = 0; i < n; i++) {
+			char path[64];
+			snprintf(path, sizeof(path), "/proc/%d", ids[i]);
+			if (access(path, F_OK)) {
+				fprintf(stderr, "pprobe: no such thread: %d\n", ids[i]);
+				free(ids);
+				return 1;
+			}
+		}
+		*tids_out = ids;
+		*nr_out = n;
+		/* A thread is followed on every CPU without inherit. */
+		c->target_pids = pp_xmalloc((size_t)n * sizeof(pid_t));
+		memcpy(c->target_pids, ids, (size_t)n * sizeof(pid_t));
+		c->nr_target_pids = n;
+		return 0;
+	}
+	if (opts->system_wide || opts->cpu_list || !opts->argv) {
+		if (!opts->system_wide && !opts->cpu_list && !opts->argv) {
+			fprintf(stderr, "pprobe: nothing to record: give a command, -p PID, -t TID, -a or -C CPUS\n");
+			return 2;
+		}
+		*tids_out = pp_xmalloc(sizeof(pid_t));
+		(*tids_out)[0] = -1;
+		*nr_out = 1;
+		return 0;
+	}
+	*on_command = true;
+	*nr_out = 1;
+	return 0;
+}
+
+/* What exists already, into the session: the sideband only tells us about
+ * changes. */
+static void synthesize_targets(struct collect *c, const pid_t *tids, int nr_tids)
+{
+	const struct collect_opts *opts = &c->opts;
+
+	if (opts->counting)
+		return;	/* counting needs no process table */
+	if (opts->system_wide || opts->cpu_list) {
+		session__synthesize_all(&c->session);
+	} else if (opts->pid_list) {
+		for (int i = 0; i < c->nr_target_pids; i++)
+			session__synthesize_pid(&c->session, c->target_pids[i]);
+	} else if (opts->tid_list) {
+		for (int i = 0; i < nr_tids; i++) {
+			char path[64], buf[256];
+			/* The thread's process: Tgid from status. */
+			snprintf(path, sizeof(path), "/proc/%d/status", tids[i]);
+			FILE *f = fopen(path, "re");
+			pid_t tgid = tids[i];
+			while (f && fgets(buf, sizeof(buf), f))
+				if (!strncmp(buf, "Tgid:", 5))
+					tgid = atoi(buf + 5);
+			if (f)
+				fclose(f);
+			session__synthesize_pid(&c->session, tgid);
+		}
+	}
+}
+
+int collect__prepare(struct collect *c, const struct collect_opts *opts)
+{
+	int *cpus = NULL, nr_cpus = 0;
 	pid_t *tids = NULL;
-	int nr_tids;
-	bool on_command = false;
+	int nr_tids = 0;
+	bool on_command;
 	int ret;
 
 	c->opts = *opts;
@@ -505,87 +638,12 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 	/* temporary probes of pprobes that were killed (-9) go at the next start */
 	(void)probe_tracefs__sweep_stale();
 
-	if (opts->cpu_list) {
-		nr_cpus = cpulist__parse(opts->cpu_list, &cpus);
-		if (nr_cpus < 0) {
-			fprintf(stderr, "pprobe: bad CPU list '%s' (expected e.g. 0-3,5)\n", opts->cpu_list);
-			return 2;
-		}
-		int *online, nr_online = cpulist__online(&online);
-		for (int i = 0; i < nr_cpus && nr_online > 0; i++) {
-			bool ok = false;
-			for (int k = 0; k < nr_online; k++)
-				ok |= online[k] == cpus[i];
-			if (!ok) {
-				fprintf(stderr, "pprobe: CPU %d is not online (online: %d-%d)\n", cpus[i],
-					online[0], online[nr_online - 1]);
-				free(online);
-				free(cpus);
-				return 2;
-			}
-		}
-		if (nr_online > 0)
-			free(online);
-	} else {
-		nr_cpus = cpulist__online(&cpus);
-		if (nr_cpus < 0) {
-			fprintf(stderr, "pprobe: cannot read the online CPUs: %s\n", strerror(-nr_cpus));
-			return 1;
-		}
-	}
-
-	if (opts->pid_list || opts->tid_list) {
-		pid_t *ids;
-		int n = parse_id_list(opts->pid_list ? opts->pid_list : opts->tid_list, &ids);
-		if (n < 0) {
-			fprintf(stderr, "pprobe: bad %s list '%s' (expected e.g. 1234,5678)\n",
-				opts->pid_list ? "PID" : "TID", opts->pid_list ? opts->pid_list : opts->tid_list);
-			free(cpus);
-			return 2;
-		}
-		if (opts->pid_list) {
-			pid_t missing = 0;
-			nr_tids = threads_of(ids, n, &tids, &missing);
-			if (nr_tids < 0) {
-				fprintf(stderr, "pprobe: no such process: %d\n", missing);
-				free(ids);
-				free(cpus);
-				return 1;
-			}
-			c->target_pids = ids;
-			c->nr_target_pids = n;
-		} else {
-			for (int i = 0; i < n; i++) {
-				char path[64];
-				snprintf(path, sizeof(path), "/proc/%d", ids[i]);
-				if (access(path, F_OK)) {
-					fprintf(stderr, "pprobe: no such thread: %d\n", ids[i]);
-					free(ids);
-					free(cpus);
-					return 1;
-				}
-			}
-			tids = ids;
-			nr_tids = n;
-			/* A thread is followed on every CPU without inherit. */
-			c->target_pids = pp_xmalloc((size_t)n * sizeof(pid_t));
-			memcpy(c->target_pids, ids, (size_t)n * sizeof(pid_t));
-			c->nr_target_pids = n;
-		}
-	} else if (opts->system_wide || opts->cpu_list || !opts->argv) {
-		if (!opts->system_wide && !opts->cpu_list && !opts->argv) {
-			fprintf(stderr, "pprobe: nothing to record: give a command, -p PID, -t TID, -a or -C CPUS\n");
-			free(cpus);
-			return 2;
-		}
-		tids = pp_xmalloc(sizeof(*tids));
-		tids[0] = -1;
-		nr_tids = 1;
-	} else {
-		on_command = true;
-		nr_tids = 1;
-		tids = NULL;	/* the child's pid, below */
-	}
+	ret = target_cpus(opts, &cpus, &nr_cpus);
+	if (ret)
+		return ret;
+	ret = target_tasks(c, opts, &tids, &nr_tids, &on_command);
+	if (ret)
+		goto err;
 
 	/* Probes that follow new tasks are tracefs probes, made before the
 	 * command starts: when that cannot be, it does not run. */
@@ -595,9 +653,8 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 			char err[4096];
 			if (ev->spec && probe_spec__follow_tasks(ev->spec, &ev->attr, err, sizeof(err)) < 0) {
 				fprintf(stderr, "pprobe: %s\n", err);
-				free(cpus);
-				free(tids);
-				return 1;
+				ret = 1;
+				goto err;
 			}
 		}
 
@@ -609,11 +666,8 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 
 	if (opts->argv) {
 		ret = start_child(c, true);
-		if (ret) {
-			free(cpus);
-			free(tids);
-			return ret;
-		}
+		if (ret)
+			goto err;
 		if (on_command) {
 			tids = pp_xmalloc(sizeof(*tids));
 			tids[0] = c->child;
@@ -632,43 +686,23 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 		add_tracking(c);
 	for (int i = 0; i < c->evlist.nr_evsels; i++)
 		if (normalize_attr(c, c->evlist.evsels[i], on_command)) {
-			free(cpus);
-			free(tids);
-			return 1;
+			ret = 1;
+			goto err;
 		}
+	/* The evlist owns cpus and tids from here. */
 	evlist__set_targets(&c->evlist, cpus, nr_cpus, tids, nr_tids);
 	c->evlist.ring_pages = opts->counting ? 0 : opts->ring_pages;
 	/* Counting goes on without the events this machine cannot count (as
 	 * perf stat): the command reports them. */
 	c->evlist.tolerant = opts->counting;
 
-	/* What exists already: the sideband only tells us about changes. */
-	if (opts->counting)
-		; /* counting needs no process table */
-	else if (opts->system_wide || opts->cpu_list)
-		session__synthesize_all(&c->session);
-	else if (opts->pid_list)
-		for (int i = 0; i < c->nr_target_pids; i++)
-			session__synthesize_pid(&c->session, c->target_pids[i]);
-	else if (opts->tid_list)
-		for (int i = 0; i < nr_tids; i++) {
-			char path[64], buf[256];
-			/* The thread's process: Tgid from status. */
-			snprintf(path, sizeof(path), "/proc/%d/status", tids[i]);
-			FILE *f = fopen(path, "re");
-			pid_t tgid = tids[i];
-			while (f && fgets(buf, sizeof(buf), f))
-				if (!strncmp(buf, "Tgid:", 5))
-					tgid = atoi(buf + 5);
-			if (f)
-				fclose(f);
-			session__synthesize_pid(&c->session, tgid);
-		}
+	synthesize_targets(c, c->evlist.tids, c->evlist.nr_tids);
+	return open_events(c);
 
-	ret = open_events(c);
-	if (ret)
-		return ret;
-	return 0;
+err:
+	free(cpus);
+	free(tids);
+	return ret;
 }
 
 /* ---- the loop ---- */
