@@ -544,6 +544,90 @@ static void drain(struct ctx *x, struct ring *r)
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
 }
 
+/* The sampling event of a scenario: cpu-clock on the workload's user
+ * code, or a uprobe PMU event at sc->probe. 0, 77 (no uprobe PMU) or 1. */
+static int scenario_attr(const struct scenario *sc, struct ctx *x, const char *exe, struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_CPU_CLOCK;
+	a->sample_period = sc->period_ns;
+	if (sc->probe) {
+		uint64_t off = 0;
+		int type = -1;
+		FILE *tf = fopen("/sys/bus/event_source/devices/uprobe/type", "re");
+		if (!tf || fscanf(tf, "%d", &type) != 1)
+			type = -1;
+		if (tf)
+			fclose(tf);
+		if (type < 0) {
+			printf("SKIP %s: no uprobe PMU (CONFIG_UPROBE_EVENTS off)\n", sc->name);
+			return 77;
+		}
+		if (probe_location(exe, sc->probe, &x->probe_vaddr, &off)) {
+			CHECK_FAIL("%s: cannot locate %s in %s", sc->name, sc->probe, exe);
+			return 1;
+		}
+		a->type = (uint32_t)type;
+		a->config1 = (uint64_t)(uintptr_t)exe;	/* uprobe_path */
+		a->config2 = off;			/* probe_offset */
+		a->sample_period = sc->period_ns;	/* here: every Nth hit */
+	}
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER |
+			 PERF_SAMPLE_STACK_USER;
+	a->sample_regs_user = UNWIND_X86_SAMPLE_REGS_MASK;
+	a->sample_stack_user = sc->copy;
+	a->exclude_kernel = !sc->probe;
+	a->exclude_hv = 1;
+	a->disabled = 1;
+	a->enable_on_exec = 1;
+	a->inherit = 1;
+	a->wakeup_events = 16;
+	return 0;
+}
+
+/* Samples the running workload into x's stats: the maps read from /proc
+ * as they change (execmaps: the executable ones only, as MMAP2 records give
+ * them), every ring drained on each wakeup. */
+static void sample(struct ctx *x, struct ring *rings, int nr_rings, struct maps *full, bool exec_only)
+{
+	const struct scenario *sc = x->sc;
+
+	/* at least sc->seconds, and on until 200 leaf samples (a loaded
+	 * machine gives the workload less CPU), at most 20 s */
+	double t0 = now_us(), t_end = t0 + sc->seconds * 1e6, t_cap = t0 + 20e6;
+	bool maps_loaded = false;
+	for (;;) {
+		double t = now_us();
+		long leaf = x->st[0].leaf > x->st[1].leaf ? x->st[0].leaf : x->st[1].leaf;
+		if (t >= t_cap || (t >= t_end && (leaf >= 200 || !sc->check)))
+			break;
+		struct pollfd pfd[MAX_CPUS];
+		for (int i = 0; i < nr_rings; i++)
+			pfd[i] = (struct pollfd){ .fd = rings[i].fd, .events = POLLIN };
+		poll(pfd, nr_rings, 20);
+		/* the child has exec'd once its maps name the workload */
+		if (exec_only && maps__load_proc(full, x->pid) == 0) {
+			/* what MMAP2 records give without mmap_data: executable
+			 * mappings only, no stacks, no heap */
+			maps__clear(x->maps);
+			for (size_t i = 0; i < maps__count(full); i++)
+				if (maps__at(full, i)->prot & PROT_EXEC)
+					maps__insert(x->maps, maps__at(full, i));
+			compute_biases(x, full);
+			maps_loaded = x->exe_bias != 0;
+		} else if (!exec_only && maps__load_proc(x->maps, x->pid) == 0) {
+			compute_biases(x, x->maps);
+			maps_loaded = x->exe_bias != 0;
+		}
+		if (!maps_loaded)
+			continue;
+		for (int i = 0; i < nr_rings; i++)
+			drain(x, &rings[i]);
+	}
+}
+
 /* Returns 0, or 77 when perf_event_open is not available. */
 static int run_scenario(const struct scenario *sc, struct stats out[2], long *agree)
 {
@@ -587,45 +671,13 @@ static int run_scenario(const struct scenario *sc, struct stats out[2], long *ag
 	close(go[0]);
 
 	struct perf_event_attr a;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CPU_CLOCK;
-	a.sample_period = sc->period_ns;
-	if (sc->probe) {
-		uint64_t off = 0;
-		int type = -1;
-		FILE *tf = fopen("/sys/bus/event_source/devices/uprobe/type", "re");
-		if (!tf || fscanf(tf, "%d", &type) != 1)
-			type = -1;
-		if (tf)
-			fclose(tf);
-		if (type < 0 || probe_location(exe, sc->probe, &x.probe_vaddr, &off)) {
-			kill(x.pid, SIGKILL);
-			waitpid(x.pid, NULL, 0);
-			if (type < 0) {
-				printf("SKIP %s: no uprobe PMU (CONFIG_UPROBE_EVENTS off)\n", sc->name);
-				ret = 77;
-			} else {
-				CHECK_FAIL("%s: cannot locate %s in %s", sc->name, sc->probe, exe);
-			}
-			goto out;
-		}
-		a.type = (uint32_t)type;
-		a.config1 = (uint64_t)(uintptr_t)exe;	/* uprobe_path */
-		a.config2 = off;			/* probe_offset */
-		a.sample_period = sc->period_ns;	/* here: every Nth hit */
+	ret = scenario_attr(sc, &x, exe, &a);
+	if (ret) {
+		kill(x.pid, SIGKILL);
+		waitpid(x.pid, NULL, 0);
+		goto out;
 	}
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER |
-			PERF_SAMPLE_STACK_USER;
-	a.sample_regs_user = UNWIND_X86_SAMPLE_REGS_MASK;
-	a.sample_stack_user = sc->copy;
-	a.exclude_kernel = !sc->probe;
-	a.exclude_hv = 1;
-	a.disabled = 1;
-	a.enable_on_exec = 1;
-	a.inherit = 1;
-	a.wakeup_events = 16;
+	ret = 1;
 	for (int cpu = 0; cpu < ncpu && cpu < MAX_CPUS; cpu++) {
 		long fd = perf_open(&a, x.pid, cpu);
 		if (fd < 0) {
@@ -652,38 +704,7 @@ static int run_scenario(const struct scenario *sc, struct stats out[2], long *ag
 	}
 	close(go[1]);
 
-	/* at least sc->seconds, and on until 200 leaf samples (a loaded
-	 * machine gives the workload less CPU), at most 20 s */
-	double t0 = now_us(), t_end = t0 + sc->seconds * 1e6, t_cap = t0 + 20e6;
-	bool maps_loaded = false;
-	for (;;) {
-		double t = now_us();
-		long leaf = x.st[0].leaf > x.st[1].leaf ? x.st[0].leaf : x.st[1].leaf;
-		if (t >= t_cap || (t >= t_end && (leaf >= 200 || !sc->check)))
-			break;
-		struct pollfd pfd[MAX_CPUS];
-		for (int i = 0; i < nr_rings; i++)
-			pfd[i] = (struct pollfd){ .fd = rings[i].fd, .events = POLLIN };
-		poll(pfd, nr_rings, 20);
-		/* the child has exec'd once its maps name the workload */
-		if (exec_only && maps__load_proc(full, x.pid) == 0) {
-			/* what MMAP2 records give without mmap_data: executable
-			 * mappings only, no stacks, no heap */
-			maps__clear(x.maps);
-			for (size_t i = 0; i < maps__count(full); i++)
-				if (maps__at(full, i)->prot & PROT_EXEC)
-					maps__insert(x.maps, maps__at(full, i));
-			compute_biases(&x, full);
-			maps_loaded = x.exe_bias != 0;
-		} else if (!exec_only && maps__load_proc(x.maps, x.pid) == 0) {
-			compute_biases(&x, x.maps);
-			maps_loaded = x.exe_bias != 0;
-		}
-		if (!maps_loaded)
-			continue;
-		for (int i = 0; i < nr_rings; i++)
-			drain(&x, &rings[i]);
-	}
+	sample(&x, rings, nr_rings, full, exec_only);
 	if (getenv("UNWIND_DEBUG")) {
 		char cmd[256];
 		snprintf(cmd, sizeof(cmd), "ls -l /proc/%d/fd | sed -n 's/.*-> //p' | sort | uniq -c; grep VmRSS /proc/%d/status", (int)getpid(), (int)getpid());
