@@ -451,15 +451,16 @@ static void expect_field(const char *line, const char *name, const char *want, c
 	      line);
 }
 
-static void readback(const char *wl, const char *tag)
-{
-	char rel[512], e_entry[32], e_ret[32], e_many[32], e_line[32], e_inner[32];
-	snprintf(e_inner, sizeof(e_inner), "inner_%s", tag);
-	snprintf(e_entry, sizeof(e_entry), "handle_%s", tag);
-	snprintf(e_ret, sizeof(e_ret), "handle_ret_%s", tag);
-	snprintf(e_many, sizeof(e_many), "many_%s", tag);
-	snprintf(e_line, sizeof(e_line), "line_%s", tag);
+/* The events readback() makes, each named after the function it probes
+ * and the workload's tag (O0, O2). */
+struct rb_events {
+	char entry[32], ret[32], many[32], line[32], inner[32], dm[32], bg[32], vla[32], strtol[32];
+};
 
+/* The probes of readback(): arguments of every kind the translator emits.
+ * 0, or -1 when one could not be made (said by add_probe). */
+static int add_readback_probes(const char *wl, const struct rb_events *e)
+{
 	static const char *const entry_args[] = {
 		"req->path:string", "req->len", "req->codes[2]", "req->kind", "req->urgent", "req->prio", "req->in.a",
 		"req->in.b", "req->tag:string", "req->codes", "req->next->len", "n", "scale", "pa_global",
@@ -472,59 +473,44 @@ static void readback(const char *wl, const char *tag)
 	static const char *const vla_args[] = { "a[2]" };
 	static const char *const dm_args[] = { "$retval.q", "$retval.r" };
 	static const char *const bg_args[] = { "$retval.v[4]" };
-	char e_dm[32], e_bg[32];
-	snprintf(e_dm, sizeof(e_dm), "divmod_%s", tag);
-	snprintf(e_bg, sizeof(e_bg), "mkbig_%s", tag);
-	char e_vla[32], vspec[64];
-	snprintf(e_vla, sizeof(e_vla), "vla_%s", tag);
+	char vspec[64], spec[64];
 	snprintf(vspec, sizeof(vspec), "probeargs_wl.c:%d", marker_line("/* VLA_LINE */"));
-	char spec[64];
 	snprintf(spec, sizeof(spec), "probeargs_wl.c:%d", marker_line("/* PROBE_LINE */"));
-	if (add_probe(wl, e_entry, "handle", 0, false, entry_args, sizeof(entry_args) / sizeof(*entry_args)) ||
-	    add_probe(wl, e_ret, "handle%return", 0, true, ret_args, 1) ||
-	    add_probe(wl, e_many, "many", 0, false, many_args, 1) ||
-	    add_probe(wl, e_line, spec, 0, false, line_args, 2) ||
-	    add_probe(wl, e_inner, "take_inner", 0, false, inner_args, 3) ||
-	    add_probe(wl, e_dm, "divmod%return", 0, true, dm_args, 2) ||
-	    add_probe(wl, e_bg, "mkbig%return", 0, true, bg_args, 1))
-		goto out;
+	if (add_probe(wl, e->entry, "handle", 0, false, entry_args, sizeof(entry_args) / sizeof(*entry_args)) ||
+	    add_probe(wl, e->ret, "handle%return", 0, true, ret_args, 1) ||
+	    add_probe(wl, e->many, "many", 0, false, many_args, 1) ||
+	    add_probe(wl, e->line, spec, 0, false, line_args, 2) ||
+	    add_probe(wl, e->inner, "take_inner", 0, false, inner_args, 3) ||
+	    add_probe(wl, e->dm, "divmod%return", 0, true, dm_args, 2) ||
+	    add_probe(wl, e->bg, "mkbig%return", 0, true, bg_args, 1))
+		return -1;
 	/* every address of the line: which one runs depends on the compiler */
-	{
-		struct probe_finder *pf = open_pf(wl);
-		struct pf_points *pts = NULL;
-		int npts = pf && !probe_finder__find(pf, vspec, 0, &pts) ? pts->n : 0;
-		pf_points__delete(pts);
-		probe_finder__delete(pf);
-		CHECK(npts > 0 && npts < 32, "%s: %d points", vspec, npts);
-		for (int j = 0; j < npts && j < 32; j++) {
-			char ev[48];
-			snprintf(ev, sizeof(ev), "%s_%d", e_vla, j);
-			if (add_probe(wl, ev, vspec, j, false, vla_args, 1))
-				goto out;
-		}
+	struct probe_finder *pf = open_pf(wl);
+	struct pf_points *pts = NULL;
+	int npts = pf && !probe_finder__find(pf, vspec, 0, &pts) ? pts->n : 0;
+	pf_points__delete(pts);
+	probe_finder__delete(pf);
+	CHECK(npts > 0 && npts < 32, "%s: %d points", vspec, npts);
+	for (int j = 0; j < npts && j < 32; j++) {
+		char ev[48];
+		snprintf(ev, sizeof(ev), "%s_%d", e->vla, j);
+		if (add_probe(wl, ev, vspec, j, false, vla_args, 1))
+			return -1;
 	}
 	/* libc's strtol: system-wide (uprobes are per file); lines of other
 	 * processes are told apart by the comm */
 	static const char *const strtol_args[] = { "nptr:string", "base", "$comm" };
-	char e_strtol[32];
-	snprintf(e_strtol, sizeof(e_strtol), "strtol_%s", tag);
-	if (libc_path[0] && add_probe(libc_path, e_strtol, "strtol", 0, false, strtol_args, 3))
-		goto out;
+	if (libc_path[0] && add_probe(libc_path, e->strtol, "strtol", 0, false, strtol_args, 3))
+		return -1;
+	return 0;
+}
 
-	snprintf(rel, sizeof(rel), "instances/%s", group);
-	char path[4096];
-	if (tracefs__path(path, sizeof(path), rel) || mkdir(path, 0755)) {
-		CHECK(0, "mkdir %s: %s", path, strerror(errno));
-		goto out;
-	}
-	instance_made = true;
-	snprintf(rel, sizeof(rel), "instances/%s/events/%s/enable", group, group);
-	CHECK(tracefs__write_file(rel, "1", 0) == 0, "enable %s", rel);
-
-	/* run the workload; its stdout says what it computed */
+/* Runs the workload to its end; its stdout says what it computed. */
+static void run_readback_workload(const char *wl)
+{
 	int fds[2];
-	if (pipe(fds))
-		goto out;
+	if (!CHECK(pipe(fds) == 0, "pipe: %s", strerror(errno)))
+		return;
 	pid_t pid = fork();
 	if (pid == 0) {
 		dup2(fds[1], 1);
@@ -546,12 +532,71 @@ static void readback(const char *wl, const char *tag)
 	CHECK(!strcmp(outbuf, "handle 0 -> 1093\nhandle 1 -> 2124\nhandle 2 -> 3157\nmany sum 147000044392\n"
 			      "strtol 33519\n"),
 	      "workload output: %s", outbuf);
+}
 
-	snprintf(rel, sizeof(rel), "instances/%s/trace", group);
-	char *trace = tracefs__read_file(rel, NULL);
-	CHECK(trace != NULL, "read %s", rel);
-	if (!trace)
-		goto out;
+/* The I-th hit of handle(): every argument as the workload set it. Keeps
+ * the running pa_counter and the req pointer for the line probe. */
+static void check_entry_line(const char *line, int i, const char *what, long *counter, char *req_ptr, size_t len)
+{
+	static const char *const paths[3] = { "\"/index.html\"", "\"/a/b/c\"", "\"/x\"" };
+	char want[128];
+	expect_field(line, "req_path", paths[i], what);
+	snprintf(want, sizeof(want), "%d", 11 + i);
+	expect_field(line, "req_len", want, what);
+	snprintf(want, sizeof(want), "%d", 30 + i);
+	expect_field(line, "req_codes_2", want, what);
+	expect_field(line, "req_kind", "5", what);
+	snprintf(want, sizeof(want), "%d", i & 1);
+	expect_field(line, "req_urgent", want, what);
+	snprintf(want, sizeof(want), "%d", 17 + i);
+	expect_field(line, "req_prio", want, what);
+	snprintf(want, sizeof(want), "%ld", -5000000000L - i);
+	expect_field(line, "req_in_a", want, what);
+	expect_field(line, "req_in_b", "-7", what);
+	snprintf(want, sizeof(want), "\"tag%d\"", i);
+	expect_field(line, "req_tag", want, what);
+	snprintf(want, sizeof(want), "{%d,20,%d,-40}", 10 + i, 30 + i);
+	expect_field(line, "req_codes", want, what);
+	/* next is NULL on the first call: tracefs stores 0 for a faulting read */
+	snprintf(want, sizeof(want), "%d", i ? 11 + i - 1 : 0);
+	expect_field(line, "req_next_len", want, what);
+	snprintf(want, sizeof(want), "%d", i + 3);
+	expect_field(line, "n", want, what);
+	snprintf(want, sizeof(want), "%d", 1000 * (i + 1));
+	expect_field(line, "scale", want, what);
+	expect_field(line, "pa_global", "1234", what);
+	expect_field(line, "pa_name", "\"global-name\"", what);
+	snprintf(want, sizeof(want), "%ld", *counter);
+	expect_field(line, "pa_counter", want, what);
+	*counter += 1000 * (i + 1);
+	field(line, "req", req_ptr, len);
+}
+
+/* The I-th hit of the $vars line probe: what was emitted must hold the
+ * workload's values. */
+static void check_vars_line(const char *line, int i, const char *what, const char *req_ptr)
+{
+	static const char *const paths[3] = { "\"/index.html\"", "\"/a/b/c\"", "\"/x\"" };
+	char got[64], want[128];
+	expect_field(line, "path", paths[i], what);
+	if (field(line, "req", got, sizeof(got)))
+		CHECK(!strcmp(got, req_ptr), "%s: req = %s, at the entry %s", what, got, req_ptr);
+	snprintf(want, sizeof(want), "%d", i + 3);
+	if (field(line, "n", got, sizeof(got)))
+		CHECK(!strcmp(got, want), "%s: n = %s, want %s", what, got, want);
+	snprintf(want, sizeof(want), "%d", 1000 * (i + 1));
+	if (field(line, "scale", got, sizeof(got)))
+		CHECK(!strcmp(got, want), "%s: scale = %s, want %s", what, got, want);
+	snprintf(want, sizeof(want), "%d", 20 + 2 * i);
+	if (field(line, "sum", got, sizeof(got)))
+		CHECK(!strcmp(got, want), "%s: sum = %s, want %s", what, got, want);
+	/* a stack slot at -O0, the immediate \100 at -O2 */
+	expect_field(line, "limit", "100", what);
+}
+
+/* The instance's trace after the run: each event's hits, with the values. */
+static void check_readback_trace(char *trace, const char *wl, const struct rb_events *e)
+{
 	int n_entry = 0, n_ret = 0, n_many = 0, n_line = 0, n_inner = 0, n_strtol = 0, n_vla = 0, vla_last = -1;
 	int n_dm = 0, n_bg = 0;
 	const char *comm = strrchr(wl, '/') + 1;
@@ -561,72 +606,41 @@ static void readback(const char *wl, const char *tag)
 	for (char *line = strtok(trace, "\n"); line; line = strtok(NULL, "\n")) {
 		if (line[0] == '#')
 			continue;
-		snprintf(ev, sizeof(ev), " %s: (", e_entry);
+		snprintf(ev, sizeof(ev), " %s: (", e->entry);
 		if (strstr(line, ev) && n_entry < 3) {
 			int i = n_entry++;
-			const char *what = e_entry;
-			static const char *const paths[3] = { "\"/index.html\"", "\"/a/b/c\"", "\"/x\"" };
-			expect_field(line, "req_path", paths[i], what);
-			snprintf(want, sizeof(want), "%d", 11 + i);
-			expect_field(line, "req_len", want, what);
-			snprintf(want, sizeof(want), "%d", 30 + i);
-			expect_field(line, "req_codes_2", want, what);
-			expect_field(line, "req_kind", "5", what);
-			snprintf(want, sizeof(want), "%d", i & 1);
-			expect_field(line, "req_urgent", want, what);
-			snprintf(want, sizeof(want), "%d", 17 + i);
-			expect_field(line, "req_prio", want, what);
-			snprintf(want, sizeof(want), "%ld", -5000000000L - i);
-			expect_field(line, "req_in_a", want, what);
-			expect_field(line, "req_in_b", "-7", what);
-			snprintf(want, sizeof(want), "\"tag%d\"", i);
-			expect_field(line, "req_tag", want, what);
-			snprintf(want, sizeof(want), "{%d,20,%d,-40}", 10 + i, 30 + i);
-			expect_field(line, "req_codes", want, what);
-			/* next is NULL on the first call: tracefs stores 0 for a faulting read */
-			snprintf(want, sizeof(want), "%d", i ? 11 + i - 1 : 0);
-			expect_field(line, "req_next_len", want, what);
-			snprintf(want, sizeof(want), "%d", i + 3);
-			expect_field(line, "n", want, what);
-			snprintf(want, sizeof(want), "%d", 1000 * (i + 1));
-			expect_field(line, "scale", want, what);
-			expect_field(line, "pa_global", "1234", what);
-			expect_field(line, "pa_name", "\"global-name\"", what);
-			snprintf(want, sizeof(want), "%ld", counter);
-			expect_field(line, "pa_counter", want, what);
-			counter += 1000 * (i + 1);
-			field(line, "req", req_ptr[i], sizeof(req_ptr[i]));
+			check_entry_line(line, i, e->entry, &counter, req_ptr[i], sizeof(req_ptr[i]));
 			continue;
 		}
-		snprintf(ev, sizeof(ev), " %s: (", e_ret);
+		snprintf(ev, sizeof(ev), " %s: (", e->ret);
 		if (strstr(line, ev) && n_ret < 3) {
 			static const char *const rets[3] = { "1093", "2124", "3157" };
-			expect_field(line, "retval", rets[n_ret++], e_ret);
+			expect_field(line, "retval", rets[n_ret++], e->ret);
 			continue;
 		}
-		snprintf(ev, sizeof(ev), " %s: (", e_many);
+		snprintf(ev, sizeof(ev), " %s: (", e->many);
 		if (strstr(line, ev) && n_many < 3) {
 			int i = n_many++;
 			snprintf(want, sizeof(want), "%d", i);
-			expect_field(line, "a1", want, e_many);
-			expect_field(line, "a2", "2", e_many);
-			expect_field(line, "a6", "6", e_many);
+			expect_field(line, "a1", want, e->many);
+			expect_field(line, "a2", "2", e->many);
+			expect_field(line, "a6", "6", e->many);
 			snprintf(want, sizeof(want), "%d", 70 + i);
-			expect_field(line, "a7", want, e_many);
+			expect_field(line, "a7", want, e->many);
 			snprintf(want, sizeof(want), "%ld", 8000000000L + i);
-			expect_field(line, "a8", want, e_many);
+			expect_field(line, "a8", want, e->many);
 			continue;
 		}
-		snprintf(ev, sizeof(ev), " %s: (", e_strtol);
+		snprintf(ev, sizeof(ev), " %s: (", e->strtol);
 		char got[64];
 		snprintf(want, sizeof(want), "\"%.15s\"", comm);
 		if (strstr(line, ev) && field(line, "comm", got, sizeof(got)) && !strcmp(got, want)) {
 			n_strtol++;
-			expect_field(line, "nptr", "\"12345\"", e_strtol);
-			expect_field(line, "base", "13", e_strtol);
+			expect_field(line, "nptr", "\"12345\"", e->strtol);
+			expect_field(line, "base", "13", e->strtol);
 			continue;
 		}
-		snprintf(ev, sizeof(ev), " %s_", e_vla);
+		snprintf(ev, sizeof(ev), " %s_", e->vla);
 		if (strstr(line, ev)) {
 			/* a[i] = i * 7 + n with n = 5 + call; one call may pass
 			 * several addresses of the line */
@@ -636,54 +650,38 @@ static void readback(const char *wl, const char *tag)
 				n_vla++;
 				vla_last = v;
 			}
-			CHECK(v == 14 + 5 + n_vla - 1, "%s: a_2 = %d at call %d (line: %s)", e_vla, v, n_vla, line);
+			CHECK(v == 14 + 5 + n_vla - 1, "%s: a_2 = %d at call %d (line: %s)", e->vla, v, n_vla, line);
 			continue;
 		}
-		snprintf(ev, sizeof(ev), " %s: (", e_dm);
+		snprintf(ev, sizeof(ev), " %s: (", e->dm);
 		if (strstr(line, ev) && n_dm < 3) {
 			int i = n_dm++;
 			snprintf(want, sizeof(want), "%d", (100 + i) / 7);
-			expect_field(line, "retval_q", want, e_dm);
+			expect_field(line, "retval_q", want, e->dm);
 			snprintf(want, sizeof(want), "%d", (100 + i) % 7);
-			expect_field(line, "retval_r", want, e_dm);
+			expect_field(line, "retval_r", want, e->dm);
 			continue;
 		}
-		snprintf(ev, sizeof(ev), " %s: (", e_bg);
+		snprintf(ev, sizeof(ev), " %s: (", e->bg);
 		if (strstr(line, ev) && n_bg < 3) {
 			snprintf(want, sizeof(want), "%d", (3 + n_bg++) * 5);
-			expect_field(line, "retval_v_4", want, e_bg);
+			expect_field(line, "retval_v_4", want, e->bg);
 			continue;
 		}
-		snprintf(ev, sizeof(ev), " %s: (", e_inner);
+		snprintf(ev, sizeof(ev), " %s: (", e->inner);
 		if (strstr(line, ev) && n_inner < 3) {
 			int i = n_inner++;
 			snprintf(want, sizeof(want), "%ld", -5000000000L - i);
-			expect_field(line, "in_a", want, e_inner);
-			expect_field(line, "in_b", "-7", e_inner);
+			expect_field(line, "in_a", want, e->inner);
+			expect_field(line, "in_b", "-7", e->inner);
 			snprintf(want, sizeof(want), "%d", i + 2);
-			expect_field(line, "k", want, e_inner);
+			expect_field(line, "k", want, e->inner);
 			continue;
 		}
-		snprintf(ev, sizeof(ev), " %s: (", e_line);
+		snprintf(ev, sizeof(ev), " %s: (", e->line);
 		if (strstr(line, ev) && n_line < 3) {
-			/* $vars: what was emitted must hold the workload's values */
 			int i = n_line++;
-			char got[64];
-			static const char *const paths[3] = { "\"/index.html\"", "\"/a/b/c\"", "\"/x\"" };
-			expect_field(line, "path", paths[i], e_line);
-			if (field(line, "req", got, sizeof(got)))
-				CHECK(!strcmp(got, req_ptr[i]), "%s: req = %s, at the entry %s", e_line, got, req_ptr[i]);
-			snprintf(want, sizeof(want), "%d", i + 3);
-			if (field(line, "n", got, sizeof(got)))
-				CHECK(!strcmp(got, want), "%s: n = %s, want %s", e_line, got, want);
-			snprintf(want, sizeof(want), "%d", 1000 * (i + 1));
-			if (field(line, "scale", got, sizeof(got)))
-				CHECK(!strcmp(got, want), "%s: scale = %s, want %s", e_line, got, want);
-			snprintf(want, sizeof(want), "%d", 20 + 2 * i);
-			if (field(line, "sum", got, sizeof(got)))
-				CHECK(!strcmp(got, want), "%s: sum = %s, want %s", e_line, got, want);
-			/* a stack slot at -O0, the immediate \100 at -O2 */
-			expect_field(line, "limit", "100", e_line);
+			check_vars_line(line, i, e->line, req_ptr[i]);
 			continue;
 		}
 	}
@@ -692,6 +690,40 @@ static void readback(const char *wl, const char *tag)
 	CHECK(n_strtol == (libc_path[0] ? 1 : 0), "%s: strtol hits %d", wl, n_strtol);
 	CHECK(n_vla == 3, "%s: vla_sum hits %d", wl, n_vla);
 	CHECK(n_dm == 3 && n_bg == 3, "%s: divmod hits %d, mkbig hits %d", wl, n_dm, n_bg);
+}
+
+static void readback(const char *wl, const char *tag)
+{
+	struct rb_events e;
+	snprintf(e.entry, sizeof(e.entry), "handle_%s", tag);
+	snprintf(e.ret, sizeof(e.ret), "handle_ret_%s", tag);
+	snprintf(e.many, sizeof(e.many), "many_%s", tag);
+	snprintf(e.line, sizeof(e.line), "line_%s", tag);
+	snprintf(e.inner, sizeof(e.inner), "inner_%s", tag);
+	snprintf(e.dm, sizeof(e.dm), "divmod_%s", tag);
+	snprintf(e.bg, sizeof(e.bg), "mkbig_%s", tag);
+	snprintf(e.vla, sizeof(e.vla), "vla_%s", tag);
+	snprintf(e.strtol, sizeof(e.strtol), "strtol_%s", tag);
+	if (add_readback_probes(wl, &e))
+		goto out;
+
+	char rel[512], path[4096];
+	snprintf(rel, sizeof(rel), "instances/%s", group);
+	if (tracefs__path(path, sizeof(path), rel) || mkdir(path, 0755)) {
+		CHECK(0, "mkdir %s: %s", path, strerror(errno));
+		goto out;
+	}
+	instance_made = true;
+	snprintf(rel, sizeof(rel), "instances/%s/events/%s/enable", group, group);
+	CHECK(tracefs__write_file(rel, "1", 0) == 0, "enable %s", rel);
+
+	run_readback_workload(wl);
+
+	snprintf(rel, sizeof(rel), "instances/%s/trace", group);
+	char *trace = tracefs__read_file(rel, NULL);
+	CHECK(trace != NULL, "read %s", rel);
+	if (trace)
+		check_readback_trace(trace, wl, &e);
 	free(trace);
 out:
 	cleanup();
