@@ -20,14 +20,11 @@
 
 static int check_count, check_failures;
 
-__attribute__((format(printf, 5, 6)))
-static inline bool check__report(bool ok, const char *file, int line, const char *expr, const char *fmt, ...)
+__attribute__((format(printf, 4, 5)))
+static inline void check__fail(const char *file, int line, const char *expr, const char *fmt, ...)
 {
 	va_list ap;
 
-	check_count++;
-	if (ok)
-		return true;
 	check_failures++;
 	if (expr)
 		fprintf(stderr, "FAIL %s:%d: %s: ", file, line, expr);
@@ -37,31 +34,54 @@ static inline bool check__report(bool ok, const char *file, int line, const char
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	return false;
 }
 
-#define CHECK(cond, ...) check__report(!!(cond), __FILE__, __LINE__, #cond, __VA_ARGS__)
-#define CHECK_FAIL(...) check__report(false, __FILE__, __LINE__, NULL, __VA_ARGS__)
+/* The condition first, the message's arguments only when it failed (they
+ * may read what the condition just checked, e.g. CHECK(p, "%s", p->name)). */
+#define CHECK(cond, ...)                                                                      \
+	({                                                                                    \
+		bool check__ok = (cond);                                                      \
+		check_count++;                                                                \
+		if (!check__ok)                                                               \
+			check__fail(__FILE__, __LINE__, #cond, __VA_ARGS__);                  \
+		check__ok;                                                                    \
+	})
+#define CHECK_FAIL(...)                                                                       \
+	({                                                                                    \
+		check_count++;                                                                \
+		check__fail(__FILE__, __LINE__, NULL, __VA_ARGS__);                           \
+		false;                                                                        \
+	})
 
-#define CHECK_EQ_INT(a, b)                                                                   \
-	({                                                                                   \
-		long long check__a = (a), check__b = (b);                                    \
-		check__report(check__a == check__b, __FILE__, __LINE__, #a " == " #b,       \
-			      "%lld, expected %lld", check__a, check__b);                    \
+#define CHECK_EQ_INT(a, b)                                                                    \
+	({                                                                                    \
+		long long check__a = (a), check__b = (b);                                     \
+		check_count++;                                                                \
+		if (check__a != check__b)                                                     \
+			check__fail(__FILE__, __LINE__, #a " == " #b, "%lld, expected %lld",  \
+				    check__a, check__b);                                      \
+		check__a == check__b;                                                         \
 	})
-#define CHECK_EQ_U64(a, b)                                                                   \
-	({                                                                                   \
-		unsigned long long check__a = (a), check__b = (b);                           \
-		check__report(check__a == check__b, __FILE__, __LINE__, #a " == " #b,       \
-			      "%llu (%#llx), expected %llu (%#llx)", check__a, check__a,     \
-			      check__b, check__b);                                           \
+#define CHECK_EQ_U64(a, b)                                                                    \
+	({                                                                                    \
+		unsigned long long check__a = (a), check__b = (b);                            \
+		check_count++;                                                                \
+		if (check__a != check__b)                                                     \
+			check__fail(__FILE__, __LINE__, #a " == " #b,                         \
+				    "%llu (%#llx), expected %llu (%#llx)", check__a, check__a, \
+				    check__b, check__b);                                      \
+		check__a == check__b;                                                         \
 	})
-#define CHECK_STREQ(a, b)                                                                    \
-	({                                                                                   \
-		const char *check__a = (a), *check__b = (b);                                 \
-		check__report(check__a && check__b && !strcmp(check__a, check__b), __FILE__, \
-			      __LINE__, #a " == " #b, "\"%s\", expected \"%s\"",             \
-			      check__a ? check__a : "(null)", check__b ? check__b : "(null)");  \
+#define CHECK_STREQ(a, b)                                                                     \
+	({                                                                                    \
+		const char *check__a = (a), *check__b = (b);                                  \
+		bool check__ok = check__a && check__b && !strcmp(check__a, check__b);         \
+		check_count++;                                                                \
+		if (!check__ok)                                                               \
+			check__fail(__FILE__, __LINE__, #a " == " #b, "\"%s\", expected \"%s\"", \
+				    check__a ? check__a : "(null)",                           \
+				    check__b ? check__b : "(null)");                          \
+		check__ok;                                                                    \
 	})
 
 /* The test cannot run here: say why (one line on stdout) and return 77. */
