@@ -20,16 +20,11 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "pprobe/debuginfo.h"
+#include "pprobe/maps.h"
 #include "pprobe/probe_finder.h"
-#include "sym_internal.h"
+#include "pprobe/sym_table.h"
 #include "probe_finder_internal.h"
-
-struct sym {
-	char *name;
-	uint64_t addr, size;
-	bool func;
-	bool global;
-};
 
 /* A DWARF function instance with code: out-of-line or inlined. */
 struct fn {
@@ -50,7 +45,8 @@ struct probe_finder {
 	bool kernel, kallsyms;
 	char *module;
 	char *source_dir;
-	struct sym *syms;
+	struct sym_table *symtab;
+	const struct sym_entry *syms;	/* in symtab: by address, then name */
 	size_t nsyms;
 	struct fn *fns;
 	size_t nfns;
@@ -213,112 +209,6 @@ static Elf *elf_open(const char *path, int *fd)
 	return e;
 }
 
-static int sym_cmp(const void *a, const void *b)
-{
-	const struct sym *x = a, *y = b;
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-static int add_sym(struct probe_finder *pf, const char *name, uint64_t addr, uint64_t size,
-		   bool func, bool global)
-{
-	if (!name || !*name)
-		return 0;
-	if (!(pf->nsyms & (pf->nsyms + 1)) || pf->nsyms == 0) {
-		size_t cap = pf->nsyms ? (pf->nsyms + 1) * 2 : 256;
-		struct sym *s = realloc(pf->syms, cap * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		pf->syms = s;
-	}
-	char *n = strdup(name);
-	if (!n)
-		return -ENOMEM;
-	pf->syms[pf->nsyms++] = (struct sym){ n, addr, size, func, global };
-	return 0;
-}
-
-static void load_elf_syms(struct probe_finder *pf, Elf *e)
-{
-	for (Elf_Scn *s = elf_nextscn(e, NULL); s; s = elf_nextscn(e, s)) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(s, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		Elf_Data *d = elf_getdata(s, NULL);
-		if (!d || !sh.sh_entsize)
-			continue;
-		size_t n = sh.sh_size / sh.sh_entsize;
-		for (size_t i = 0; i < n; i++) {
-			GElf_Sym sym;
-			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-			    sym.st_shndx == SHN_ABS)
-				continue;
-			int t = GELF_ST_TYPE(sym.st_info);
-			if (t != STT_FUNC && t != STT_GNU_IFUNC && t != STT_OBJECT)
-				continue;
-			const char *name = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (!name)
-				continue;
-			char buf[512];
-			/* versioned .symtab names ("memcpy@GLIBC_2.2.5") are not ours */
-			const char *at = strchr(name, '@');
-			if (at && at != name) {
-				snprintf(buf, sizeof(buf), "%.*s", (int)(at - name), name);
-				name = buf;
-			}
-			add_sym(pf, name, sym.st_value, sym.st_size, t != STT_OBJECT,
-				GELF_ST_BIND(sym.st_info) != STB_LOCAL);
-		}
-	}
-}
-
-static void uniq_syms(struct probe_finder *pf)
-{
-	if (!pf->nsyms)
-		return;
-	qsort(pf->syms, pf->nsyms, sizeof(*pf->syms), sym_cmp);
-	size_t o = 0;
-	for (size_t i = 0; i < pf->nsyms; i++) {
-		if (o && pf->syms[o - 1].addr == pf->syms[i].addr &&
-		    !strcmp(pf->syms[o - 1].name, pf->syms[i].name)) {
-			if (pf->syms[i].size > pf->syms[o - 1].size)
-				pf->syms[o - 1].size = pf->syms[i].size;
-			pf->syms[o - 1].global |= pf->syms[i].global;
-			free(pf->syms[i].name);
-			continue;
-		}
-		pf->syms[o++] = pf->syms[i];
-	}
-	pf->nsyms = o;
-}
-
-static int load_kallsyms(struct probe_finder *pf)
-{
-	FILE *f = fopen("/proc/kallsyms", "re");
-	if (!f)
-		return pf_fail(pf, -errno, "cannot read /proc/kallsyms: %s", strerror(errno));
-	char line[1024];
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long addr;
-		char type, name[512], mod[256] = "";
-		int n = sscanf(line, "%llx %c %511s [%255[^]]]", &addr, &type, name, mod);
-		if (n < 3 || (type != 't' && type != 'T' && type != 'w' && type != 'W'))
-			continue;
-		if (pf->module ? strcmp(mod, pf->module) : mod[0] != '\0')
-			continue;
-		if (add_sym(pf, name, addr, 0, true, isupper((unsigned char)type)))
-			break;
-	}
-	fclose(f);
-	uniq_syms(pf);
-	/* kallsyms has no sizes: a symbol ends where the next begins */
-	for (size_t i = 0; i + 1 < pf->nsyms; i++)
-		pf->syms[i].size = pf->syms[i + 1].addr - pf->syms[i].addr;
-	return 0;
-}
-
 static char *find_module(const char *name)
 {
 	struct utsname u;
@@ -386,8 +276,16 @@ struct probe_finder *probe_finder__new(const struct probe_finder_opts *o, char *
 			if (o->module && !pf->module)
 				goto nomem;
 			pf->path = strdup(o->module ? pf->module : "[kernel.kallsyms]");
-			if (!pf->path || load_kallsyms(pf))
+			if (!pf->path || !(pf->symtab = sym_table__new()))
+				goto nomem;
+			int ret = sym_table__add_kallsyms(pf->symtab, NULL, pf->module);
+			if (ret) {
+				errno = -ret;
+				if (ret != -ENOMEM)
+					pf_fail(pf, ret, "cannot read /proc/kallsyms: %s", strerror(errno));
 				goto err;
+			}
+			pf->syms = sym_table__syms(pf->symtab, &pf->nsyms);
 			if (o->module)
 				pf_fail(pf, -ENOENT, "no file for kernel module %s of kernel %s "
 					"(not in /lib/modules/%s/modules.dep): pass its .ko path with -m PATH",
@@ -458,10 +356,10 @@ struct probe_finder *probe_finder__new(const struct probe_finder_opts *o, char *
 		pf_fail(pf, -ENOENT, "%s", m);
 		free(m);
 	}
-	if (pf->delf)
-		load_elf_syms(pf, pf->delf);
-	load_elf_syms(pf, pf->elf);
-	uniq_syms(pf);
+	if (!(pf->symtab = sym_table__new()) || (pf->delf && sym_table__add_elf(pf->symtab, pf->delf)) ||
+	    sym_table__add_elf(pf->symtab, pf->elf))
+		goto nomem;
+	pf->syms = sym_table__syms(pf->symtab, &pf->nsyms);
 
 	cs_arch arch = CS_ARCH_X86;
 	cs_mode mode = CS_MODE_64;
@@ -507,9 +405,7 @@ void probe_finder__delete(struct probe_finder *pf)
 		close(pf->dfd);
 	if (pf->fd >= 0)
 		close(pf->fd);
-	for (size_t i = 0; i < pf->nsyms; i++)
-		free(pf->syms[i].name);
-	free(pf->syms);
+	sym_table__delete(pf->symtab);
 	free(pf->fns);
 	free(pf->path);
 	free(pf->debug_path);
@@ -635,13 +531,13 @@ static void load_fns(struct probe_finder *pf)
 
 /* The ELF function symbol containing addr: prefer the name `want`, then the
  * DWARF name, then a global one. */
-static const struct sym *sym_at(struct probe_finder *pf, uint64_t addr, const char *want,
+static const struct sym_entry *sym_at(struct probe_finder *pf, uint64_t addr, const char *want,
 				const char *dwname)
 {
-	const struct sym *best = NULL;
+	const struct sym_entry *best = NULL;
 	int bestscore = -1;
 	for (size_t i = 0; i < pf->nsyms; i++) {
-		const struct sym *s = &pf->syms[i];
+		const struct sym_entry *s = &pf->syms[i];
 		if (s->addr > addr)
 			break;
 		if (!s->func || addr >= s->addr + (s->size ? s->size : 1))
@@ -657,7 +553,7 @@ static const struct sym *sym_at(struct probe_finder *pf, uint64_t addr, const ch
 	return best;
 }
 
-static const struct sym *sym_named(struct probe_finder *pf, const char *name)
+static const struct sym_entry *sym_named(struct probe_finder *pf, const char *name)
 {
 	for (size_t i = 0; i < pf->nsyms; i++)
 		if (pf->syms[i].func && !strcmp(pf->syms[i].name, name))
@@ -686,7 +582,7 @@ int probe_finder__functions(struct probe_finder *pf, const char *filter, char **
 			v[n++] = (char *)pf->fns[i].name;
 	for (size_t i = 0; i < pf->nsyms; i++)
 		if (pf->syms[i].func && probe_filter__match(filter, pf->syms[i].name) == 1)
-			v[n++] = pf->syms[i].name;
+			v[n++] = (char *)pf->syms[i].name;
 	qsort(v, n, sizeof(*v), str_cmp);
 	size_t o = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -867,14 +763,14 @@ static int find_instances(struct probe_finder *pf, const char *name, const char 
 	char *dot = strchr(base, '.');
 	if (dot)
 		*dot = '\0';
-	const struct sym *alias = sym_named(pf, name);
+	const struct sym_entry *alias = sym_named(pf, name);
 	for (size_t i = 0; i < pf->nfns; i++) {
 		struct fn *f = &pf->fns[i];
 		if (no_inlines && f->inlined)
 			continue;
 		bool match = !strcmp(f->name, name);
 		if (!match && dot && !strcmp(f->name, base) && !f->inlined) {
-			const struct sym *s = sym_at(pf, f->entry, name, NULL);
+			const struct sym_entry *s = sym_at(pf, f->entry, name, NULL);
 			match = s && s->addr == f->entry && !strcmp(s->name, name);
 		}
 		if (!match && alias && !f->inlined && f->entry == alias->addr)
@@ -1060,7 +956,7 @@ static int disasm(struct probe_finder *pf, uint64_t start, uint64_t end, struct 
 		*out = v;
 		char buf[256];
 		snprintf(buf, sizeof(buf), "%s%s%s", insn->mnemonic, insn->op_str[0] ? " " : "", insn->op_str);
-		const struct sym *s = sym_at(pf, insn->address, NULL, NULL);
+		const struct sym_entry *s = sym_at(pf, insn->address, NULL, NULL);
 		if (!s)
 			break;	/* padding between functions */
 		v[*nout].addr = insn->address;
@@ -1075,7 +971,7 @@ static int disasm(struct probe_finder *pf, uint64_t start, uint64_t end, struct 
 
 int probe_finder__check_insn(struct probe_finder *pf, uint64_t addr)
 {
-	const struct sym *s = sym_at(pf, addr, NULL, NULL);
+	const struct sym_entry *s = sym_at(pf, addr, NULL, NULL);
 	if (!s || !s->size)
 		return pf_fail(pf, -EINVAL, "0x%" PRIx64 " is not inside a function of %s", addr, pf->path);
 	if (pf->kallsyms)
@@ -1567,7 +1463,7 @@ static const char *regname(struct probe_finder *pf, unsigned r, char *buf, size_
 static const char *data_sym(struct probe_finder *pf, uint64_t addr, char *buf, size_t len)
 {
 	for (size_t i = 0; i < pf->nsyms; i++) {
-		const struct sym *s = &pf->syms[i];
+		const struct sym_entry *s = &pf->syms[i];
 		if (s->addr <= addr && addr < s->addr + (s->size ? s->size : 1)) {
 			if (addr == s->addr)
 				snprintf(buf, len, "@%s", s->name);
@@ -1752,7 +1648,7 @@ static int int_cmp(const void *a, const void *b)
 
 /* "@<sym+[a-b,...]> lines ..." for where var has a location inside fn. */
 static char *var_range(struct probe_finder *pf, Dwarf_Die *var, Dwarf_Die *fn, Dwarf_Die *cu,
-		       const struct sym *s)
+		       const struct sym_entry *s)
 {
 	struct sbuf b = { 0 };
 	Dwarf_Attribute a;
@@ -1887,7 +1783,7 @@ static void drop_var(struct pf_point *p, const char *name)
 
 static int add_var(struct probe_finder *pf, struct pf_point *p, Dwarf_Die *var, Dwarf_Addr addr,
 		   bool external, bool force_out, const char *fbase, Dwarf_Die *fn, Dwarf_Die *cu,
-		   unsigned flags, const struct sym *s)
+		   unsigned flags, const struct sym_entry *s)
 {
 	const char *name = die_name(var);
 	if (!name || have_var(p, name))
@@ -2002,7 +1898,7 @@ static bool is_var_tag(int tag)
 }
 
 static int collect_vars(struct probe_finder *pf, struct pf_point *p, Dwarf_Die *inst, Dwarf_Addr addr,
-			unsigned flags, const struct sym *s)
+			unsigned flags, const struct sym_entry *s)
 {
 	Dwarf_Die cu, *scopes = NULL;
 	int ns, k = -1, ret = 0;
@@ -2139,7 +2035,7 @@ static int add_point_line(struct probe_finder *pf, struct pf_points *pts, Dwarf_
 	p->addr = addr;
 	p->retprobe = ret;
 	p->function = strdup(fname ? fname : "?");
-	const struct sym *s = sym_at(pf, addr, want, fname);
+	const struct sym_entry *s = sym_at(pf, addr, want, fname);
 	if (s) {
 		p->symbol = strdup(s->name);
 		p->sym_offset = addr - s->addr;
@@ -2229,7 +2125,7 @@ static int find_elf_only(struct probe_finder *pf, struct spec *sp, struct pf_poi
 {
 	if (sp->has_line || sp->lazy[0] || sp->file_form || (flags & PF_VARS))
 		return -ENOENT;
-	const struct sym *s = sym_named(pf, sp->name);
+	const struct sym_entry *s = sym_named(pf, sp->name);
 	if (!s)
 		return no_function(pf, sp->name, "");
 	uint64_t addr = s->addr + (sp->has_off ? sp->off : 0);
@@ -2257,7 +2153,7 @@ int probe_finder__find(struct probe_finder *pf, const char *specstr, unsigned fl
 		Dwarf_Die cu, inst, *instp = NULL;
 		if (pf->dw && dwarf_addrdie(pf->dw, sp.raw_addr, &cu) && instance_at(pf, &cu, sp.raw_addr, &inst))
 			instp = &inst;
-		const struct sym *s = sym_at(pf, sp.raw_addr, NULL, NULL);
+		const struct sym_entry *s = sym_at(pf, sp.raw_addr, NULL, NULL);
 		ret = add_point(pf, pts, instp, instp ? die_name(instp) : s ? s->name : NULL, NULL,
 				sp.raw_addr, false, flags);
 		if (ret)
@@ -2429,9 +2325,9 @@ bool pf__sym_by_name(struct probe_finder *pf, const char *name, uint64_t *addr, 
 
 bool pf__sym_at(struct probe_finder *pf, uint64_t addr, const char **name, uint64_t *start)
 {
-	const struct sym *best = NULL;
+	const struct sym_entry *best = NULL;
 	for (size_t i = 0; i < pf->nsyms && pf->syms[i].addr <= addr; i++) {
-		const struct sym *s = &pf->syms[i];
+		const struct sym_entry *s = &pf->syms[i];
 		if (addr < s->addr + (s->size ? s->size : 1) && (!best || s->global || !best->global))
 			best = s;
 	}
