@@ -116,18 +116,6 @@ static int fail(struct ctx *c, int ret, const char *fmt, ...)
 			pt->retprobe ? "%return" : "", msg);
 }
 
-static const char *die_name(Dwarf_Die *d)
-{
-	Dwarf_Attribute a;
-	return dwarf_attr_integrate(d, DW_AT_name, &a) ? dwarf_formstring(&a) : NULL;
-}
-
-static bool die_type(Dwarf_Die *d, Dwarf_Die *t)
-{
-	Dwarf_Attribute a;
-	return dwarf_attr_integrate(d, DW_AT_type, &a) && dwarf_formref_die(&a, t);
-}
-
 static bool is_fn_tag(int tag)
 {
 	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
