@@ -238,3 +238,13 @@ bool prologue_end(Dwarf_Die *fn, Dwarf_Die *cu, Dwarf_Addr entry, Dwarf_Addr *ou
 	}
 	return found;
 }
+
+bool is_fn_tag(int tag)
+{
+	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
+}
+
+bool is_var_tag(int tag)
+{
+	return tag == DW_TAG_formal_parameter || tag == DW_TAG_variable;
+}

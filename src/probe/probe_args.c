@@ -111,14 +111,9 @@ static int fail(struct ctx *c, int ret, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	const struct pf_point *pt = c->pt;
-	return pf__fail(c->pf, ret, "argument '%s' at %s+%" PRIu64 "%s: %s", c->arg ? c->arg : "?",
+	return pf_fail(c->pf, ret, "argument '%s' at %s+%" PRIu64 "%s: %s", c->arg ? c->arg : "?",
 			pt->symbol ? pt->symbol : pt->function ? pt->function : "?", pt->sym_offset,
 			pt->retprobe ? "%return" : "", msg);
-}
-
-static bool is_fn_tag(int tag)
-{
-	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
 }
 
 /* ---- types ---- */
@@ -938,14 +933,9 @@ static int setup_scope(struct ctx *c)
 	c->dwarf = true;
 	Dwarf_Addr pe;
 	if (c->phys == c->k && dwarf_entrypc(&c->scopes[c->k], &c->entry) == 0 && pt->addr >= c->entry &&
-	    pf__prologue_end(&c->scopes[c->k], &c->cu, c->entry, &pe) && pt->addr < pe)
+	    prologue_end(&c->scopes[c->k], &c->cu, c->entry, &pe) && pt->addr < pe)
 		c->at_prologue = true;
 	return 0;
-}
-
-static bool is_var_tag(int tag)
-{
-	return tag == DW_TAG_formal_parameter || tag == DW_TAG_variable;
 }
 
 static bool child_named(Dwarf_Die *parent, const char *name, bool params_only, Dwarf_Die *out)
@@ -2041,7 +2031,7 @@ int probe_finder__fetch_args(struct probe_finder *pf, const struct pf_point *pt,
 		ret = -ENOMEM;
 		goto err;
 	}
-	pf__fail(pf, 0, "%s", c.notes.s ? c.notes.s : "");
+	pf_fail(pf, 0, "%s", c.notes.s ? c.notes.s : "");
 	free(c.notes.s);
 	free(c.scopes);
 	if (c.eh_cfi)
@@ -2050,7 +2040,7 @@ int probe_finder__fetch_args(struct probe_finder *pf, const struct pf_point *pt,
 	return c.nout;
 err:
 	if (ret == -ENOMEM)
-		pf__fail(pf, ret, "out of memory");
+		pf_fail(pf, ret, "out of memory");
 	pf_fetch_args__free(c.out, c.nout);
 	free(c.notes.s);
 	free(c.scopes);

@@ -311,15 +311,6 @@ Elf *pf__debug_elf(struct probe_finder *pf) { return pf->delf; }
 unsigned pf__machine(struct probe_finder *pf) { return pf->ehdr.e_machine; }
 const char *pf__nodwarf(struct probe_finder *pf) { return pf->nodwarf[0] ? pf->nodwarf : "no DWARF"; }
 
-int pf__fail(struct probe_finder *pf, int ret, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(pf->err, sizeof(pf->err), fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
 bool pf__sym_by_name(struct probe_finder *pf, const char *name, uint64_t *addr, uint64_t *size)
 {
 	for (size_t i = 0; i < pf->nsyms; i++)
@@ -344,9 +335,4 @@ bool pf__sym_at(struct probe_finder *pf, uint64_t addr, const char **name, uint6
 	*name = best->name;
 	*start = best->addr;
 	return true;
-}
-
-bool pf__prologue_end(Dwarf_Die *fn, Dwarf_Die *cu, Dwarf_Addr entry, Dwarf_Addr *out)
-{
-	return prologue_end(fn, cu, entry, out);
 }

@@ -85,16 +85,10 @@ Elf *pf__debug_elf(struct probe_finder *pf);	/* the separate debug file, NULL no
 unsigned pf__machine(struct probe_finder *pf);	/* e_machine */
 const char *pf__nodwarf(struct probe_finder *pf);	/* why there is no DWARF */
 
-/* The same as pf_fail. */
-int pf__fail(struct probe_finder *pf, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
 /* An ELF symbol (function or object) by name: its address and size. */
 bool pf__sym_by_name(struct probe_finder *pf, const char *name, uint64_t *addr, uint64_t *size);
 /* The symbol (function or object) containing addr: name and start. */
 bool pf__sym_at(struct probe_finder *pf, uint64_t addr, const char **name, uint64_t *start);
-/* The first is_stmt line-table address of fn past its entry (where GCC's
- * -O0 prologue has stored the parameters). */
-bool pf__prologue_end(Dwarf_Die *fn, Dwarf_Die *cu, Dwarf_Addr entry, Dwarf_Addr *out);
 
 /* A growing string: pf__sb_add appends printf-style; after a failed
  * allocation oom is set and nothing more is added. Zero-initialize. */
@@ -122,7 +116,11 @@ void type_name(Dwarf_Die *t, struct sbuf *b, int depth);
 int64_t type_size(struct probe_finder *pf, Dwarf_Die *t);	/* bytes; -1 unknown */
 bool type_signed(Dwarf_Die *t);
 bool type_float(Dwarf_Die *t);
+/* The first is_stmt line-table address of fn past its entry (where GCC's
+ * -O0 prologue has stored the parameters). */
 bool prologue_end(Dwarf_Die *fn, Dwarf_Die *cu, Dwarf_Addr entry, Dwarf_Addr *out);
+bool is_fn_tag(int tag);		/* subprogram or inlined subroutine */
+bool is_var_tag(int tag);		/* formal parameter or variable */
 
 /* ---- probe_functions.c ---- */
 /* The ELF function symbol containing addr (prefer want, then dwname, then

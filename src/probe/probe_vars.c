@@ -443,11 +443,6 @@ out:
 	free(used);
 }
 
-static bool is_var_tag(int tag)
-{
-	return tag == DW_TAG_formal_parameter || tag == DW_TAG_variable;
-}
-
 int collect_vars(struct probe_finder *pf, struct pf_point *p, Dwarf_Die *inst, Dwarf_Addr addr,
 			unsigned flags, const struct sym_entry *s)
 {
