@@ -287,6 +287,44 @@ static int insn_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* Fills l->lines for lines first..last: which are probe-able (rows), the
+ * instructions of each (arows, with --asm), the source text. Without the
+ * source, only the probe-able lines. */
+static int listing_fill(struct probe_finder *pf, struct line_listing *l, int first, int last,
+			struct row *rows, int nrows, struct row *arows, int narows,
+			const struct source *src)
+{
+	l->first = first;
+	qsort(rows, (size_t)nrows, sizeof(*rows), row_cmp);
+	if (narows)
+		qsort(arows, (size_t)narows, sizeof(*arows), row_cmp);
+	l->lines = calloc((size_t)(last - first + 1), sizeof(*l->lines));
+	if (!l->lines)
+		return -ENOMEM;
+	for (int ln = first, r = 0, ar = 0; ln <= last; ln++) {
+		struct pf_line *pl = &l->lines[l->nlines];
+		pl->lineno = ln;
+		while (r < nrows && rows[r].line < ln)
+			r++;
+		for (; r < nrows && rows[r].line == ln; r++)
+			pl->probeable = true;
+		while (ar < narows && arows[ar].line < ln)
+			ar++;
+		for (; ar < narows && arows[ar].line == ln; ar++)
+			listing_add_asm(pf, pl, &arows[ar]);
+		if (pl->ninsns > 1)
+			qsort(pl->insns, (size_t)pl->ninsns, sizeof(*pl->insns), insn_cmp);
+		if (src->n) {
+			if (ln <= src->n && !(pl->text = strdup(src->lines[ln - 1])))
+				return -ENOMEM;
+		} else if (!pl->probeable) {
+			continue;	/* without the source only probe-able lines */
+		}
+		l->nlines++;
+	}
+	return 0;
+}
+
 int probe_finder__lines(struct probe_finder *pf, const char *specstr, bool with_asm,
 			struct line_listing **out)
 {
@@ -402,38 +440,8 @@ int probe_finder__lines(struct probe_finder *pf, const char *specstr, bool with_
 			      src.n ? src.n : maxline);
 		goto err;
 	}
-	l->first = first;
-	qsort(rows, (size_t)nrows, sizeof(*rows), row_cmp);
-	if (narows)
-		qsort(arows, (size_t)narows, sizeof(*arows), row_cmp);
-	l->lines = calloc((size_t)(last - first + 1), sizeof(*l->lines));
-	if (!l->lines) {
-		ret = -ENOMEM;
+	if ((ret = listing_fill(pf, l, first, last, rows, nrows, arows, narows, &src)))
 		goto err;
-	}
-	for (int ln = first, r = 0, ar = 0; ln <= last; ln++) {
-		struct pf_line *pl = &l->lines[l->nlines];
-		pl->lineno = ln;
-		while (r < nrows && rows[r].line < ln)
-			r++;
-		for (; r < nrows && rows[r].line == ln; r++)
-			pl->probeable = true;
-		while (ar < narows && arows[ar].line < ln)
-			ar++;
-		for (; ar < narows && arows[ar].line == ln; ar++)
-			listing_add_asm(pf, pl, &arows[ar]);
-		if (pl->ninsns > 1)
-			qsort(pl->insns, (size_t)pl->ninsns, sizeof(*pl->insns), insn_cmp);
-		if (src.n) {
-			if (ln <= src.n && !(pl->text = strdup(src.lines[ln - 1]))) {
-				ret = -ENOMEM;
-				goto err;
-			}
-		} else if (!pl->probeable) {
-			continue;	/* without the source only probe-able lines */
-		}
-		l->nlines++;
-	}
 	source_free(&src);
 	free(rows);
 	free(arows);

@@ -273,13 +273,90 @@ static int find_elf_only(struct probe_finder *pf, struct spec *sp, struct pf_poi
 	return add_point(pf, pts, NULL, s->name, s->name, addr, sp->ret, flags);
 }
 
+/* SRC:ALN or SRC;PTN: the instance around every address of the line (or
+ * of each line matching the pattern), in any compilation unit. */
+static int find_file_lines(struct probe_finder *pf, const char *specstr, const struct spec *sp,
+			   struct pf_points *pts, unsigned flags)
+{
+	struct row *rows = NULL;
+	int nrows = 0, ret = 0;
+	struct source src = { 0 };
+	Dwarf_Die cu;
+	const char *file = NULL;
+
+	for (Dwarf_Off o = 0; next_cu(pf->dw, &o, &cu);) {
+		int before = nrows;
+		if ((ret = collect_rows(&cu, sp->name, true, NULL, &rows, &nrows, &file)))
+			goto out;
+		if (sp->lazy[0] && nrows > before && !src.n && file && load_abs(pf, &cu, file, &src)) {
+			ret = pf_fail(pf, -ENOENT, "'%s': a ;PATTERN needs the source of %s, not found%s", specstr,
+				      file, pf->source_dir ? " under --source" : " (use --source DIR)");
+			goto out;
+		}
+		for (int i = before; i < nrows; i++) {
+			bool want = sp->lazy[0] ? (rows[i].line <= src.n && lazy_match(sp->lazy, src.lines[rows[i].line - 1]))
+						: rows[i].line == sp->line;
+			Dwarf_Die inst;
+			if (!want || !instance_at(pf, &cu, rows[i].addr, &inst))
+				continue;
+			if ((flags & PF_NO_INLINES) && dwarf_tag(&inst) == DW_TAG_inlined_subroutine)
+				continue;
+			if ((ret = add_point_line(pf, pts, &inst, die_name(&inst), NULL, rows[i].addr, false, flags,
+						  file, rows[i].line)))
+				goto out;
+		}
+	}
+	if (!pts->n)
+		ret = pf_fail(pf, -ENOENT, "no code for %s in %s%s", specstr, pf->path,
+			      file ? " (the line has no is_stmt address: see -L for probe-able lines)" : "");
+out:
+	source_free(&src);
+	free(rows);
+	return ret;
+}
+
+/* FUNC:RLN or FUNC;PTN in one instance d (of CU cu) of the function f:
+ * every address of the line, or of the lines matching the pattern (src
+ * is read on first use and kept for the other instances). */
+static int find_fn_lines(struct probe_finder *pf, const char *specstr, const struct spec *sp,
+			 const struct fn *f, Dwarf_Die *d, Dwarf_Die *cu, struct source *src,
+			 struct pf_points *pts, unsigned flags)
+{
+	struct row *rows = NULL;
+	int nrows = 0, ret = 0, decl;
+	const char *file = decl_file(d);
+
+	if (!file || dwarf_decl_line(d, &decl))
+		return 0;
+	if ((ret = collect_rows(cu, file, false, d, &rows, &nrows, NULL)))
+		goto out;
+	if (sp->lazy[0] && !src->n && load_abs(pf, cu, file, src)) {
+		ret = pf_fail(pf, -ENOENT, "'%s': a ;PATTERN needs the source %s, not found%s", specstr,
+			      file, pf->source_dir ? " under --source" : " (use --source DIR)");
+		goto out;
+	}
+	for (int r = 0; r < nrows; r++) {
+		bool want = sp->lazy[0] ? (rows[r].line >= decl && rows[r].line <= src->n &&
+					   lazy_match(sp->lazy, src->lines[rows[r].line - 1]))
+					: rows[r].line == decl + sp->line;
+		if (!want)
+			continue;
+		/* the innermost instance at the address must be this one or inside it */
+		if ((ret = add_point_line(pf, pts, d, f->name, sp->name, rows[r].addr, false, flags,
+					  file, rows[r].line)))
+			goto out;
+	}
+out:
+	free(rows);
+	return ret;
+}
+
 int probe_finder__find(struct probe_finder *pf, const char *specstr, unsigned flags, struct pf_points **out)
 {
 	struct spec sp;
 	struct pf_points *pts = calloc(1, sizeof(*pts));
 	size_t *idx = NULL;
-	struct row *rows = NULL;
-	int nrows = 0, ret;
+	int ret;
 	struct source src = { 0 };
 
 	if (!pts)
@@ -312,35 +389,8 @@ int probe_finder__find(struct probe_finder *pf, const char *specstr, unsigned fl
 		goto done;
 	}
 	if (sp.file_form) {
-		Dwarf_Die cu;
-		const char *file = NULL;
-		for (Dwarf_Off o = 0; next_cu(pf->dw, &o, &cu);) {
-			int before = nrows;
-			if ((ret = collect_rows(&cu, sp.name, true, NULL, &rows, &nrows, &file)))
-				goto err;
-			if (sp.lazy[0] && nrows > before && !src.n && file && load_abs(pf, &cu, file, &src)) {
-				ret = pf_fail(pf, -ENOENT, "'%s': a ;PATTERN needs the source of %s, not found%s", specstr,
-					      file, pf->source_dir ? " under --source" : " (use --source DIR)");
-				goto err;
-			}
-			for (int i = before; i < nrows; i++) {
-				bool want = sp.lazy[0] ? (rows[i].line <= src.n && lazy_match(sp.lazy, src.lines[rows[i].line - 1]))
-						       : rows[i].line == sp.line;
-				Dwarf_Die inst;
-				if (!want || !instance_at(pf, &cu, rows[i].addr, &inst))
-					continue;
-				if ((flags & PF_NO_INLINES) && dwarf_tag(&inst) == DW_TAG_inlined_subroutine)
-					continue;
-				if ((ret = add_point_line(pf, pts, &inst, die_name(&inst), NULL, rows[i].addr, false, flags,
-							  file, rows[i].line)))
-					goto err;
-			}
-		}
-		if (!pts->n) {
-			ret = pf_fail(pf, -ENOENT, "no code for %s in %s%s", specstr, pf->path,
-				      file ? " (the line has no is_stmt address: see -L for probe-able lines)" : "");
+		if ((ret = find_file_lines(pf, specstr, &sp, pts, flags)))
 			goto err;
-		}
 		goto done;
 	}
 	int n = find_instances(pf, sp.name, sp.src, flags & PF_NO_INLINES, &idx);
@@ -379,31 +429,8 @@ int probe_finder__find(struct probe_finder *pf, const char *specstr, unsigned fl
 			if ((ret = add_point(pf, pts, &d, f->name, sp.name, a, sp.ret, flags)))
 				goto err;
 		} else if (sp.has_line || sp.lazy[0]) {
-			int decl;
-			const char *file = decl_file(&d);
-			if (!file || dwarf_decl_line(&d, &decl))
-				continue;
-			free(rows);
-			rows = NULL;
-			nrows = 0;
-			if ((ret = collect_rows(&cu, file, false, &d, &rows, &nrows, NULL)))
+			if ((ret = find_fn_lines(pf, specstr, &sp, f, &d, &cu, &src, pts, flags)))
 				goto err;
-			if (sp.lazy[0] && !src.n && load_abs(pf, &cu, file, &src)) {
-				ret = pf_fail(pf, -ENOENT, "'%s': a ;PATTERN needs the source %s, not found%s", specstr,
-					      file, pf->source_dir ? " under --source" : " (use --source DIR)");
-				goto err;
-			}
-			for (int r = 0; r < nrows; r++) {
-				bool want = sp.lazy[0] ? (rows[r].line >= decl && rows[r].line <= src.n &&
-							  lazy_match(sp.lazy, src.lines[rows[r].line - 1]))
-						       : rows[r].line == decl + sp.line;
-				if (!want)
-					continue;
-				/* the innermost instance at the address must be this one or inside it */
-				if ((ret = add_point_line(pf, pts, &d, f->name, sp.name, rows[r].addr, false, flags,
-							  file, rows[r].line)))
-					goto err;
-			}
 		} else {
 			if ((ret = add_point(pf, pts, &d, f->name, sp.name, f->entry, false, flags)))
 				goto err;
@@ -423,13 +450,11 @@ done:
 	if (pts->n > 1)
 		qsort(pts->pts, (size_t)pts->n, sizeof(*pts->pts), addr_cmp);
 	source_free(&src);
-	free(rows);
 	free(idx);
 	*out = pts;
 	return 0;
 err:
 	source_free(&src);
-	free(rows);
 	free(idx);
 	pf_points__delete(pts);
 	return ret;
