@@ -71,7 +71,7 @@ static void load_fns(struct probe_finder *pf)
 /* The ELF function symbol containing addr: prefer the name `want`, then the
  * DWARF name, then a global one. */
 const struct sym_entry *sym_at(struct probe_finder *pf, uint64_t addr, const char *want,
-				const char *dwname)
+			       const char *dwname)
 {
 	const struct sym_entry *best = NULL;
 	int bestscore = -1;
@@ -198,7 +198,7 @@ bool src_match(const char *path, const char *want)
 
 /* Fills idx[] with indexes into pf->fns for name; returns the count. */
 int find_instances(struct probe_finder *pf, const char *name, const char *src, bool no_inlines,
-			  size_t **idx)
+		   size_t **idx)
 {
 	load_fns(pf);
 	size_t *v = calloc(pf->nfns + 1, sizeof(*v));

@@ -266,7 +266,7 @@ static int collect_rows_x(Dwarf_Die *cudie, const char *file, bool file_suffix, 
 }
 
 int collect_rows(Dwarf_Die *cudie, const char *file, bool file_suffix, Dwarf_Die *inside,
-			struct row **rows, int *n, const char **matched)
+		 struct row **rows, int *n, const char **matched)
 {
 	return collect_rows_x(cudie, file, file_suffix, inside, rows, n, matched, true);
 }

@@ -444,7 +444,7 @@ out:
 }
 
 int collect_vars(struct probe_finder *pf, struct pf_point *p, Dwarf_Die *inst, Dwarf_Addr addr,
-			unsigned flags, const struct sym_entry *s)
+		 unsigned flags, const struct sym_entry *s)
 {
 	Dwarf_Die cu, *scopes = NULL;
 	int ns, k = -1, ret = 0;
