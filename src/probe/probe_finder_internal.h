@@ -79,17 +79,6 @@ struct row {
 /* Sets the message probe_finder__strerror() returns; returns ret. */
 int pf_fail(struct probe_finder *pf, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-Dwarf *pf__dwarf(struct probe_finder *pf);
-Elf *pf__elf(struct probe_finder *pf);		/* the object itself (.eh_frame, symbols) */
-Elf *pf__debug_elf(struct probe_finder *pf);	/* the separate debug file, NULL none */
-unsigned pf__machine(struct probe_finder *pf);	/* e_machine */
-const char *pf__nodwarf(struct probe_finder *pf);	/* why there is no DWARF */
-
-/* An ELF symbol (function or object) by name: its address and size. */
-bool pf__sym_by_name(struct probe_finder *pf, const char *name, uint64_t *addr, uint64_t *size);
-/* The symbol (function or object) containing addr: name and start. */
-bool pf__sym_at(struct probe_finder *pf, uint64_t addr, const char **name, uint64_t *start);
-
 /* A growing string: pf__sb_add appends printf-style; after a failed
  * allocation oom is set and nothing more is added. Zero-initialize. */
 struct sbuf {
@@ -98,12 +87,19 @@ struct sbuf {
 	bool oom;
 };
 void pf__sb_add(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* A type as -V shows it ("const char*", "struct req*"): malloc'ed, or
- * NULL when out of memory. */
-char *pf__type_name(Dwarf_Die *type);
 /* The string built so far (malloc'ed; "" when empty); b is empty again. */
 char *sb_take(struct sbuf *b);
+
+/* What the fetch-arg translator (probe_args*.c) reads of the finder. */
+Dwarf *pf__dwarf(struct probe_finder *pf);
+Elf *pf__elf(struct probe_finder *pf);		/* the object itself (.eh_frame, symbols) */
+Elf *pf__debug_elf(struct probe_finder *pf);	/* the separate debug file, NULL none */
+unsigned pf__machine(struct probe_finder *pf);	/* e_machine */
+const char *pf__nodwarf(struct probe_finder *pf);	/* why there is no DWARF */
+/* An ELF symbol (function or object) by name: its address and size. */
+bool pf__sym_by_name(struct probe_finder *pf, const char *name, uint64_t *addr, uint64_t *size);
+/* The symbol (function or object) containing addr: name and start. */
+bool pf__sym_at(struct probe_finder *pf, uint64_t addr, const char **name, uint64_t *start);
 
 /* ---- dwarf_util.c ---- */
 bool die_entry(Dwarf_Die *d, Dwarf_Addr *entry);	/* entry pc, else first range start */
@@ -113,6 +109,9 @@ const char *die_name(Dwarf_Die *d);			/* DW_AT_name, through origins */
 bool next_cu(Dwarf *dw, Dwarf_Off *off, Dwarf_Die *cu);
 bool die_type(Dwarf_Die *d, Dwarf_Die *t);		/* DW_AT_type, through origins */
 void type_name(Dwarf_Die *t, struct sbuf *b, int depth);
+/* A type as -V shows it ("const char*", "struct req*"): malloc'ed, or
+ * NULL when out of memory. */
+char *pf__type_name(Dwarf_Die *type);
 int64_t type_size(struct probe_finder *pf, Dwarf_Die *t);	/* bytes; -1 unknown */
 bool type_signed(Dwarf_Die *t);
 bool type_float(Dwarf_Die *t);
