@@ -437,7 +437,8 @@ static void order_params(struct pf_point *p, Dwarf_Die *inst)
 	for (int i = 0; i < p->nvars; i++)
 		if (!used[i])
 			v[o++] = p->vars[i];
-	memcpy(p->vars, v, (size_t)o * sizeof(*v));
+	if (o)	/* p->vars is NULL when there are none */
+		memcpy(p->vars, v, (size_t)o * sizeof(*v));
 out:
 	free(v);
 	free(used);

@@ -108,6 +108,12 @@ static void resolve(const char *wl)
 #else
 	printf("SKIP GCC clone/inline checks: built with clang\n");
 #endif
+	/* a function without parameters or locals: no variables, no error */
+	p = NULL;
+	CHECK(!probe_finder__find(pf, "next_value", PF_VARS, &p) && p->n == 1 && p->pts[0].nvars == 0,
+	      "next_value -V: %s", probe_finder__strerror(pf));
+	pf_points__delete(p);
+	p = NULL;
 	CHECK(probe_finder__find(pf, "no_such_function", 0, &p) == -ENOENT, "missing function");
 	CHECK(probe_finder__find(pf, "sum_to+100000", 0, &p) == -EINVAL, "past the end");
 	probe_finder__delete(pf);
