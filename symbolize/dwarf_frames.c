@@ -135,9 +135,11 @@ static const char *intern(struct dwarf_state *st, const char *s)
 	return s ? strpool__add(&st->strings, s, strlen(s)) : NULL;
 }
 
-/* Linkage name (demangled) if any, else DW_AT_name; both through
- * abstract_origin/specification, as eu-addr2line's get_diename. */
-static const char *die_name(struct dwarf_state *st, Dwarf_Die *die, bool demangle)
+/* The name a stack frame shows: the linkage name (demangled) if any, else
+ * DW_AT_name; both through abstract_origin/specification, as eu-addr2line's
+ * get_diename. (The probe room's die_name is DW_AT_name alone: perf probe
+ * matches and prints source names.) */
+static const char *frame_name(struct dwarf_state *st, Dwarf_Die *die, bool demangle)
 {
 	Dwarf_Attribute attr;
 	const char *name;
@@ -410,7 +412,7 @@ int dwarf__frames(struct elf_object *o, uint64_t vaddr, bool inlines, bool srcli
 		struct sym_frame *f = &out[nout++];
 
 		memset(f, 0, sizeof(*f));
-		f->name = die_name(st, &die, demangle);
+		f->name = frame_name(st, &die, demangle);
 		f->dso = o->dso;
 		f->inlined = ci->dies[d].inlined;
 		f->offset = a - cubias - die_start(&die);

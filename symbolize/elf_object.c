@@ -93,71 +93,86 @@ int elf_file__build_id(const char *path, uint8_t *out, size_t max)
 	return n;
 }
 
-/* Adds function symbols of one symbol table section. */
-static int add_symbols(struct symtab *t, Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, uint32_t bonus)
-{
-	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t n, i;
-
-	if (!d || !sh->sh_entsize)
-		return 0;
-	n = sh->sh_size / sh->sh_entsize;
-	for (i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Shdr ssh;
-		Elf_Scn *sscn;
-		const char *name;
-		uint64_t limit = 0;
-		int type, bind;
-		uint32_t prio;
-
-		if (!gelf_getsym(d, (int)i, &sym))
-			continue;
-		type = GELF_ST_TYPE(sym.st_info);
-		bind = GELF_ST_BIND(sym.st_info);
-		if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE || !sym.st_value)
-			continue;
-		sscn = elf_getscn(elf, sym.st_shndx);
-		if (!sscn || !gelf_getshdr(sscn, &ssh))
-			continue;
-		if (type == STT_FUNC || type == STT_GNU_IFUNC) {
-			prio = 2;
-		} else if (type == STT_NOTYPE && (ssh.sh_flags & SHF_EXECINSTR)) {
-			prio = 0;	/* assembler labels: only when nothing better */
-		} else {
-			continue;
-		}
-		/* an object without the section's contents (a .debug file's
-		 * NOBITS .text) still tells the section's address range */
-		if (ssh.sh_flags & SHF_ALLOC)
-			limit = ssh.sh_addr + ssh.sh_size;
-		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!name || !*name || name[0] == '$')
-			continue;
-		prio = prio * 8 + (bind == STB_GLOBAL ? 4 : bind == STB_WEAK ? 2 : 0) + bonus;
-		if (symtab__add(t, sym.st_value, sym.st_size, limit, name, strlen(name), NULL, prio))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* .symtab and .dynsym of elf. Returns how many symbol sections were read, or -errno. */
-static int elf_symbols(struct symtab *t, Elf *elf, uint32_t bonus)
+int elf_file__foreach_symbol(Elf *elf, elf_sym_fn *fn, void *arg)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	int found = 0, err;
 
 	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		size_t n, i;
+
 		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
-		/* .symtab entries win over .dynsym ones at the same address */
-		err = add_symbols(t, elf, scn, &sh, bonus + (sh.sh_type == SHT_SYMTAB));
-		if (err)
-			return err;
 		found++;
+		d = elf_getdata(scn, NULL);
+		if (!d || !sh.sh_entsize)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 0; i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!name || !*name)
+				continue;
+			err = fn(arg, elf, &sym, name, sh.sh_type == SHT_SYMTAB);
+			if (err)
+				return err;
+		}
 	}
 	return found;
+}
+
+struct add_symbols {
+	struct symtab *t;
+	uint32_t bonus;
+};
+
+/* Adds a function symbol (or an assembler label in code) to the symtab. */
+static int add_symbol(void *arg, Elf *elf, const GElf_Sym *sym, const char *name, bool symtab)
+{
+	struct add_symbols *a = arg;
+	int type = GELF_ST_TYPE(sym->st_info), bind = GELF_ST_BIND(sym->st_info);
+	GElf_Shdr ssh;
+	Elf_Scn *sscn;
+	uint64_t limit = 0;
+	uint32_t prio;
+
+	if (sym->st_shndx >= SHN_LORESERVE || !sym->st_value)
+		return 0;
+	sscn = elf_getscn(elf, sym->st_shndx);
+	if (!sscn || !gelf_getshdr(sscn, &ssh))
+		return 0;
+	if (type == STT_FUNC || type == STT_GNU_IFUNC) {
+		prio = 2;
+	} else if (type == STT_NOTYPE && (ssh.sh_flags & SHF_EXECINSTR)) {
+		prio = 0;	/* assembler labels: only when nothing better */
+	} else {
+		return 0;
+	}
+	/* an object without the section's contents (a .debug file's
+	 * NOBITS .text) still tells the section's address range */
+	if (ssh.sh_flags & SHF_ALLOC)
+		limit = ssh.sh_addr + ssh.sh_size;
+	if (name[0] == '$')
+		return 0;
+	/* .symtab entries win over .dynsym ones at the same address */
+	prio = prio * 8 + (bind == STB_GLOBAL ? 4 : bind == STB_WEAK ? 2 : 0) + a->bonus + symtab;
+	if (symtab__add(a->t, sym->st_value, sym->st_size, limit, name, strlen(name), NULL, prio))
+		return -ENOMEM;
+	return 0;
+}
+
+/* .symtab and .dynsym of elf. Returns how many symbol sections were read, or -errno. */
+static int elf_symbols(struct symtab *t, Elf *elf, uint32_t bonus)
+{
+	struct add_symbols a = { t, bonus };
+
+	return elf_file__foreach_symbol(elf, add_symbol, &a);
 }
 
 static Elf_Scn *section_by_name(Elf *elf, const char *want, GElf_Shdr *sh)

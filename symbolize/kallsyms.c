@@ -44,33 +44,23 @@ static bool end_marker(const char *name)
 	       (n > 11 && !strncmp(name, "__", 2) && !strcmp(name + n - 9, "_text_end"));
 }
 
-struct kallsyms *kallsyms__load(const char *path)
+int kallsyms__foreach(const char *path, kallsyms_fn *fn, void *arg)
 {
-	struct kallsyms *k = calloc(1, sizeof(*k));
-	char *line = NULL, *last_mod = NULL;
-	const char *last_dso = NULL;
-	size_t cap = 0, nonzero = 0;
-	FILE *f = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f;
 	int err = 0;
 
-	if (!k)
-		return NULL;
 	f = fopen(path ? path : "/proc/kallsyms", "re");
-	if (!f) {
-		err = -errno;
-		goto err;
-	}
-	while (getline(&line, &cap, f) > 0) {
+	if (!f)
+		return -errno;
+	while (!err && getline(&line, &cap, f) > 0) {
 		unsigned long long addr;
 		char type, *name, *mod, *end;
+		size_t modlen = 0;
 		int pos = 0;
 
 		if (sscanf(line, "%llx %c %n", &addr, &type, &pos) < 2 || !pos)
-			continue;
-		if (addr)
-			nonzero++;
-		/* text symbols only: data must never name a code address */
-		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
 		name = line + pos;
 		end = name + strcspn(name, " \t\n");
@@ -79,34 +69,71 @@ struct kallsyms *kallsyms__load(const char *path)
 			mod = strchr(end, '[');
 		}
 		*end = 0;
-		const char *dso = "[kernel.kallsyms]";
-		if (mod) {
-			size_t ml = strcspn(mod + 1, "]");
+		if (mod)
+			modlen = strcspn(++mod, "]");
+		err = fn(arg, addr, type, name, mod, modlen);
+	}
+	fclose(f);
+	free(line);
+	return err;
+}
 
-			if (last_mod && !strncmp(last_mod, mod + 1, ml) && last_mod[ml] == 0) {
-				dso = last_dso;
-			} else {
-				dso = module_name(k, mod + 1, ml);
-				if (!dso) {
-					err = -ENOMEM;
-					goto err;
-				}
-				free(last_mod);
-				last_mod = strndup(mod + 1, ml);
-				last_dso = dso;
-			}
-		}
-		bool marker = end_marker(name);
+struct load {
+	struct kallsyms *k;
+	char *last_mod;
+	const char *last_dso;
+	size_t nonzero;
+};
 
-		err = symtab__add(&k->syms, addr, 0, 0, name, strlen(name), dso, marker ? 0 : 1);
-		if (err)
-			goto err;
-		if (marker) {	/* an empty range: addresses after it are unknown */
-			k->syms.v[k->syms.n - 1].end = addr;
-			k->syms.v[k->syms.n - 1].sized = true;
+static int load_line(void *arg, uint64_t addr, char type, const char *name, const char *mod,
+		     size_t ml)
+{
+	struct load *l = arg;
+	struct kallsyms *k = l->k;
+	int err;
+
+	if (addr)
+		l->nonzero++;
+	/* text symbols only: data must never name a code address */
+	if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+		return 0;
+	const char *dso = "[kernel.kallsyms]";
+	if (mod) {
+		if (l->last_mod && !strncmp(l->last_mod, mod, ml) && l->last_mod[ml] == 0) {
+			dso = l->last_dso;
+		} else {
+			dso = module_name(k, mod, ml);
+			if (!dso)
+				return -ENOMEM;
+			free(l->last_mod);
+			l->last_mod = strndup(mod, ml);
+			l->last_dso = dso;
 		}
 	}
-	if (!nonzero) {	/* kptr_restrict hides addresses */
+	bool marker = end_marker(name);
+
+	err = symtab__add(&k->syms, addr, 0, 0, name, strlen(name), dso, marker ? 0 : 1);
+	if (err)
+		return err;
+	if (marker) {	/* an empty range: addresses after it are unknown */
+		k->syms.v[k->syms.n - 1].end = addr;
+		k->syms.v[k->syms.n - 1].sized = true;
+	}
+	return 0;
+}
+
+struct kallsyms *kallsyms__load(const char *path)
+{
+	struct load l = { .k = calloc(1, sizeof(*l.k)) };
+	struct kallsyms *k = l.k;
+	int err;
+
+	if (!k)
+		return NULL;
+	err = kallsyms__foreach(path, load_line, &l);
+	if (err)
+		goto err;
+	if (!l.nonzero) {	/* kptr_restrict hides addresses */
 		err = -EPERM;
 		goto err;
 	}
@@ -125,15 +152,10 @@ struct kallsyms *kallsyms__load(const char *path)
 	err = symtab__finish(&k->syms);	/* recompute the cover index */
 	if (err)
 		goto err;
-	fclose(f);
-	free(line);
-	free(last_mod);
+	free(l.last_mod);
 	return k;
 err:
-	if (f)
-		fclose(f);
-	free(line);
-	free(last_mod);
+	free(l.last_mod);
 	kallsyms__delete(k);
 	errno = -err;
 	return NULL;

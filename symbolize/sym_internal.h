@@ -10,6 +10,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <gelf.h>
+
+#include "pprobe/debuginfo.h"
 #include "pprobe/maps.h"
 #include "pprobe/symbolize.h"
 
@@ -88,13 +91,15 @@ struct elf_object *elf_object__open_mem(const void *image, size_t size, const ch
 void elf_object__delete(struct elf_object *o);
 /* runtime address in mapping m -> ELF virtual address. false if not in a segment. */
 bool elf_object__to_vaddr(const struct elf_object *o, const struct map *m, uint64_t addr, uint64_t *vaddr);
-/* Reads the NT_GNU_BUILD_ID of an ELF file; returns its size or 0. */
-int elf_file__build_id(const char *path, uint8_t *out, size_t max);
+/* elf_file__build_id() and debuginfo__find() (debuginfo.c): pprobe/debuginfo.h */
 
-/* Debug file search (debuginfo.c): malloc'ed path of a separate debug file
- * matching the object, or NULL. how is set to a static string. */
-char *debuginfo__find(const char *path, const char *map_path, void *elf, const uint8_t *build_id,
-		      size_t build_id_size, const char **how);
+/* Calls fn for every defined (not SHN_UNDEF), named symbol of elf's .symtab
+ * and .dynsym sections, in section order; symtab says which section it came
+ * from. Stops at fn's first nonzero return and returns it; otherwise returns
+ * how many symbol sections were read. The one reader of ELF symbol tables:
+ * elf_object's symtab and pprobe/sym_table.h both use it. */
+typedef int elf_sym_fn(void *arg, Elf *elf, const GElf_Sym *sym, const char *name, bool symtab);
+int elf_file__foreach_symbol(Elf *elf, elf_sym_fn *fn, void *arg);
 /* MiniDebugInfo: decompressed .gnu_debugdata ELF image (malloc'ed) or NULL */
 void *debuginfo__minidebuginfo(void *elf, size_t *size);
 
@@ -111,6 +116,14 @@ int dwarf__srcline(struct elf_object *o, uint64_t vaddr, const char **file, int 
 void dwarf__free(struct elf_object *o);
 
 /* ---- kallsyms (kallsyms.c) ---- */
+/* Calls fn for every line of path (NULL: /proc/kallsyms): address, type
+ * letter, name, and the module without brackets (NULL and 0 for the kernel
+ * itself; not NUL-terminated). Stops at fn's first nonzero return and
+ * returns it; 0 at the end, -errno when path cannot be read. The one
+ * kallsyms parser: kallsyms__load and pprobe/sym_table.h both use it. */
+typedef int kallsyms_fn(void *arg, uint64_t addr, char type, const char *name, const char *mod,
+			size_t modlen);
+int kallsyms__foreach(const char *path, kallsyms_fn *fn, void *arg);
 struct kallsyms;
 struct kallsyms *kallsyms__load(const char *path);	/* NULL + errno */
 const struct symtab_entry *kallsyms__find(const struct kallsyms *k, uint64_t addr);

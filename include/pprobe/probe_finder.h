@@ -1,7 +1,10 @@
 /* DWARF inspector behind `pprobe -F/-L/-V` (perf probe's syntax), and the
  * resolver the probe-creation code uses to turn FUNC[+OFF], FUNC:LINE and
- * FUNC%return into addresses and file offsets. Part of the symbolize
- * library: it knows nothing of perf_event or tracefs.
+ * FUNC%return into addresses and file offsets. The probe room's library
+ * (src/probe/, split by job: probe_functions.c -F, probe_lines.c -L,
+ * probe_vars.c -V, probe_points.c probe points, probe_args*.c fetch
+ * arguments); it uses symbolize's public headers and knows nothing of
+ * perf_event or tracefs.
  *
  * Ownership: every object returned is owned by the caller and freed with
  * its __delete(); strings inside it belong to it. Functions return >= 0 or
@@ -155,7 +158,7 @@ int probe_finder__check_insn(struct probe_finder *pf, uint64_t addr);
  * PT_LOAD segment maps it. */
 int probe_finder__file_offset(struct probe_finder *pf, uint64_t addr, uint64_t *off);
 
-/* ---- fetch arguments (symbolize/probe_args.c) ---- */
+/* ---- fetch arguments (src/probe/probe_args.c) ---- */
 
 /* One tracefs fetch-arg, for uprobe_events/kprobe_events "NAME=FETCH[:TYPE]". */
 struct pf_fetch_arg {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "pprobe/probe_finder.h"
+#include "pprobe/sym_table.h"
 
 #include "check.h"
 
@@ -105,6 +106,12 @@ static void resolve(const char *wl)
 #else
 	printf("SKIP GCC clone/inline checks: built with clang\n");
 #endif
+	/* a function without parameters or locals: no variables, no error */
+	p = NULL;
+	CHECK(!probe_finder__find(pf, "next_value", PF_VARS, &p) && p->n == 1 && p->pts[0].nvars == 0,
+	      "next_value -V: %s", probe_finder__strerror(pf));
+	pf_points__delete(p);
+	p = NULL;
 	CHECK(probe_finder__find(pf, "no_such_function", 0, &p) == -ENOENT, "missing function");
 	CHECK(probe_finder__find(pf, "sum_to+100000", 0, &p) == -EINVAL, "past the end");
 	probe_finder__delete(pf);
@@ -131,6 +138,51 @@ static void lld_offsets(const char *wl)
 	probe_finder__delete(pf);
 }
 
+/* pprobe/sym_table.h, which the finder's -F and symbol lookups read:
+ * kallsyms text symbols of one module (or of the kernel), aliases kept,
+ * each up to the next. */
+static void sym_tables(void)
+{
+	char path[] = "/tmp/test_probe_finder.XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		CHECK(0, "mkstemp: %s", strerror(errno));
+		return;
+	}
+	fputs("ffffffff81000100 T start_kernel\n"
+	      "ffffffff81000000 t early_init\n"
+	      "ffffffff81000000 W early_alias\n"
+	      "ffffffff81000080 D some_data\n"
+	      "ffffffffc0001000 t ext4_fill_super\t[ext4]\n"
+	      "ffffffffc0001040 T ext4_mount\t[ext4]\n"
+	      "ffffffffc0002000 t xfs_mount\t[xfs]\n", f);
+	fclose(f);
+	struct sym_table *t = sym_table__new();
+	size_t n = 0;
+	CHECK(t && sym_table__add_kallsyms(t, path, NULL) == 0, "kernel");
+	const struct sym_entry *s = t ? sym_table__syms(t, &n) : NULL;
+	CHECK(n == 3, "3 kernel text symbols, got %zu", n);
+	if (n == 3) {
+		CHECK(!strcmp(s[0].name, "early_alias") && s[0].global && s[0].size == 0,
+		      "alias first by name, no size at its address: %s %" PRIu64, s[0].name, s[0].size);
+		CHECK(!strcmp(s[1].name, "early_init") && !s[1].global && s[1].size == 0x100,
+		      "early_init up to start_kernel: %s %#" PRIx64, s[1].name, s[1].size);
+		CHECK(!strcmp(s[2].name, "start_kernel") && s[2].func && s[2].size == 0, "last: %s", s[2].name);
+	}
+	sym_table__delete(t);
+	t = sym_table__new();
+	CHECK(t && sym_table__add_kallsyms(t, path, "ext4") == 0, "module");
+	s = t ? sym_table__syms(t, &n) : NULL;
+	CHECK(n == 2 && !strcmp(s[0].name, "ext4_fill_super") && s[0].size == 0x40 &&
+	      !strcmp(s[1].name, "ext4_mount"), "ext4's two, got %zu", n);
+	sym_table__delete(t);
+	t = sym_table__new();
+	CHECK(t && sym_table__add_kallsyms(t, "/nonexistent/kallsyms", NULL) == -ENOENT, "missing file");
+	sym_table__delete(t);
+	unlink(path);
+}
+
 int main(void)
 {
 	char dir[4096];
@@ -142,6 +194,7 @@ int main(void)
 	strcat(dir, "/workloads/inspect_wl_O2");
 	elf_version(EV_CURRENT);
 	filters();
+	sym_tables();
 	if (access(dir, R_OK)) {
 		printf("SKIP resolver checks: %s not built\n", dir);
 	} else {
