@@ -35,6 +35,8 @@ declare -A owner=(
 	[maps.h]=symbolize
 	[symbolize.h]=symbolize
 	[unwind.h]=symbolize
+	[sym_table.h]=symbolize
+	[debuginfo.h]=symbolize
 	[probe_finder.h]=src/probe
 	[usdt.h]=src/probe
 )
@@ -111,8 +113,9 @@ while IFS= read -r file; do
 			what+="${what:+ or }$t (${tr:-outside the rooms})"
 		done <<<"$targets"
 		if [[ $ok == 0 ]]; then
-			complain "$file:$line: #include $shown is $what; $room may use" \
-				"${may[$room]:+itself and ${may[$room]}}${may[$room]:-only itself}"
+			allowed="only itself"
+			[[ -z ${may[$room]} ]] || allowed="itself and ${may[$room]}"
+			complain "$file:$line: #include $shown is $what; $room may use $allowed"
 		fi
 	done < <(grep -n '^[[:space:]]*#[[:space:]]*include' "$file" || true)
 done < <(for r in "${rooms[@]}"; do
