@@ -13,8 +13,8 @@
 #include "commands.h"
 #include "event_spec.h"
 #include "probe_spec.h"
-#include "pprobe/flamegraph.h"
 #include "stacks.h"
+#include "svg.h"
 #include "pprobe/symbolize.h"
 #include "pprobe/unwind.h"
 
@@ -260,49 +260,6 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 	}
 	stacktab__add(es->stacks, t ? t->comm : "[unknown]", fr, n, r->weight_period ? s->period : 1);
 	return 0;
-}
-
-/* -o FILE for one event; FILE's stem + ".EVENT.folded" for each of several. */
-struct svg_feed {
-	struct flamegraph *fg;
-	char *line;
-	size_t cap;
-	int err;
-};
-
-static void feed_svg(void *ctx, const char *stack, uint64_t weight)
-{
-	struct svg_feed *f = ctx;
-	size_t need = strlen(stack) + 32;
-	if (need > f->cap) {
-		f->cap = need * 2;
-		f->line = pp_xrealloc(f->line, f->cap);
-	}
-	snprintf(f->line, f->cap, "%s %llu", stack, (unsigned long long)weight);
-	int err = flamegraph__add_line(f->fg, f->line);
-	if (err < 0 && !f->err)
-		f->err = err;
-}
-
-/* The folded lines of one event drawn as an SVG flame graph. */
-static size_t write_svg(struct stacktab *st, const char *event, const char *countname, FILE *out, int *err)
-{
-	struct flamegraph_opts o;
-	char title[300];
-	flamegraph_opts__init(&o);
-	snprintf(title, sizeof(title), "pprobe record: %s", event);
-	o.title = title;
-	o.countname = countname;
-	struct svg_feed f = { .fg = flamegraph__new(&o) };
-	if (!f.fg) {
-		*err = -errno;
-		return 0;
-	}
-	size_t lines = stacktab__folded(st, feed_svg, &f);
-	*err = f.err ? f.err : flamegraph__write_svg(f.fg, out);
-	flamegraph__delete(f.fg);
-	free(f.line);
-	return lines;
 }
 
 /* Open each executable file as it is mapped, while the process lives: a
@@ -629,7 +586,10 @@ int cmd_record(int argc, char **argv)
 		}
 		size_t lines;
 		if (svg) {
-			lines = write_svg(es->stacks, ev->name, rec.weight_period ? "events" : "samples", of.f, &err);
+			char title[300];
+			snprintf(title, sizeof(title), "pprobe record: %s", ev->name);
+			err = stacktab__write_svg(es->stacks, title, rec.weight_period ? "events" : "samples", of.f,
+						  &lines);
 			if (err) {
 				fprintf(stderr, "pprobe record: drawing %s failed: %s\n", path, strerror(-err));
 				outfile__abort(&of);
