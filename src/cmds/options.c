@@ -193,42 +193,47 @@ static void list_opts(const struct cmd_def *cmd)
 	}
 }
 
-/* A '--NAME[=ARG]' getopt refused: unknown, ambiguous, or with a value it takes none of. */
+/* A '--NAME[=ARG]' getopt refused: unknown, ambiguous, or with a value it
+ * takes none of. */
 static int bad_long(const struct cmd_def *cmd, const char *arg)
 {
 	size_t len = strcspn(arg + 2, "=");
 	const char *name = arg + 2;
-	char cands[256] = "", best[64] = "";
+	char cands[256] = "", best[64] = "", given[64];
+	const char *match = NULL;
 	int nr = 0, bestd = 3;
-	for (const struct opt *o = cmd->opts; o->kind != OPT_KIND_END; o++) {
-		if (!is_option(o) || !o->name)
-			continue;
-		if (strlen(o->name) == len && !strncmp(o->name, name, len)) {
-			if (!o->arg && name[len] == '=')
-				return usage_error(cmd, "option '--%s' takes no value", o->name);
-			nr = 1;
+	snprintf(given, sizeof(given), "%.*s", (int)len, name);
+	for (const struct opt *o = cmd->opts;; o++) {
+		if (o->kind == OPT_KIND_END)
+			o = &help_opt;
+		if (is_option(o) && o->name) {
+			if (!strcmp(o->name, given)) {
+				nr = 1;
+				match = o->name;
+				break;
+			}
+			if (!strncmp(o->name, given, len)) {
+				size_t n = strlen(cands);
+				match = o->name;
+				snprintf(cands + n, sizeof(cands) - n, "%s--%s", nr ? ", " : "", o->name);
+				nr++;
+			}
+			int d = edit_distance(given, o->name, 2);
+			if (d < bestd) {
+				bestd = d;
+				snprintf(best, sizeof(best), "%s", o->name);
+			}
+		}
+		if (o == &help_opt)
 			break;
-		}
-		if (!strncmp(o->name, name, len)) {
-			size_t n = strlen(cands);
-			snprintf(cands + n, sizeof(cands) - n, "%s--%s", nr ? ", " : "", o->name);
-			nr++;
-		}
-		char n0[64];
-		snprintf(n0, sizeof(n0), "%.*s", (int)len, name);
-		int d = edit_distance(n0, o->name, 2);
-		if (d < bestd) {
-			bestd = d;
-			snprintf(best, sizeof(best), "%s", o->name);
-		}
 	}
 	if (nr > 1)
-		return usage_error(cmd, "ambiguous option '--%.*s': %s", (int)len, name, cands);
-	if (nr == 1 && name[len] == '=')	/* a unique prefix of an option without a value */
-		return usage_error(cmd, "option '--%.*s' takes no value", (int)len, name);
+		return usage_error(cmd, "ambiguous option '--%s': %s", given, cands);
+	if (nr == 1 && name[len] == '=')	/* the option, or a unique prefix of it, has no value */
+		return usage_error(cmd, "option '--%s' takes no value", match);
 	if (best[0])
-		return usage_error(cmd, "unknown option '--%.*s'; did you mean '--%s'?", (int)len, name, best);
-	return usage_error(cmd, "unknown option '--%.*s'", (int)len, name);
+		return usage_error(cmd, "unknown option '--%s'; did you mean '--%s'?", given, best);
+	return usage_error(cmd, "unknown option '--%s'", given);
 }
 
 static const struct opt *find_key(const struct opt *table, int key)
@@ -326,13 +331,16 @@ int opts__parse(const struct cmd_def *cmd, int argc, char **argv, void *opts)
 				ret = usage_error(cmd, "option '-%c' needs a value: %s", optopt, o ? o->arg : "?");
 			break;
 		case '?':
-			if (optopt == 0 || (optopt >= KEY_LONG_ONLY && !strncmp(argv[optind - 1], "--", 2)) ||
-			    (find_key(cmd->opts, optopt) && !strncmp(argv[optind - 1], "--", 2)))
+			/* glibc: optopt 0 for an unknown or ambiguous --NAME, the
+			 * option's key for --NAME=VALUE of one without a value
+			 * (argv[optind - 1] is that word then), else the unknown
+			 * letter (of a cluster optind may not have left yet). */
+			if (optopt == 0 || optopt == KEY_HELP || optopt == KEY_LIST_OPTS || find_key(cmd->opts, optopt))
 				ret = bad_long(cmd, argv[optind - 1]);
 			else if (optopt > ' ' && optopt < 127)
 				ret = usage_error(cmd, "unknown option '-%c'", optopt);
 			else
-				ret = usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+				ret = usage_error(cmd, "unknown option");
 			break;
 		default:
 			o = find_key(cmd->opts, c);
