@@ -319,10 +319,11 @@ static int add_events(const struct trace_opts *o, struct event_list *evl, const 
 {
 	const char **filters = NULL;
 	char err[1024];
+	size_t before = 0;	/* the first event of the last -e */
 	for (size_t k = 0; k < o->events.nr; k++) {
 		const struct opt_item *it = &o->events.v[k];
 		if (it->key == 'e') {
-			size_t before = evl->nr;
+			before = evl->nr;
 			if (event_list__add(evl, it->arg, err, sizeof(err))) {
 				fprintf(stderr, "pprobe trace: %s\n", err);
 				*filtersp = filters;
@@ -333,10 +334,11 @@ static int add_events(const struct trace_opts *o, struct event_list *evl, const 
 				filters[i] = NULL;
 			continue;
 		}
-		/* --filter: as perf, it goes with the last -e (all its globbed events). */
-		for (size_t i = evl->nr; i-- > 0;) {
+		/* --filter: as perf, it goes with the last -e (all its globbed
+		 * events: those of its last subsystem), not with an earlier -e. */
+		for (size_t i = evl->nr; i-- > before;) {
 			filters[i] = it->arg;
-			if (i == 0 || strcmp(evl->v[i - 1].tp_sys, evl->v[i].tp_sys) || filters[i - 1])
+			if (i == before || strcmp(evl->v[i - 1].tp_sys, evl->v[i].tp_sys) || filters[i - 1])
 				break;
 		}
 	}
