@@ -10,13 +10,15 @@ B=$WORKLOADS/probe_wl_O2
 TR=/sys/kernel/tracing
 [ -e $TR/uprobe_events ] || TR=/sys/kernel/debug/tracing
 
-# What pprobe could leave behind: files in the current directory, tracefs
-# mounted or not, probe events and their groups.
-state() {
+# What a pprobe run could leave behind: files in the current directory,
+# tracefs mounted or not, and probe events of its own: its temporary group
+# pprobe_<pid>, and the --add group of $B (other engineers' and tests'
+# groups may come and go meanwhile).
+state() {	# state PID
 	ls -A .
 	grep -c ' tracefs ' /proc/mounts
-	cat $TR/uprobe_events $TR/kprobe_events 2>/dev/null
-	ls $TR/events 2>/dev/null | grep -E '^(pprobe_|probe)' || true
+	cat $TR/uprobe_events $TR/kprobe_events 2>/dev/null | grep -E "pprobe_$1/|probe_probe_wl_O2/" || true
+	ls $TR/events 2>/dev/null | grep -E "^(pprobe_$1|probe_probe_wl_O2)$" || true
 }
 
 # bad DESC REGEX pprobe-args...: exit 2, nothing on stdout, exactly one line
@@ -25,9 +27,10 @@ state() {
 bad() {
 	local desc=$1 re=$2; shift 2
 	local d; d=$(mktemp -d "$T/run.XXXXXX")
-	local before; before=$(cd "$d" && state)
-	(cd "$d" && "$PPROBE" "$@" </dev/null >"$T/out" 2>"$T/err"); local rc=$?
-	local after; after=$(cd "$d" && state)
+	local before; before=$(cd "$d" && state none)
+	(cd "$d" && exec "$PPROBE" "$@" </dev/null >"$T/out" 2>"$T/err") & local pid=$!
+	wait $pid; local rc=$?
+	local after; after=$(cd "$d" && state $pid)
 	local lines; lines=$(wc -l <"$T/err")
 	if [ $rc -ne 2 ]; then fail "$desc: exit $rc, not 2 ($(head -c 300 "$T/err"))"
 	elif [ "$lines" -ne 1 ]; then fail "$desc: $lines lines on stderr, not 1: $(head -c 500 "$T/err")"
