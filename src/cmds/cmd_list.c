@@ -3,7 +3,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,24 +10,12 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "options.h"
 #include "event_spec.h"
 #include "pmu.h"
 #include "tp_format.h"
 #include "tracefs.h"
 #include "pprobe/usdt.h"
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: pprobe list [-x BINARY]... [GLOB...]   events pprobe can use in -e\n"
-		"       pprobe list -v EVENT...       what an event is: a tracepoint's fields and types\n"
-		"\n"
-		"GLOB matches event names (sched:*, *fault*); a word without glob characters\n"
-		"matches names containing it; hw, sw, cache, breakpoint, pmu, tracepoint, probe, sdt\n"
-		"select a class.\n"
-		"-x BINARY adds the binary's USDT (SystemTap SDT) probes as sdt_PROVIDER:NAME.\n"
-		"EVENT is anything -e accepts (sched:sched_switch, syscalls:sys_enter_open*, cycles:u).\n");
-}
 
 enum class_mask {
 	CL_SW = 1, CL_HW = 2, CL_CACHE = 4, CL_PMU = 8, CL_TP = 16, CL_PROBE = 32, CL_SDT = 64, CL_BP = 128, CL_ALL = 255,
@@ -39,8 +26,7 @@ struct filter {
 	int nr;
 	unsigned classes;
 	int matched;
-	char **binaries;    /* -x */
-	int nr_binaries;
+	const struct opt_list *binaries;    /* -x */
 };
 
 static int name_matches(const struct filter *f, const char *name, const char *alias)
@@ -155,22 +141,23 @@ static int load_probe_defs(struct probe_def **out)
 static int list_sdt(struct filter *f)
 {
 	int ret = 0;
-	for (int b = 0; b < f->nr_binaries; b++) {
+	for (size_t b = 0; b < f->binaries->nr; b++) {
+		const char *bin = f->binaries->v[b].arg;
 		struct usdt_probe *p;
-		int n = usdt__read(f->binaries[b], &p);
+		int n = usdt__read(bin, &p);
 		if (n < 0) {
-			fprintf(stderr, "pprobe list: cannot read USDT probes of %s: %s\n", f->binaries[b],
+			fprintf(stderr, "pprobe list: cannot read USDT probes of %s: %s\n", bin,
 				n == -ENOEXEC ? "not an ELF file" : strerror(-n));
 			ret = 1;
 			continue;
 		}
 		if (!n)
 			fprintf(stderr, "pprobe list: %s has no USDT probes (no .note.stapsdt section)\n",
-				f->binaries[b]);
+				bin);
 		for (int i = 0; i < n; i++) {
 			char name[512], what[1024];
 			snprintf(name, sizeof(name), "sdt_%s:%s", p[i].provider, p[i].name);
-			int o = snprintf(what, sizeof(what), "SDT event: %s at 0x%llx", f->binaries[b],
+			int o = snprintf(what, sizeof(what), "SDT event: %s at 0x%llx", bin,
 					 (unsigned long long)p[i].pc);
 			if (p[i].semaphore)
 				o += snprintf(what + o, sizeof(what) - o, ", semaphore 0x%llx",
@@ -351,57 +338,54 @@ static int list_verbose(int argc, char **argv)
 	return ret;
 }
 
+struct list_opts {
+	bool verbose;
+	struct opt_list binaries;	/* -x */
+};
+
+static const struct opt list_table[] = {
+	OPT_FLAG('v', "verbose", struct list_opts, verbose,
+		 "what each EVENT is: its kind and attributes, whether it opens here, a tracepoint's fields "
+		 "and types (like tpoint -v)"),
+	OPT_LIST('x', "exec", "BINARY", struct list_opts, binaries,
+		 "add BINARY's USDT (SystemTap SDT) probes, as sdt_PROVIDER:NAME; repeatable"),
+	OPT_END(),
+};
+
+const struct cmd_def list_cmd = {
+	.name = "list",
+	.prog = "pprobe list",
+	.summary = "list the events -e accepts; -v EVENT shows a tracepoint's fields",
+	.usage = "pprobe list [-x BINARY]... [GLOB...]\npprobe list -v EVENT...",
+	.about = "The events pprobe can use in -e, or with -v what an event is.\n"
+		 "GLOB matches event names (sched:*, *fault*); a word without glob characters matches names "
+		 "containing it; hw, sw, cache, breakpoint, pmu, tracepoint, probe, sdt select a class.\n"
+		 "EVENT is anything -e accepts (sched:sched_switch, syscalls:sys_enter_open*, cycles:u).",
+	.opts = list_table,
+};
+
 int cmd_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "exec", required_argument, NULL, 'x' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int verbose = 0, c;
-	char **bins = calloc(argc + 1, sizeof(char *));
-	int nr_bins = 0;
-
-	if (!bins) {
-		fprintf(stderr, "pprobe list: out of memory\n");
-		return 1;
+	struct list_opts o = { 0 };
+	int n = opts__parse(&list_cmd, argc, argv, &o);
+	if (n < 0) {
+		opt_list__free(&o.binaries);
+		return opts__exit_status(n);
 	}
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+vhx:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'x':
-			bins[nr_bins++] = optarg;
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			free(bins);
-			return 0;
-		default:
-			usage(stderr);
-			free(bins);
-			return 2;
-		}
-	}
-	argc -= optind;
-	argv += optind;
-	if (verbose) {
-		free(bins);
-		if (!argc) {
-			fprintf(stderr, "pprobe list: -v needs an event (e.g. pprobe list -v sched:sched_switch)\n");
-			return 2;
-		}
+	argc -= n;
+	argv += n;
+	if (o.verbose) {
+		opt_list__free(&o.binaries);
+		if (!argc)
+			return opts__usage_error(&list_cmd, "-v needs an event, e.g. pprobe list -v sched:sched_switch");
 		return list_verbose(argc, argv);
 	}
 
-	struct filter f = { .classes = 0, .binaries = bins, .nr_binaries = nr_bins };
+	struct filter f = { .classes = 0, .binaries = &o.binaries };
 	char **pats = calloc(argc + 1, sizeof(char *));
 	if (!pats) {
 		fprintf(stderr, "pprobe list: out of memory\n");
-		free(bins);
+		opt_list__free(&o.binaries);
 		return 1;
 	}
 	static const struct { const char *word; unsigned cl; } classes[] = {
@@ -425,7 +409,7 @@ int cmd_list(int argc, char **argv)
 		f.classes = CL_ALL;
 	int ret = list_all(&f);
 	free(pats);
-	free(bins);
+	opt_list__free(&o.binaries);
 	if (ret)
 		return ret;
 	if (!f.matched) {

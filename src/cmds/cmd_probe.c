@@ -3,7 +3,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -13,73 +12,11 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "options.h"
 #include "probe_tracefs.h"
 #include "tracefs.h"
+#include "util.h"
 #include "pprobe/probe_finder.h"
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: pprobe [-x BINARY | -m MODULE | -k VMLINUX] -F [--filter GLOB]\n"
-"       pprobe [-x BINARY | -m MODULE | -k VMLINUX] -L 'FUNC[@SRC][:RLN[+NUM|-RLN2]]' [--source DIR] [--asm]\n"
-"       pprobe [-x BINARY | -m MODULE | -k VMLINUX] -L 'SRC[:ALN[+NUM|-ALN2]]' [--source DIR] [--asm]\n"
-"       pprobe [-x BINARY | -m MODULE | -k VMLINUX] -V 'FUNC[@SRC][:RLN|+OFFS|%%return|;PTN]'\n"
-"              [--externs] [--range] [--no-inlines] [--filter GLOB]\n"
-"       pprobe [-x BINARY] --add '[[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%%return|;PTN] [ARG...]' ...\n"
-"       pprobe -l [[GROUP:]EVENT]      pprobe -d [GROUP:]EVENT ...   (globs)\n"
-"       (also as 'pprobe probe ...')\n"
-"\n"
-"Inspect where probes can go, and make probes, as 'perf probe' does, from DWARF debug info.\n"
-"\n"
-"  -a, --add DEF         add a tracefs probe event (uprobe_events with -x, else kprobe_events)\n"
-"                        for every instance of the point; several --add may be given, and\n"
-"                        the words after one are its args ('--add func a b').\n"
-"                        DEF: [[GROUP:]EVENT=]POINT [ARG...]; POINT: FUNC[@SRC][:RLN|+OFFS|\n"
-"                        %%return|;PTN], SRC:ALN, SRC;PTN, or 0xADDR in BINARY.\n"
-"                        ARG: [NAME=]VAR[->MEMBER|.MEMBER|[N]]...[:TYPE], $retval,\n"
-"                        $params, $vars, or a tracefs fetch-arg: %%REG, @SYM, +OFF(ARG),\n"
-"                        $argN, $stackN, $comm. TYPE: string, u8..u64, s8..s64, x8..x64.\n"
-"                        An unnamed VAR->MEMBER is named MEMBER, as perf (req->path: path).\n"
-"                        Group: probe (kernel), probe_BINNAME (-x); event: the function\n"
-"                        (FUNC_L<RLN> for a line, FUNC__return), _1, _2... when taken.\n"
-"  -l, --list [PATTERN]  list the probe events (GROUP:EVENT globs)\n"
-"  -d, --del PATTERN     remove probe events: GROUP:EVENT globs ('probe_app:*'), or EVENT\n"
-"                        in any group\n"
-"  Temporary probes for one run: -e 'SPEC ARG...' in record, trace and stat\n"
-"  (pprobe trace -x ./server -e 'probe:handle req->path:string'), removed at exit.\n"
-"\n"
-"  -x, --exec BINARY     an executable or shared library (default: the kernel)\n"
-"  -m, --module MODULE   a kernel module (name or .ko path)\n"
-"  -k, --vmlinux FILE    the kernel image with DWARF (default:\n"
-"                        /usr/lib/debug/boot/vmlinux-$(uname -r); else -F uses /proc/kallsyms)\n"
-"  -F, --funcs           list probe-able functions: DWARF subprograms (inlined-only ones\n"
-"                        too), ELF function symbols (clones as .constprop.N ...), kallsyms\n"
-"      --filter GLOB     -F: filter names (default \"" PROBE_FILTER_DEFAULT "\");\n"
-"                        -V: filter variable names. Globs with & | ! ( )\n"
-"  -L, --line SPEC       show source lines; probe-able ones carry a line number\n"
-"                        (relative to the function's first line in the FUNC form).\n"
-"                        Without the source, the probe-able lines of the line table.\n"
-"      --source DIR      look for source files under DIR\n"
-"      --asm             -L: the instructions (capstone) under each line\n"
-"  -V, --vars SPEC       variables available at the probe point(s): every out-of-line\n"
-"                        copy and clone, every inlined copy with its call site; each\n"
-"                        with its location at that address, its constant value, or\n"
-"                        <optimized out> when the location list has nothing there\n"
-"      --externs         -V: CU-level (global and static) variables too\n"
-"      --range           -V: where each variable is available (offsets and lines)\n"
-"      --no-inlines      -V: out-of-line copies only\n"
-"  -h, --help            this text\n"
-"\n"
-"Debug info is looked up in the file itself, /usr/lib/debug/.build-id/ and by\n"
-".gnu_debuglink. Exit status: 0 ok, 1 not found / no debug info / refused, 2 usage.\n"
-"\n"
-"Examples:\n"
-"  pprobe -x ./server --add 'handle req->path:string len'\n"
-"  pprobe trace -e probe_server:handle -a\n"
-"  pprobe -x ./server --add 'handle%%return $retval'\n"
-"  pprobe -l 'probe_server:*'\n"
-"  pprobe -d 'probe_server:*'\n");
-}
 
 /* Runs argv, returns its first output line (malloc'd) or NULL. */
 static char *run_line(char *const argv[])
@@ -392,7 +329,7 @@ static int do_list(const char *pattern)
 	return 0;
 }
 
-static int do_del(char **patterns, int npatterns)
+static int do_del(const char **patterns, int npatterns)
 {
 	int ret = 0;
 	(void)probe_tracefs__sweep_stale();
@@ -411,174 +348,232 @@ static int do_del(char **patterns, int npatterns)
 	return ret;
 }
 
-int cmd_probe(int argc, char **argv)
-{
-	enum { OPT_FILTER = 256, OPT_SOURCE, OPT_ASM, OPT_EXTERNS, OPT_RANGE, OPT_NO_INLINES };
-	static const struct option longopts[] = {
-		{ "add", required_argument, NULL, 'a' },
-		{ "list", optional_argument, NULL, 'l' },
-		{ "del", required_argument, NULL, 'd' },
-		{ "exec", required_argument, NULL, 'x' },
-		{ "module", required_argument, NULL, 'm' },
-		{ "vmlinux", required_argument, NULL, 'k' },
-		{ "funcs", no_argument, NULL, 'F' },
-		{ "line", required_argument, NULL, 'L' },
-		{ "vars", required_argument, NULL, 'V' },
-		{ "filter", required_argument, NULL, OPT_FILTER },
-		{ "source", required_argument, NULL, OPT_SOURCE },
-		{ "asm", no_argument, NULL, OPT_ASM },
-		{ "externs", no_argument, NULL, OPT_EXTERNS },
-		{ "range", no_argument, NULL, OPT_RANGE },
-		{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct probe_finder_opts o = { 0 };
-	const char *filter = NULL, *line = NULL, *vars = NULL;
-	bool funcs = false, with_asm = false, list = false;
-	unsigned flags = 0;
-	int c, nmodes = 0, ret = 2;
-	struct add_def *adds = NULL;
-	int nadds = 0, ndels = 0;
-	char **dels = NULL;
-	const char *list_pattern = NULL;
+/* ---- options ---- */
 
-	optind = 1;
-	opterr = 0;
-	/* '-': words come in order (as 1), so 'f a b' after --add are its args */
-	while ((c = getopt_long(argc, argv, "-:x:m:k:FL:V:s:ha:d:l::", longopts, NULL)) != -1) {
-		switch (c) {
-		case 1:
-			if (nadds) {
-				struct add_def *a = &adds[nadds - 1];
-				char *t;
-				if (asprintf(&t, "%s %s", a->text, optarg) < 0)
-					goto out;
-				free(a->text);
-				a->text = t;
-			} else if (list && !list_pattern) {
-				list_pattern = optarg;
-			} else if (ndels) {
-				char **v = realloc(dels, (size_t)(ndels + 1) * sizeof(*v));
-				if (!v)
-					goto out;
-				dels = v;
-				dels[ndels++] = optarg;
-			} else if (!nmodes) {	/* perf's bare PROBE form: pprobe -x BIN 'func arg' */
-				adds = malloc(sizeof(*adds));
-				if (!adds || !(adds[0].text = strdup(optarg)))
-					goto out;
-				nadds = 1;
-				nmodes++;
-			} else {
-				fprintf(stderr, "pprobe: unexpected argument '%s' (see pprobe probe --help)\n", optarg);
-				goto out;
-			}
-			break;
-		case 'a': {
-			struct add_def *v = realloc(adds, (size_t)(nadds + 1) * sizeof(*v));
-			if (!v)
-				goto out;
-			adds = v;
-			if (!(adds[nadds].text = strdup(optarg)))
-				goto out;
-			if (!nadds++)
-				nmodes++;
-			break;
-		}
-		case 'd': {
-			char **v = realloc(dels, (size_t)(ndels + 1) * sizeof(*v));
-			if (!v)
-				goto out;
-			dels = v;
-			if (!ndels++)
-				nmodes++;
-			dels[ndels - 1] = optarg;
-			break;
-		}
-		case 'l':
-			list = true;
-			list_pattern = optarg;
-			nmodes++;
-			break;
-		case 'x': o.binary = optarg; break;
-		case 'm': o.module = optarg; break;
-		case 'k': o.vmlinux = optarg; break;
-		case 'F': funcs = true; nmodes++; break;
-		case 'L': line = optarg; nmodes++; break;
-		case 'V': vars = optarg; nmodes++; break;
-		case 's':
-		case OPT_SOURCE: o.source_dir = optarg; break;
-		case OPT_FILTER: filter = optarg; break;
-		case OPT_ASM: with_asm = true; break;
-		case OPT_EXTERNS: flags |= PF_EXTERNS; break;
-		case OPT_RANGE: flags |= PF_RANGE; break;
-		case OPT_NO_INLINES: flags |= PF_NO_INLINES; break;
-		case 'h': usage(stdout); ret = 0; goto out;
-		case ':':
-			fprintf(stderr, "pprobe: option %s needs an argument\n", argv[optind - 1]);
-			goto out;
-		default:
-			fprintf(stderr, "pprobe: unknown option %s (pprobe takes -F, -L, -V, --add, -l, -d here; "
-				"see pprobe probe --help)\n", argv[optind - 1]);
-			goto out;
-		}
+struct probe_opts {
+	struct probe_finder_opts pf;	/* -x, -m, -k, --source */
+	const char *filter, *line, *vars;
+	bool funcs, with_asm, list, externs, range, no_inlines;
+	struct add_def *adds;		/* --add, with the words after each */
+	int nadds;
+	const char **dels;		/* -d */
+	int ndels;
+	const char *list_pattern;	/* -l [PATTERN] */
+	int nmodes;			/* of -F, -L, -V, --add, -l, -d given */
+};
+
+static int add_def(struct probe_opts *po, const char *text)
+{
+	po->adds = pp_xrealloc(po->adds, (size_t)(po->nadds + 1) * sizeof(*po->adds));
+	po->adds[po->nadds].text = pp_xstrdup(text);
+	if (!po->nadds++)
+		po->nmodes++;
+	return 0;
+}
+
+static int parse_add(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+{
+	(void)o, (void)err, (void)errlen;
+	return add_def(opts, arg);
+}
+
+static int parse_del(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+{
+	(void)o, (void)err, (void)errlen;
+	struct probe_opts *po = opts;
+	po->dels = pp_xrealloc(po->dels, (size_t)(po->ndels + 1) * sizeof(*po->dels));
+	po->dels[po->ndels] = arg;
+	if (!po->ndels++)
+		po->nmodes++;
+	return 0;
+}
+
+/* -l [PATTERN], -F, -L SPEC, -V SPEC: one mode each. */
+static int parse_mode(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	struct probe_opts *po = opts;
+	switch (o->key) {
+	case 'l': po->list = true; po->list_pattern = arg; break;
+	case 'F': po->funcs = true; break;
+	case 'L': po->line = arg; break;
+	case 'V': po->vars = arg; break;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "pprobe: unexpected argument '%s' (see pprobe probe --help)\n", argv[optind]);
-		goto out;
+	po->nmodes++;
+	return 0;
+}
+
+/* Words among the options, in order: the args of the last --add ('--add
+ * func a b'), -l's PATTERN, more -d PATTERNs, or perf's bare PROBE form
+ * ('pprobe -x BIN "func arg"'). */
+static int probe_word(void *opts, const char *word, char *err, size_t errlen)
+{
+	struct probe_opts *po = opts;
+	if (po->nadds) {
+		struct add_def *a = &po->adds[po->nadds - 1];
+		char *t;
+		if (asprintf(&t, "%s %s", a->text, word) < 0)
+			return -ENOMEM;
+		free(a->text);
+		a->text = t;
+	} else if (po->list && !po->list_pattern) {
+		po->list_pattern = word;
+	} else if (po->ndels) {
+		parse_del(NULL, opts, word, err, errlen);
+	} else if (!po->nmodes) {
+		add_def(po, word);
+	} else {
+		return seterr(err, errlen, "unexpected argument '%s'", word), -EINVAL;
 	}
-	if (nmodes != 1) {
-		fprintf(stderr, "pprobe: give exactly one of -F, -L SPEC, -V SPEC, --add DEF, -l, -d PATTERN\n\n");
-		usage(stderr);
-		goto out;
-	}
-	if ((nadds || list || ndels) && (o.module || o.vmlinux || filter || with_asm || flags || o.source_dir)) {
-		fprintf(stderr, "pprobe: --add, -l and -d take only -x BINARY\n");
-		goto out;
-	}
-	if (nadds) {
-		ret = do_add(o.binary, adds, nadds);
-		goto out;
-	}
-	if (list) {
-		ret = do_list(list_pattern);
-		goto out;
-	}
-	if (ndels) {
-		ret = do_del(dels, ndels);
-		goto out;
-	}
-	if (o.binary && (o.module || o.vmlinux)) {
-		fprintf(stderr, "pprobe: -x inspects a user binary; it does not go with -m or -k\n");
-		goto out;
-	}
-	if (with_asm && !line) {
-		fprintf(stderr, "pprobe: --asm goes with -L\n");
-		goto out;
-	}
-	if (flags && !vars) {
-		fprintf(stderr, "pprobe: --externs, --range and --no-inlines go with -V\n");
-		goto out;
-	}
+	return 0;
+}
+
+#define P struct probe_opts
+static const struct opt probe_table[] = {
+	OPT_GROUP("Probe events in tracefs:"),
+	OPT_FN('a', "add", "DEF", P, adds, parse_add,
+	       "add a tracefs probe event (uprobe_events with -x, else kprobe_events) for every instance of "
+	       "the point; several --add may be given, and the words after one are its args ('--add func a b').\n"
+	       "DEF: [[GROUP:]EVENT=]POINT [ARG...]; POINT: FUNC[@SRC][:RLN|+OFFS|%return|;PTN], SRC:ALN, "
+	       "SRC;PTN, or 0xADDR in BINARY.\n"
+	       "ARG: [NAME=]VAR[->MEMBER|.MEMBER|[N]]...[:TYPE], $retval, $params, $vars, or a tracefs "
+	       "fetch-arg: %REG, @SYM, +OFF(ARG), $argN, $stackN, $comm. TYPE: string, u8..u64, s8..s64, "
+	       "x8..x64. An unnamed VAR->MEMBER is named MEMBER, as perf (req->path: path).\n"
+	       "Group: probe (kernel), probe_BINNAME (-x); event: the function (FUNC_L<RLN> for a line, "
+	       "FUNC__return), _1, _2... when taken."),
+	OPT_FN_OPTARG('l', "list", "PATTERN", P, list, parse_mode,
+		      "list the probe events (GROUP:EVENT globs)"),
+	OPT_FN('d', "del", "PATTERN", P, dels, parse_del,
+	       "remove probe events: GROUP:EVENT globs ('probe_app:*'), or EVENT in any group"),
+	OPT_GROUP("What to inspect or probe:"),
+	OPT_STRING('x', "exec", "BINARY", P, pf.binary, "an executable or shared library (default: the kernel)"),
+	OPT_STRING('m', "module", "MODULE", P, pf.module, "a kernel module (name or .ko path)"),
+	OPT_STRING('k', "vmlinux", "FILE", P, pf.vmlinux,
+		   "the kernel image with DWARF (default: /usr/lib/debug/boot/vmlinux-$(uname -r); else -F "
+		   "uses /proc/kallsyms)"),
+	OPT_GROUP("Inspect (perf probe -F/-L/-V):"),
+	OPT_FN('F', "funcs", NULL, P, funcs, parse_mode,
+	       "list probe-able functions: DWARF subprograms (inlined-only ones too), ELF function symbols "
+	       "(clones as .constprop.N ...), kallsyms"),
+	OPT_STRING(0, "filter", "GLOB", P, filter,
+		   "-F: filter names (default \"" PROBE_FILTER_DEFAULT "\"); -V: filter variable names. Globs "
+		   "with & | ! ( )"),
+	OPT_FN('L', "line", "SPEC", P, line, parse_mode,
+	       "show source lines; probe-able ones carry a line number (relative to the function's first "
+	       "line in the FUNC form). Without the source, the probe-able lines of the line table."),
+	OPT_STRING('s', "source", "DIR", P, pf.source_dir, "look for source files under DIR"),
+	OPT_FLAG(0, "asm", P, with_asm, "-L: the instructions (capstone) under each line"),
+	OPT_FN('V', "vars", "SPEC", P, vars, parse_mode,
+	       "variables available at the probe point(s): every out-of-line copy and clone, every inlined "
+	       "copy with its call site; each with its location at that address, its constant value, or "
+	       "<optimized out> when the location list has nothing there"),
+	OPT_FLAG(0, "externs", P, externs, "-V: CU-level (global and static) variables too"),
+	OPT_FLAG(0, "range", P, range, "-V: where each variable is available (offsets and lines)"),
+	OPT_FLAG(0, "no-inlines", P, no_inlines, "-V: out-of-line copies only"),
+	OPT_END(),
+};
+#undef P
+
+const struct cmd_def probe_cmd = {
+	.name = "probe",
+	.prog = "pprobe probe",
+	.summary = "probes as perf probe: -F/-L/-V inspect, --add/-l/-d tracefs probe events",
+	.usage = "pprobe [-x BINARY | -m MODULE | -k VMLINUX] -F [--filter GLOB]\n"
+		 "pprobe [-x BINARY | -m MODULE | -k VMLINUX] -L 'FUNC[@SRC][:RLN[+NUM|-RLN2]]' [--source DIR] [--asm]\n"
+		 "pprobe [-x BINARY | -m MODULE | -k VMLINUX] -L 'SRC[:ALN[+NUM|-ALN2]]' [--source DIR] [--asm]\n"
+		 "pprobe [-x BINARY | -m MODULE | -k VMLINUX] -V 'FUNC[@SRC][:RLN|+OFFS|%return|;PTN]'\n"
+		 "       [--externs] [--range] [--no-inlines] [--filter GLOB]\n"
+		 "pprobe [-x BINARY] --add '[[GROUP:]EVENT=]FUNC[@SRC][:RLN|+OFFS|%return|;PTN] [ARG...]' ...\n"
+		 "pprobe -l [[GROUP:]EVENT]      pprobe -d [GROUP:]EVENT ...   (globs)\n"
+		 "(also as 'pprobe probe ...')",
+	.about = "Inspect where probes can go, and make probes, as 'perf probe' does, from DWARF debug info.",
+	.opts = probe_table,
+	.word = probe_word,
+	.footer =
+"Temporary probes for one run: -e 'SPEC ARG...' in record, trace and stat\n"
+"(pprobe trace -x ./server -e 'probe:handle req->path:string'), removed at exit.\n"
+"\n"
+"Debug info is looked up in the file itself, /usr/lib/debug/.build-id/ and by\n"
+".gnu_debuglink. Exit status: 0 ok, 1 not found / no debug info / refused, 2 usage.\n"
+"\n"
+"Examples:\n"
+"  pprobe -x ./server --add 'handle req->path:string len'\n"
+"  pprobe trace -e probe_server:handle -a\n"
+"  pprobe -x ./server --add 'handle%return $retval'\n"
+"  pprobe -l 'probe_server:*'\n"
+"  pprobe -d 'probe_server:*'\n",
+};
+
+/* ---- the command ---- */
+
+/* The combinations the table cannot say: one mode, and the options that go
+ * with it. 0, or 2 after the one-line usage error. */
+static int check_modes(const struct cmd_def *cmd, const struct probe_opts *o, int first, int argc, char **argv)
+{
+	bool vflags = o->externs || o->range || o->no_inlines;
+	if (first < argc)
+		return opts__usage_error(cmd, "unexpected argument '%s'", argv[first]);
+	if (o->nmodes != 1)
+		return opts__usage_error(cmd, "give exactly one of -F, -L SPEC, -V SPEC, --add DEF, -l, -d PATTERN");
+	if ((o->nadds || o->list || o->ndels) &&
+	    (o->pf.module || o->pf.vmlinux || o->filter || o->with_asm || vflags || o->pf.source_dir))
+		return opts__usage_error(cmd, "--add, -l and -d take only -x BINARY");
+	if (o->nadds || o->list || o->ndels)
+		return 0;
+	if (o->pf.binary && (o->pf.module || o->pf.vmlinux))
+		return opts__usage_error(cmd, "-x inspects a user binary; it does not go with -m or -k");
+	if (o->with_asm && !o->line)
+		return opts__usage_error(cmd, "--asm goes with -L");
+	if (vflags && !o->vars)
+		return opts__usage_error(cmd, "--externs, --range and --no-inlines go with -V");
+	return 0;
+}
+
+/* -F, -L or -V on the binary, module or kernel. */
+static int inspect(const struct probe_opts *o)
+{
 	char err[1024] = "";
-	struct probe_finder *pf = probe_finder__new(&o, err, sizeof(err));
+	unsigned flags = (o->externs ? PF_EXTERNS : 0) | (o->range ? PF_RANGE : 0) |
+			 (o->no_inlines ? PF_NO_INLINES : 0);
+	struct probe_finder *pf = probe_finder__new(&o->pf, err, sizeof(err));
 	if (!pf) {
 		fprintf(stderr, "pprobe: %s\n", err[0] ? err : strerror(errno));
-		ret = 1;
-		goto out;
+		return 1;
 	}
-	if (funcs)
-		ret = do_funcs(pf, filter);
-	else if (line)
-		ret = do_lines(pf, line, with_asm, o.source_dir);
+	int ret;
+	if (o->funcs)
+		ret = do_funcs(pf, o->filter);
+	else if (o->line)
+		ret = do_lines(pf, o->line, o->with_asm, o->pf.source_dir);
 	else
-		ret = do_vars(pf, vars, flags, filter);
+		ret = do_vars(pf, o->vars, flags, o->filter);
 	probe_finder__delete(pf);
-out:
-	for (int i = 0; i < nadds; i++)
-		free(adds[i].text);
-	free(adds);
-	free(dels);
+	return ret;
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	/* 'pprobe -x BIN -F' (perf probe's form) or 'pprobe probe -x BIN -F' */
+	struct cmd_def cmd = probe_cmd;
+	if (strcmp(argv[0], "probe"))
+		cmd.prog = "pprobe";
+	struct probe_opts o = { .nmodes = 0 };
+	int ret, first = opts__parse(&cmd, argc, argv, &o);
+	if (first < 0)
+		ret = opts__exit_status(first);
+	else if ((ret = check_modes(&cmd, &o, first, argc, argv)))
+		;	/* said */
+	else if (o.nadds)
+		ret = do_add(o.pf.binary, o.adds, o.nadds);
+	else if (o.list)
+		ret = do_list(o.list_pattern);
+	else if (o.ndels)
+		ret = do_del(o.dels, o.ndels);
+	else
+		ret = inspect(&o);
+	for (int i = 0; i < o.nadds; i++)
+		free(o.adds[i].text);
+	free(o.adds);
+	free(o.dels);
 	return ret;
 }

@@ -1,7 +1,6 @@
 /* pprobe record: sample events, aggregate stacks online, write folded stacks. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,10 +10,11 @@
 
 #include "collect.h"
 #include "commands.h"
+#include "options.h"
 #include "event_spec.h"
-#include "probe_spec.h"
-#include "pprobe/flamegraph.h"
+#include "target_opts.h"
 #include "stacks.h"
+#include "svg.h"
 #include "pprobe/symbolize.h"
 #include "pprobe/unwind.h"
 
@@ -159,59 +159,6 @@ struct evstate {
 	char rate_buf[64];	/* "999 Hz", "every event", "every 1000 events" */
 };
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: pprobe record [options] [--] [command [args...]]\n"
-"\n"
-"Sample events and write folded stacks (one line per unique stack,\n"
-"'comm;outermost;...;leaf COUNT', as flamegraph.pl reads them).\n"
-"\n"
-"Target (default: the command, counted from its exec):\n"
-"  -a, --all-cpus          all online CPUs (a command then only bounds the duration)\n"
-"  -C, --cpu LIST          these CPUs only, e.g. 0-1,3\n"
-"  -p, --pid PID[,PID...]  existing processes, all their threads\n"
-"  -t, --tid TID[,TID...]  existing threads\n"
-"  -d, --duration SECS     stop after SECS seconds (SIGINT/SIGTERM also stop cleanly)\n"
-"Events:\n"
-"  -e, --event EVENT       repeatable, comma lists; default cpu-clock\n"
-"                          software (cpu-clock, task-clock, page-faults, cs, ...),\n"
-"                          tracepoints subsys:name with globs (sched:*), :u/:k modifiers,\n"
-"                          probes (every hit sampled):\n"
-PROBE_SPEC_HELP("                            ")
-"  -x, --exec BIN          probe:FUNC[+OFF|:LINE|%%return] means a uprobe in BIN\n"
-"  -F, --freq HZ           samples per second (default 999 for clock events)\n"
-"  -c, --count PERIOD      one sample every PERIOD events (tracepoints: every event)\n"
-"  -m, --mmap-pages N      ring pages per CPU (power of two; default sized to lose nothing)\n"
-COLLECT_QUEUE_HELP
-"Stacks:\n"
-"  -g                      kernel callchains and DWARF-unwound user stacks\n"
-"      --call-graph MODE   dwarf[,SIZE]: user stacks unwound with CFI from a SIZE-byte\n"
-"                          stack copy (default 4096), completed from the live stack\n"
-"                          when the copy ends early; fp: frame-pointer user stacks\n"
-"      --unwinder NAME     libdw (default) or libunwind\n"
-"      --hold-exits        with dwarf: hold each exiting thread of the command (ptrace\n"
-"                          exit-stops) until its samples are unwound, so a process\n"
-"                          that exits from deep in its stack keeps its last stacks\n"
-"                          complete; the command cannot be ptraced by anything else\n"
-"                          then (gdb, strace, LeakSanitizer)\n"
-"Output:\n"
-"  -o, --output FILE       default pprobe.folded; '-' for stdout; several events\n"
-"                          write FILE's stem + .EVENT.folded each\n"
-"      --format FMT        folded (default) or svg: an interactive flame graph\n"
-"                          (the default when FILE ends in .svg)\n"
-"      --weight KIND       samples (default) or period (sum the sample periods)\n"
-"      --srcline           user frames with debug info as func:file.c:LINE (the\n"
-"                          sampled line at the leaf, call sites above it)\n"
-"  -q, --quiet             no summary, no live status\n"
-"\n"
-"Examples:\n"
-"  pprobe record -g -- ./app                       # profile a command at 999 Hz\n"
-"  pprobe record -e syscalls:sys_enter_write -g -a sleep 5\n"
-"  pprobe record -g -x ./app -e probe:handle_request -- ./app   # who calls it\n"
-"  pprobe record -g -p 1234 -d 10 -o app.folded && flamegraph.pl app.folded > app.svg\n");
-}
-
 static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s,
 		     struct thread *t, struct process *p)
 {
@@ -262,49 +209,6 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 	return 0;
 }
 
-/* -o FILE for one event; FILE's stem + ".EVENT.folded" for each of several. */
-struct svg_feed {
-	struct flamegraph *fg;
-	char *line;
-	size_t cap;
-	int err;
-};
-
-static void feed_svg(void *ctx, const char *stack, uint64_t weight)
-{
-	struct svg_feed *f = ctx;
-	size_t need = strlen(stack) + 32;
-	if (need > f->cap) {
-		f->cap = need * 2;
-		f->line = pp_xrealloc(f->line, f->cap);
-	}
-	snprintf(f->line, f->cap, "%s %llu", stack, (unsigned long long)weight);
-	int err = flamegraph__add_line(f->fg, f->line);
-	if (err < 0 && !f->err)
-		f->err = err;
-}
-
-/* The folded lines of one event drawn as an SVG flame graph. */
-static size_t write_svg(struct stacktab *st, const char *event, const char *countname, FILE *out, int *err)
-{
-	struct flamegraph_opts o;
-	char title[300];
-	flamegraph_opts__init(&o);
-	snprintf(title, sizeof(title), "pprobe record: %s", event);
-	o.title = title;
-	o.countname = countname;
-	struct svg_feed f = { .fg = flamegraph__new(&o) };
-	if (!f.fg) {
-		*err = -errno;
-		return 0;
-	}
-	size_t lines = stacktab__folded(st, feed_svg, &f);
-	*err = f.err ? f.err : flamegraph__write_svg(f.fg, out);
-	flamegraph__delete(f.fg);
-	free(f.line);
-	return lines;
-}
-
 /* Open each executable file as it is mapped, while the process lives: a
  * deleted binary or one in another mount namespace is still readable then
  * (through /proc/PID/map_files or /proc/PID/root), not at the end. */
@@ -339,185 +243,176 @@ static char *output_name(const char *out, const char *event, bool several, bool 
 	return name;
 }
 
-int cmd_record(int argc, char **argv)
+/* ---- options ---- */
+
+struct record_opts {
+	struct collect_opts co;
+	struct opt_list events;		/* -e, in order */
+	const char *exec;		/* -x */
+	const char *output;
+	const char *format;		/* --format; NULL: from the output's name */
+	long freq;
+	unsigned long long period;
+	int cg;				/* enum callgraph */
+	uint32_t stack_size;		/* --call-graph dwarf,SIZE; 0: the default */
+	enum unwind_backend backend;
+	bool hold_exits, srcline, weight_period;
+};
+
+static int parse_freq(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
 {
-	static const struct option longopts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		COLLECT_TARGET_LONGOPTS,
-		{ "freq", required_argument, NULL, 'F' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "mmap-pages", required_argument, NULL, 'm' },
-		COLLECT_QUEUE_LONGOPTS,
-		{ "call-graph", required_argument, NULL, 'G' },
-		{ "unwinder", required_argument, NULL, 'U' },
-		{ "hold-exits", no_argument, NULL, 'H' },
-		{ "srcline", no_argument, NULL, 'S' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "weight", required_argument, NULL, 'W' },
-		{ "format", required_argument, NULL, 'O' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "exec", required_argument, NULL, 'X' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct collect_opts co = { 0 };
-	struct record rec = { 0 };
-	struct collect c;
-	const char **events = NULL;
-	struct event_list evl;
-	int nr_events = 0;
-	const char *output = "pprobe.folded";
-	const char *format = NULL;
-	long freq = 0;
-	unsigned long long period = 0;
-	int ret = 0, opt;
+	(void)o;
+	char *end;
+	long v = strtol(arg, &end, 10);
+	if (end == arg || *end || v <= 0)
+		return seterr(err, errlen, "bad frequency '%s': Hz, e.g. 999", arg), -EINVAL;
+	((struct record_opts *)opts)->freq = v;
+	return 0;
+}
 
-	collect__init(&c);
-	event_list__init(&evl);
-	probe_spec__scan_exec_opt(argc, argv, "+e:aC:p:t:d:F:c:m:go:qx:h", longopts, false);
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:d:F:c:m:go:qx:h", longopts, NULL)) != -1) {
-		char *end;
-		int shared = collect_opts__parse(&co, opt, optarg, "pprobe record");
-		if (shared < 0) {
-			ret = 2;
-			goto out;
-		}
-		if (shared)
-			continue;
-		switch (opt) {
-		case 'e':
-			events = pp_xrealloc(events, (size_t)(nr_events + 1) * sizeof(*events));
-			events[nr_events++] = optarg;
-			break;
-		case 'F':
-			freq = strtol(optarg, &end, 10);
-			if (*end || freq <= 0) {
-				fprintf(stderr, "pprobe record: bad frequency '%s' (Hz, e.g. 999)\n", optarg);
-				ret = 2;
-				goto out;
-			}
-			break;
-		case 'c':
-			period = strtoull(optarg, &end, 10);
-			if (*end || period == 0) {
-				fprintf(stderr, "pprobe record: bad period '%s' (a positive count)\n", optarg);
-				ret = 2;
-				goto out;
-			}
-			break;
-		case 'g': rec.cg = CG_DWARF; break;
-		case 'G':
-			if (!strcmp(optarg, "fp")) {
-				rec.cg = CG_FP;
-			} else if (!strncmp(optarg, "dwarf", 5) && (optarg[5] == 0 || optarg[5] == ',')) {
-				rec.cg = CG_DWARF;
-				if (optarg[5] == ',') {
-					unsigned long sz = strtoul(optarg + 6, &end, 0);
-					if (*end || sz < 8 || sz > 65528) {
-						fprintf(stderr, "pprobe record: dwarf stack size '%s' must be 8..65528 bytes\n",
-							optarg + 6);
-						ret = 2;
-						goto out;
-					}
-					rec.stack_size = (uint32_t)(sz & ~7UL);	/* the kernel wants a multiple of 8 */
-				}
-			} else {
-				fprintf(stderr, "pprobe record: unknown --call-graph mode '%s' (fp, dwarf[,SIZE])\n", optarg);
-				ret = 2;
-				goto out;
-			}
-			break;
-		case 'U':
-			if (unwind_backend__parse(optarg, &rec.backend)) {
-				fprintf(stderr, "pprobe record: unknown unwinder '%s' (libdw, libunwind)\n", optarg);
-				ret = 2;
-				goto out;
-			}
-			break;
-		case 'o': output = optarg; break;
-		case 'H': rec.hold_exits = true; break;
-		case 'S': rec.srcline = true; break;
-		case 'W':
-			if (!strcmp(optarg, "period"))
-				rec.weight_period = true;
-			else if (strcmp(optarg, "samples")) {
-				fprintf(stderr, "pprobe record: --weight is 'samples' or 'period', not '%s'\n", optarg);
-				ret = 2;
-				goto out;
-			}
-			break;
-		case 'O':
-			if (strcmp(optarg, "folded") && strcmp(optarg, "svg")) {
-				fprintf(stderr, "pprobe record: --format is 'folded' or 'svg', not '%s'\n", optarg);
-				ret = 2;
-				goto out;
-			}
-			format = optarg;
-			break;
-		case 'q': co.quiet = true; break;
-		case 'x': case 'X': break;	/* probe_spec__scan_exec_opt() */
-		case 'h': usage(stdout); goto out;
-		default: usage(stderr); ret = 2;
-				goto out;
-		}
-	}
-	if (freq && period) {
-		fprintf(stderr, "pprobe record: -F and -c exclude each other\n");
-		ret = 2;
-				goto out;
-	}
-	if ((co.pid_list != NULL) + (co.tid_list != NULL) > 1) {
-		fprintf(stderr, "pprobe record: give either -p or -t\n");
-		ret = 2;
-				goto out;
-	}
-	if (optind < argc)
-		co.argv = argv + optind;
-	size_t olen = strlen(output);
-	/* An .svg output name asks for the graph, unless --format says otherwise. */
-	bool svg = format ? !strcmp(format, "svg") : olen > 4 && !strcmp(output + olen - 4, ".svg");
-	if (!nr_events) {
-		events = pp_xrealloc(events, sizeof(*events));
-		events[nr_events++] = "cpu-clock";
-	}
+static int parse_period(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+{
+	(void)o;
+	char *end;
+	unsigned long long v = strtoull(arg, &end, 10);
+	if (end == arg || *end || v == 0 || arg[0] == '-')
+		return seterr(err, errlen, "bad period '%s': a positive count", arg), -EINVAL;
+	((struct record_opts *)opts)->period = v;
+	return 0;
+}
 
-	rec.frames = frametab__new();
-	strtab__init(&rec.objs);
-	struct symbolizer_opts so;
-	symbolizer_opts__init(&so);
-	so.srcline = rec.srcline;
-	rec.sym = symbolizer__new(&so);
-	if (!rec.sym) {
-		fprintf(stderr, "pprobe record: cannot set up the symbolizer: %s\n", strerror(errno));
-		ret = 1;
-		goto out;
+static int parse_call_graph(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+{
+	(void)o;
+	struct record_opts *ro = opts;
+	char *end;
+	if (!strcmp(arg, "fp")) {
+		ro->cg = CG_FP;
+		return 0;
 	}
-	rec.max_stack = 127;
-	c.priv = &rec;
-	c.on_sample = on_sample;
-	c.on_mmap = on_mmap;
-	for (int i = 0; i < nr_events; i++) {
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ','))
+		return seterr(err, errlen, "unknown --call-graph mode '%s': fp or dwarf[,SIZE]", arg), -EINVAL;
+	ro->cg = CG_DWARF;
+	if (arg[5] == ',') {
+		unsigned long sz = strtoul(arg + 6, &end, 0);
+		if (end == arg + 6 || *end || sz < 8 || sz > 65528)
+			return seterr(err, errlen, "dwarf stack size '%s' must be 8..65528 bytes", arg + 6), -EINVAL;
+		ro->stack_size = (uint32_t)(sz & ~7UL);	/* the kernel wants a multiple of 8 */
+	}
+	return 0;
+}
+
+static int parse_unwinder(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+{
+	(void)o;
+	if (unwind_backend__parse(arg, &((struct record_opts *)opts)->backend))
+		return seterr(err, errlen, "unknown unwinder '%s': libdw or libunwind", arg), -EINVAL;
+	return 0;
+}
+
+static int parse_weight(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+{
+	(void)o;
+	if (strcmp(arg, "period") && strcmp(arg, "samples"))
+		return seterr(err, errlen, "--weight is 'samples' or 'period', not '%s'", arg), -EINVAL;
+	((struct record_opts *)opts)->weight_period = !strcmp(arg, "period");
+	return 0;
+}
+
+static int parse_format(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+{
+	(void)o;
+	if (strcmp(arg, "folded") && strcmp(arg, "svg"))
+		return seterr(err, errlen, "--format is 'folded' or 'svg', not '%s'", arg), -EINVAL;
+	((struct record_opts *)opts)->format = arg;
+	return 0;
+}
+
+#define R struct record_opts
+static const struct opt record_table[] = {
+	OPT_GROUP("Target (default: the command, counted from its exec):"),
+	TARGET_OPTS(R, co),
+	OPT_GROUP("Events:"),
+	OPT_LIST('e', "event", "EVENT", R, events,
+		 "repeatable, comma lists; default cpu-clock\n"
+		 "software (cpu-clock, task-clock, page-faults, cs, ...), tracepoints subsys:name with globs "
+		 "(sched:*), :u/:k modifiers, probes (every hit sampled):\n"
+		 PROBE_FORMS_HELP("-x")),
+	OPT_STRING('x', "exec", "BIN", R, exec,
+		   "probe:FUNC[+OFF|:LINE|%return] and sdt_PROVIDER:NAME are probes in BIN"),
+	OPT_FN('F', "freq", "HZ", R, freq, parse_freq, "samples per second (default 999 for clock events)"),
+	OPT_FN('c', "count", "PERIOD", R, period, parse_period,
+	       "one sample every PERIOD events (tracepoints: every event)"),
+	RING_OPTS(R, co, "default sized to lose nothing"),
+	OPT_GROUP("Stacks:"),
+	OPT_SET('g', NULL, R, cg, CG_DWARF, "kernel callchains and DWARF-unwound user stacks"),
+	OPT_FN(0, "call-graph", "MODE", R, cg, parse_call_graph,
+	       "dwarf[,SIZE]: user stacks unwound with CFI from a SIZE-byte stack copy (default 4096), "
+	       "completed from the live stack when the copy ends early; fp: frame-pointer user stacks"),
+	OPT_FN(0, "unwinder", "NAME", R, backend, parse_unwinder, "libdw (default) or libunwind"),
+	OPT_FLAG(0, "hold-exits", R, hold_exits,
+		 "with dwarf: hold each exiting thread of the command (ptrace exit-stops) until its samples "
+		 "are unwound, so a process that exits from deep in its stack keeps its last stacks complete; "
+		 "the command cannot be ptraced by anything else then (gdb, strace, LeakSanitizer)"),
+	OPT_GROUP("Output:"),
+	OPT_STRING('o', "output", "FILE", R, output,
+		   "default pprobe.folded; '-' for stdout; several events write FILE's stem + .EVENT.folded each"),
+	OPT_FN(0, "format", "FMT", R, format, parse_format,
+	       "folded (default) or svg: an interactive flame graph (the default when FILE ends in .svg)"),
+	OPT_FN(0, "weight", "KIND", R, weight_period, parse_weight,
+	       "samples (default) or period (sum the sample periods)"),
+	OPT_FLAG(0, "srcline", R, srcline,
+		 "user frames with debug info as func:file.c:LINE (the sampled line at the leaf, call sites "
+		 "above it)"),
+	OPT_FLAG('q', "quiet", R, co.quiet, "no summary, no live status"),
+	OPT_END(),
+};
+#undef R
+
+const struct cmd_def record_cmd = {
+	.name = "record",
+	.prog = "pprobe record",
+	.summary = "sample events and write folded stacks (or an SVG)",
+	.usage = "pprobe record [options] [--] [command [args...]]",
+	.about = "Sample events and write folded stacks (one line per unique stack, "
+		 "'comm;outermost;...;leaf COUNT', as flamegraph.pl reads them).",
+	.opts = record_table,
+	.footer =
+"Examples:\n"
+"  pprobe record -g -- ./app                       # profile a command at 999 Hz\n"
+"  pprobe record -e syscalls:sys_enter_write -g -a sleep 5\n"
+"  pprobe record -g -x ./app -e probe:handle_request -- ./app   # who calls it\n"
+"  pprobe record -g -p 1234 -d 10 -o app.folded && flamegraph.pl app.folded > app.svg\n",
+};
+
+/* ---- setup ---- */
+
+/* The events of -e (cpu-clock by default), each with its stack table
+ * (other sites of a probe share the first's). Returns the number of
+ * outputs (events shown), or -1 after saying why (exit status 2). */
+static int add_events(const struct record_opts *o, struct event_list *evl, struct collect *c, struct record *rec)
+{
+	for (size_t i = 0; i < o->events.nr || (i == 0 && !o->events.nr); i++) {
 		char err[1024];
-		if (event_list__add(&evl, events[i], err, sizeof(err))) {
+		const char *ev = o->events.nr ? o->events.v[i].arg : "cpu-clock";
+		if (event_list__add(evl, ev, err, sizeof(err))) {
 			fprintf(stderr, "pprobe record: %s\n", err);
-			ret = 2;
-			goto out;
+			return -1;
 		}
 	}
-	event_list__set_sampling(&evl, (uint64_t)freq, period);
+	event_list__set_sampling(evl, (uint64_t)o->freq, o->period);
 	int nr_shown = 0;
-	for (size_t i = 0; i < evl.nr; i++) {
-		const struct event_spec *spec = &evl.v[i];
-		struct evsel *ev = evlist__add(&c.evlist, spec->name, &spec->attr);
+	for (size_t i = 0; i < evl->nr; i++) {
+		const struct event_spec *spec = &evl->v[i];
+		struct evsel *ev = evlist__add(&c->evlist, spec->name, &spec->attr);
 		struct evstate *es = pp_xcalloc(1, sizeof(*es));
 		ev->spec = spec;
 		if (spec->same_as > 0 && (size_t)spec->same_as <= i) {
 			/* another site of a probe: its stacks go with the first's */
-			es->stacks = ((struct evstate *)c.evlist.evsels[spec->same_as - 1]->priv)->stacks;
+			es->stacks = ((struct evstate *)c->evlist.evsels[spec->same_as - 1]->priv)->stacks;
 			es->shared = true;
 		} else {
-			es->stacks = stacktab__new(rec.frames);
+			es->stacks = stacktab__new(rec->frames);
 			nr_shown++;
 		}
 		ev->priv = es;
@@ -530,40 +425,39 @@ int cmd_record(int argc, char **argv)
 			snprintf(es->rate_buf, sizeof(es->rate_buf), "every %llu events",
 				 (unsigned long long)ev->attr.sample_period);
 	}
-	bool several = nr_shown > 1;
-	if (several && !strcmp(output, "-")) {
-		fprintf(stderr, "pprobe record: several events write one file each: give -o FILE, not '-'\n");
-		ret = 2;
-		goto out;
-	}
+	return nr_shown;
+}
 
-	if (rec.cg != CG_NONE) {
-		co.extra_sample_type |= PERF_SAMPLE_CALLCHAIN;
-		co.max_stack = rec.max_stack;
+/* Stacks: callchains, DWARF unwinding, and rings sized for them. 0, or the
+ * exit status after saying why. */
+static int setup_stacks(struct record *rec, struct collect *c, struct collect_opts *co)
+{
+	if (rec->cg != CG_NONE) {
+		co->extra_sample_type |= PERF_SAMPLE_CALLCHAIN;
+		co->max_stack = rec->max_stack;
 	}
-	if (rec.cg == CG_DWARF) {
+	if (rec->cg == CG_DWARF) {
 		/* Kernel callchain from the kernel; the user stack unwound here from
 		 * the registers and a copy of the top of the stack. */
-		co.exclude_callchain_user = true;
-		co.extra_sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		co.regs_user_mask = UNWIND_X86_SAMPLE_REGS_MASK;
+		co->exclude_callchain_user = true;
+		co->extra_sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		co->regs_user_mask = UNWIND_X86_SAMPLE_REGS_MASK;
 		/* 4 KB, measured (test_unwind --sweep): with the live stack beyond
 		 * the copy, 2 KB already completes 100% at depths 10 to 1000; 4 KB
 		 * is twice that margin at half of perf's 8 KB per sample. */
-		co.stack_user_size = rec.stack_size ? rec.stack_size : UNWIND_DEFAULT_STACK_COPY;
-		rec.stack_size = co.stack_user_size;
-		rec.unwinder = unwinder__new(rec.backend);
-		if (!rec.unwinder) {
+		co->stack_user_size = rec->stack_size ? rec->stack_size : UNWIND_DEFAULT_STACK_COPY;
+		rec->stack_size = co->stack_user_size;
+		rec->unwinder = unwinder__new(rec->backend);
+		if (!rec->unwinder) {
 			fprintf(stderr, "pprobe record: cannot set up the %s unwinder: %s\n",
-				unwind_backend__str(rec.backend), strerror(errno));
-			ret = 1;
-			goto out;
+				unwind_backend__str(rec->backend), strerror(errno));
+			return 1;
 		}
-		c.on_process_gone = on_process_gone;
-		co.hold_exits = rec.hold_exits;
+		c->on_process_gone = on_process_gone;
+		co->hold_exits = rec->hold_exits;
 		/* Every ms a sample waits, its live stack may move on: folded
 		 * stacks need the causal order only (see collect.h). */
-		co.order_slack_us = 100;
+		co->order_slack_us = 100;
 	}
 	/* Rings sized so a burst is absorbed while the drain thread copies it
 	 * out: a sample with a DWARF stack copy weighs stack_size bytes. The
@@ -574,52 +468,52 @@ int cmd_record(int argc, char **argv)
 	 * Those 32 MB are per CPU and locked: on a machine with many CPUs the
 	 * DWARF default halves until all rings together take at most 512 MB
 	 * (2048 pages at least: 8 MB, 64 CPUs). */
-	if (!co.ring_pages) {	/* -m not given */
-		co.ring_pages = rec.cg == CG_DWARF ? 8192 : rec.cg == CG_FP ? 1024 : 256;
+	if (!co->ring_pages) {	/* -m not given */
+		co->ring_pages = rec->cg == CG_DWARF ? 8192 : rec->cg == CG_FP ? 1024 : 256;
 		long ncpu = sysconf(_SC_NPROCESSORS_ONLN), psz = sysconf(_SC_PAGESIZE);
-		while (rec.cg == CG_DWARF && co.ring_pages > 2048 && ncpu > 0 && psz > 0 &&
-		       (uint64_t)co.ring_pages * (uint64_t)psz * (uint64_t)ncpu > (512ULL << 20))
-			co.ring_pages /= 2;
+		while (rec->cg == CG_DWARF && co->ring_pages > 2048 && ncpu > 0 && psz > 0 &&
+		       (uint64_t)co->ring_pages * (uint64_t)psz * (uint64_t)ncpu > (512ULL << 20))
+			co->ring_pages /= 2;
 	}
-	co.status_prefix = "pprobe record";
+	return 0;
+}
 
-	/* Every output is tried now (its temporary created beside it and
-	 * removed): one that cannot be written is said before the command runs,
-	 * not after its profile is taken. Not kept open: a run with many
-	 * events needs its fds for them. */
-	for (int i = 0; i < c.evlist.nr_evsels; i++) {
-		struct evsel *ev = c.evlist.evsels[i];
+/* Every output is tried now (its temporary created beside it and removed):
+ * one that cannot be written is said before the command runs, not after
+ * its profile is taken. Not kept open: a run with many events needs its
+ * fds for them. */
+static int try_outputs(struct collect *c, const char *output, bool several, bool svg)
+{
+	for (int i = 0; i < c->evlist.nr_evsels; i++) {
+		struct evsel *ev = c->evlist.evsels[i];
 		struct evstate *es = ev->priv;
 		if (!es || es->shared)
 			continue;
 		es->path = output_name(output, ev->name, several, svg);
-		if (outfile__open_or_say(&es->out, es->path, "pprobe record")) {
-			ret = 1;
-			goto out;
-		}
+		if (outfile__open_or_say(&es->out, es->path, "pprobe record"))
+			return 1;
 		outfile__abort(&es->out);
 	}
+	return 0;
+}
 
-	ret = collect__prepare(&c, &co);
-	if (ret)
-		goto out;
-	ret = collect__run(&c);
-	if (ret)
-		goto out;
+/* ---- output ---- */
 
-	/* Symbolize the unique addresses once, then write each event's file. */
-	frametab__symbolize(rec.frames, rec.sym);
-
-	for (int i = 0; i < c.evlist.nr_evsels; i++) {
-		struct evsel *ev = c.evlist.evsels[i];
+/* Each event's file: folded lines or the flame graph. 0, or 1 when one
+ * could not be written (said). */
+static int write_outputs(struct collect *c, const struct event_list *evl, const struct record *rec, bool svg)
+{
+	int ret = 0;
+	for (int i = 0; i < c->evlist.nr_evsels; i++) {
+		struct evsel *ev = c->evlist.evsels[i];
 		struct evstate *es = ev->priv;
 		if (!es || es->shared)
 			continue;
 		uint64_t samples = ev->samples;
-		int si = ev->spec ? (int)(ev->spec - evl.v) : -1;	/* evsels also hold the sideband dummy */
-		for (int k = i + 1; k < c.evlist.nr_evsels; k++)
-			if (si >= 0 && c.evlist.evsels[k]->spec && c.evlist.evsels[k]->spec->same_as == si + 1)
-				samples += c.evlist.evsels[k]->samples;
+		int si = ev->spec ? (int)(ev->spec - evl->v) : -1;	/* evsels also hold the sideband dummy */
+		for (int k = i + 1; k < c->evlist.nr_evsels; k++)
+			if (si >= 0 && c->evlist.evsels[k]->spec && c->evlist.evsels[k]->spec->same_as == si + 1)
+				samples += c->evlist.evsels[k]->samples;
 		const char *path = es->path;
 		struct outfile of;
 		int err = outfile__open_or_say(&of, path, "pprobe record");
@@ -629,7 +523,10 @@ int cmd_record(int argc, char **argv)
 		}
 		size_t lines;
 		if (svg) {
-			lines = write_svg(es->stacks, ev->name, rec.weight_period ? "events" : "samples", of.f, &err);
+			char title[300];
+			snprintf(title, sizeof(title), "pprobe record: %s", ev->name);
+			err = stacktab__write_svg(es->stacks, title, rec->weight_period ? "events" : "samples", of.f,
+						  &lines);
 			if (err) {
 				fprintf(stderr, "pprobe record: drawing %s failed: %s\n", path, strerror(-err));
 				outfile__abort(&of);
@@ -643,42 +540,48 @@ int cmd_record(int argc, char **argv)
 		if (err) {
 			fprintf(stderr, "pprobe record: writing %s failed: %s\n", path, strerror(-err));
 			ret = 1;
-		} else if (!co.quiet) {
+		} else if (!c->opts.quiet) {
 			fprintf(stderr, "pprobe record: %s: %llu samples (%s), %zu unique stacks -> %s\n",
 				ev->name, (unsigned long long)samples, es->rate_buf, lines,
 				strcmp(path, "-") ? path : "stdout");
 		}
 	}
-	if (!co.quiet) {
-		char queue[96];
-		collect__queue_summary(&c, queue, sizeof(queue));
-		fprintf(stderr, "pprobe record: %.2f s, %llu samples, %llu lost records, %llu lost samples, %s%s\n",
-			c.t_end - c.t_start, (unsigned long long)c.nr_samples, (unsigned long long)c.lost,
-			(unsigned long long)c.lost_samples, queue,
-			c.stop_signal ? " (stopped by signal)" : "");
-		collect__report_lost(&c, "pprobe record");
-		print_unwind_quality(&rec);
-		if (rec.truncated)
-			fprintf(stderr, "pprobe record: %llu stacks deeper than %u frames ended in [truncated]\n",
-				(unsigned long long)rec.truncated, rec.max_stack);
-		if (c.bad_records)
-			fprintf(stderr, "pprobe record: %llu malformed records skipped\n",
-				(unsigned long long)c.bad_records);
-		if (c.unknown_id)
-			fprintf(stderr, "pprobe record: %llu samples of no event of ours skipped\n",
-				(unsigned long long)c.unknown_id);
-		if (c.throttled)
-			fprintf(stderr, "pprobe record: the kernel throttled sampling %llu times "
-				"(kernel.perf_event_max_sample_rate); a lower -F avoids it\n",
-				(unsigned long long)c.throttled);
-		if (c.queue.out_of_order)
-			fprintf(stderr, "pprobe record: %llu records arrived after newer ones were "
-				"processed (delivered late, out of order)\n",
-				(unsigned long long)c.queue.out_of_order);
-	}
-out:
-	for (int i = 0; i < c.evlist.nr_evsels; i++) {
-		struct evstate *es = c.evlist.evsels[i]->priv;
+	return ret;
+}
+
+static void print_summary(struct collect *c, const struct record *rec)
+{
+	char queue[96];
+	collect__queue_summary(c, queue, sizeof(queue));
+	fprintf(stderr, "pprobe record: %.2f s, %llu samples, %llu lost records, %llu lost samples, %s%s\n",
+		c->t_end - c->t_start, (unsigned long long)c->nr_samples, (unsigned long long)c->lost,
+		(unsigned long long)c->lost_samples, queue, c->stop_signal ? " (stopped by signal)" : "");
+	collect__report_lost(c, "pprobe record");
+	print_unwind_quality(rec);
+	if (rec->truncated)
+		fprintf(stderr, "pprobe record: %llu stacks deeper than %u frames ended in [truncated]\n",
+			(unsigned long long)rec->truncated, rec->max_stack);
+	if (c->bad_records)
+		fprintf(stderr, "pprobe record: %llu malformed records skipped\n", (unsigned long long)c->bad_records);
+	if (c->unknown_id)
+		fprintf(stderr, "pprobe record: %llu samples of no event of ours skipped\n",
+			(unsigned long long)c->unknown_id);
+	if (c->throttled)
+		fprintf(stderr, "pprobe record: the kernel throttled sampling %llu times "
+			"(kernel.perf_event_max_sample_rate); a lower -F avoids it\n",
+			(unsigned long long)c->throttled);
+	if (c->queue.out_of_order)
+		fprintf(stderr, "pprobe record: %llu records arrived after newer ones were "
+			"processed (delivered late, out of order)\n",
+			(unsigned long long)c->queue.out_of_order);
+}
+
+/* ---- the command ---- */
+
+static void free_evstates(struct collect *c)
+{
+	for (int i = 0; i < c->evlist.nr_evsels; i++) {
+		struct evstate *es = c->evlist.evsels[i]->priv;
 		if (es) {
 			if (!es->shared)
 				stacktab__delete(es->stacks);
@@ -686,15 +589,107 @@ out:
 			free(es);
 		}
 	}
+}
+
+static void record_exit(struct record *rec)
+{
+	frametab__delete(rec->frames);
+	symbolizer__delete(rec->sym);
+	unwinder__delete(rec->unwinder);
+	strtab__free(&rec->objs);
+	free(rec->quality);
+}
+
+/* Everything before the run: events, stacks, outputs. 0, or the exit status. */
+static int record_prepare(struct record_opts *o, struct record *rec, struct collect *c, struct event_list *evl,
+			  bool *svg)
+{
+	size_t olen = strlen(o->output);
+	/* An .svg output name asks for the graph, unless --format says otherwise. */
+	*svg = o->format ? !strcmp(o->format, "svg") : olen > 4 && !strcmp(o->output + olen - 4, ".svg");
+	rec->cg = (enum callgraph)o->cg;
+	rec->stack_size = o->stack_size;
+	rec->backend = o->backend;
+	rec->hold_exits = o->hold_exits;
+	rec->srcline = o->srcline;
+	rec->weight_period = o->weight_period;
+	rec->frames = frametab__new();
+	strtab__init(&rec->objs);
+	struct symbolizer_opts so;
+	symbolizer_opts__init(&so);
+	so.srcline = rec->srcline;
+	rec->sym = symbolizer__new(&so);
+	if (!rec->sym) {
+		fprintf(stderr, "pprobe record: cannot set up the symbolizer: %s\n", strerror(errno));
+		return 1;
+	}
+	rec->max_stack = 127;
+	c->priv = rec;
+	c->on_sample = on_sample;
+	c->on_mmap = on_mmap;
+	evl->ctx.exec = o->exec;
+	evl->ctx.pids = o->co.pid_list;
+	int nr_shown = add_events(o, evl, c, rec);
+	if (nr_shown < 0)
+		return 2;
+	if (nr_shown > 1 && !strcmp(o->output, "-")) {
+		fprintf(stderr, "pprobe record: several events write one file each: give -o FILE, not '-'\n");
+		return 2;
+	}
+	int ret = setup_stacks(rec, c, &o->co);
+	if (ret)
+		return ret;
+	o->co.status_prefix = "pprobe record";
+	return try_outputs(c, o->output, nr_shown > 1, *svg);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o = { .output = "pprobe.folded" };
+	struct record rec = { 0 };
+	struct collect c;
+	struct event_list evl;
+	bool svg = false;
+	int ret;
+
+	int n = opts__parse(&record_cmd, argc, argv, &o);
+	if (n < 0) {
+		opt_list__free(&o.events);
+		return opts__exit_status(n);
+	}
+	if (o.freq && o.period)
+		ret = opts__usage_error(&record_cmd, "-F and -c exclude each other");
+	else if (o.co.pid_list && o.co.tid_list)
+		ret = opts__usage_error(&record_cmd, "give either -p or -t");
+	else
+		ret = 0;
+	if (ret) {
+		opt_list__free(&o.events);
+		return ret;
+	}
+	if (n < argc)
+		o.co.argv = argv + n;
+
+	collect__init(&c);
+	event_list__init(&evl);
+	ret = record_prepare(&o, &rec, &c, &evl, &svg);
+	if (!ret)
+		ret = collect__prepare(&c, &o.co);
+	if (!ret)
+		ret = collect__run(&c);
+	if (!ret) {
+		/* Symbolize the unique addresses once, then write each event's file. */
+		frametab__symbolize(rec.frames, rec.sym);
+		ret = write_outputs(&c, &evl, &rec, svg);
+		if (!o.co.quiet)
+			print_summary(&c, &rec);
+	}
+	free_evstates(&c);
 	collect__cleanup(&c);
 	if (!ret)
 		ret = collect__exit_status(&c);
-	frametab__delete(rec.frames);
-	symbolizer__delete(rec.sym);
-	unwinder__delete(rec.unwinder);
-	strtab__free(&rec.objs);
-	free(rec.quality);
+	record_exit(&rec);
 	event_list__exit(&evl);
-	free(events);
+	opt_list__free(&o.events);
 	return ret;
 }

@@ -3,7 +3,6 @@
  * repeats. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,40 +12,10 @@
 
 #include "collect.h"
 #include "commands.h"
+#include "options.h"
 #include "event_spec.h"
-#include "probe_spec.h"
+#include "target_opts.h"
 #include "stat_format.h"
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: pprobe stat [-e EVENTS] [options] [--] [command [args...]]\n"
-"\n"
-"Count events: exact for software events, tracepoints and probes; hardware\n"
-"counters scaled by time_enabled/time_running when multiplexed (the running\n"
-"percentage is shown).\n"
-"\n"
-"  -e, --event EVENTS    comma lists, repeatable, {a,b} groups; default: task-clock,\n"
-"                        context-switches, cpu-migrations, page-faults (and the\n"
-"                        hardware events where a PMU exists); probes count hits:\n"
-PROBE_SPEC_HELP("                          ")
-"                        a function's inlined copies are counted together\n"
-"  -a, -C LIST, -p PID, -t TID   all CPUs, some CPUs, processes, threads\n"
-"  -d, --duration SECS   stop after SECS seconds\n"
-"  -I, --interval-print MS   print counts every MS milliseconds\n"
-"  -r, --repeat N        run the command N times: mean and spread\n"
-"  -x, --field-separator SEP  CSV: value,unit,event,runtime,running%%,metric,metric-unit\n"
-"  -x, --exec BIN        (when BIN names a binary: a file, or a library or program\n"
-"                        found by name) probe:FUNC[+OFF|:LINE|%%return] means a uprobe in BIN\n"
-"      --json            one JSON object per counter\n"
-"  -o, --output FILE     write there instead of stderr\n"
-"\n"
-"Examples:\n"
-"  pprobe stat -- ./app\n"
-"  pprobe stat -e syscalls:sys_enter_write,cs -a -d 5\n"
-"  pprobe stat -e '{cycles,instructions}' -r 5 -- ./bench\n"
-"  pprobe stat -e uprobe:libc.so.6:malloc,uretprobe:./app:parse -- ./app\n");
-}
 
 struct stat_run {
 	struct stat_count *counts;
@@ -195,126 +164,139 @@ out:
 	return ret;
 }
 
-int cmd_stat(int argc, char **argv)
+/* ---- options ---- */
+
+struct stat_opts {
+	struct collect_opts co;
+	struct opt_list events;		/* -e */
+	const char *exec;		/* --exec */
+	const char *output;
+	const char *sep;		/* -x */
+	int style;			/* enum stat_style: the last of -x and --json */
+	double interval_ms;
+	long repeat;
+};
+
+static int parse_interval(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
 {
-	static const struct option longopts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		COLLECT_TARGET_LONGOPTS,
-		{ "interval-print", required_argument, NULL, 'I' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "field-separator", required_argument, NULL, 'x' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "exec", required_argument, NULL, 'X' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct collect_opts co = { 0 };
-	struct event_list evl;
-	struct stat_print pp = { .style = STAT_HUMAN, .sep = ",", .interval_ts = -1 };
-	double interval_ms = 0;
-	long repeat = 1;
-	const char *output = NULL;
-	int ret = 0, opt, child_status = 0;
-	struct stat_count *counts = NULL, *acc = NULL;
-	double *sumsq = NULL;
-	struct outfile of = { 0 };
+	(void)o;
+	char *end;
+	double v = strtod(arg, &end);
+	if (end == arg || *end || !(v >= 10))
+		return seterr(err, errlen, "-I wants milliseconds >= 10, got '%s'", arg), -EINVAL;
+	((struct stat_opts *)opts)->interval_ms = v;
+	return 0;
+}
 
-	event_list__init(&evl);
-	probe_spec__scan_exec_opt(argc, argv, "+e:aC:p:t:d:I:r:x:o:h", longopts, true);
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:d:I:r:x:o:h", longopts, NULL)) != -1) {
-		char *end;
-		char err[1024];
-		int shared = collect_opts__parse(&co, opt, optarg, "pprobe stat");
-		if (shared < 0) {
-			ret = 2;
-			goto out;
-		}
-		if (shared)
-			continue;
-		switch (opt) {
-		case 'e':
-			if (event_list__add(&evl, optarg, err, sizeof(err))) {
-				fprintf(stderr, "pprobe stat: %s\n", err);
-				ret = 2;
-				goto out;
-			}
-			break;
-		case 'I':
-			interval_ms = strtod(optarg, &end);
-			if (*end || interval_ms < 10) {
-				fprintf(stderr, "pprobe stat: -I wants milliseconds >= 10, got '%s'\n", optarg);
-				ret = 2;
-				goto out;
-			}
-			break;
-		case 'r':
-			repeat = strtol(optarg, &end, 10);
-			if (*end || repeat < 1) {
-				fprintf(stderr, "pprobe stat: -r wants a positive count, got '%s'\n", optarg);
-				ret = 2;
-				goto out;
-			}
-			break;
-		case 'x':
-			if (probe_spec__is_binary_arg(optarg))
-				break;	/* -x BINARY: probe_spec__scan_exec_opt() */
-			pp.style = STAT_CSV;
-			pp.sep = optarg;
-			break;
-		case 'X': break;	/* --exec BINARY */
-		case 'J': pp.style = STAT_JSON; break;
-		case 'o': output = optarg; break;
-		case 'h': usage(stdout); goto out;
-		default: usage(stderr); ret = 2; goto out;
+static int parse_repeat(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+{
+	(void)o;
+	char *end;
+	long v = strtol(arg, &end, 10);
+	if (end == arg || *end || v < 1)
+		return seterr(err, errlen, "-r wants a positive count, got '%s'", arg), -EINVAL;
+	((struct stat_opts *)opts)->repeat = v;
+	return 0;
+}
+
+static int parse_separator(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+{
+	(void)o, (void)err, (void)errlen;
+	struct stat_opts *so = opts;
+	so->sep = arg;
+	so->style = STAT_CSV;
+	return 0;
+}
+
+#define S struct stat_opts
+static const struct opt stat_table[] = {
+	OPT_GROUP("Events:"),
+	OPT_LIST('e', "event", "EVENTS", S, events,
+		 "comma lists, repeatable, {a,b} groups; default: task-clock, context-switches, "
+		 "cpu-migrations, page-faults (and the hardware events where a PMU exists); probes count "
+		 "hits, a function's inlined copies together:\n"
+		 PROBE_FORMS_HELP("--exec")),
+	OPT_STRING(0, "exec", "BIN", S, exec,
+		   "probe:FUNC[+OFF|:LINE|%return] and sdt_PROVIDER:NAME are probes in BIN (in stat, -x is "
+		   "the CSV separator, as in perf stat)"),
+	OPT_GROUP("Target (default: the command, counted from its exec):"),
+	TARGET_OPTS(S, co),
+	OPT_FN('I', "interval-print", "MS", S, interval_ms, parse_interval, "print counts every MS milliseconds"),
+	OPT_FN('r', "repeat", "N", S, repeat, parse_repeat, "run the command N times: mean and spread"),
+	OPT_GROUP("Output:"),
+	OPT_FN('x', "field-separator", "SEP", S, sep, parse_separator,
+	       "CSV, fields separated by SEP: value,unit,event,runtime,running%,metric,metric-unit"),
+	OPT_SET(0, "json", S, style, STAT_JSON, "one JSON object per counter"),
+	OPT_STRING('o', "output", "FILE", S, output, "write there instead of stderr"),
+	OPT_END(),
+};
+#undef S
+
+const struct cmd_def stat_cmd = {
+	.name = "stat",
+	.prog = "pprobe stat",
+	.summary = "count events: exact totals, rates, intervals, repeats",
+	.usage = "pprobe stat [-e EVENTS] [options] [--] [command [args...]]",
+	.about = "Count events: exact for software events, tracepoints and probes; hardware counters scaled "
+		 "by time_enabled/time_running when multiplexed (the running percentage is shown).",
+	.opts = stat_table,
+	.footer =
+"Examples:\n"
+"  pprobe stat -- ./app\n"
+"  pprobe stat -e syscalls:sys_enter_write,cs -a -d 5\n"
+"  pprobe stat -e '{cycles,instructions}' -r 5 -- ./bench\n"
+"  pprobe stat -x, -e uprobe:libc.so.6:malloc,uretprobe:./app:parse -- ./app\n"
+"  pprobe stat --exec ./app -e probe:handle:12 -- ./app\n",
+};
+
+/* ---- the command ---- */
+
+/* -e, or perf's default set without the hardware events this machine may
+ * lack. 0, or 2 after saying why. */
+static int add_events(const struct stat_opts *o, struct event_list *evl)
+{
+	char err[1024];
+	evl->ctx.exec = o->exec;
+	evl->ctx.pids = o->co.pid_list;
+	for (size_t i = 0; i < o->events.nr; i++) {
+		const char *ev = o->events.v[i].arg;
+		if (event_list__add(evl, ev, err, sizeof(err))) {
+			/* -x is the separator here: a binary meant for probe: is --exec */
+			bool hint = o->sep && !o->exec && (strstr(ev, "probe:") || strstr(ev, "sdt_"));
+			fprintf(stderr, "pprobe stat: %s%s\n", err,
+				hint ? " (in stat, -x is the CSV separator; give a probe's binary as --exec BIN)" : "");
+			return 2;
 		}
 	}
-	if (optind < argc)
-		co.argv = argv + optind;
-	if (repeat > 1 && !co.argv) {
-		fprintf(stderr, "pprobe stat: -r repeats a command: give one\n");
-		ret = 2;
-		goto out;
-	}
-	if (!evl.nr) {
-		char err[256];
-		/* perf's default set, without the hardware events this machine may lack. */
-		event_list__add(&evl, "task-clock,context-switches,cpu-migrations,page-faults", err, sizeof(err));
+	if (!evl->nr) {
+		event_list__add(evl, "task-clock,context-switches,cpu-migrations,page-faults", err, sizeof(err));
 		if (access("/sys/bus/event_source/devices/cpu", F_OK) == 0)
-			event_list__add(&evl, "cycles,instructions,branches,branch-misses", err, sizeof(err));
+			event_list__add(evl, "cycles,instructions,branches,branch-misses", err, sizeof(err));
 	}
-	/* Thousands separators as the locale says, as perf stat does, but only
-	 * for people: CSV and JSON keep C's numbers for the programs that read them. */
-	if (pp.style == STAT_HUMAN)
-		setlocale(LC_NUMERIC, "");
-	co.counting = true;
-	co.quiet = true;
-	if (output) {
-		if (outfile__open_or_say(&of, output, "pprobe stat")) {
-			ret = 1;
-			goto out;
-		}
-		pp.out = of.f;
-	} else {
-		pp.out = stderr;
-	}
+	return 0;
+}
 
-	counts = pp_xcalloc(evl.nr, sizeof(*counts));
-	acc = pp_xcalloc(evl.nr, sizeof(*acc));
-	sumsq = pp_xcalloc(evl.nr, sizeof(*sumsq));
-	double elapsed = 0, elapsed_sum = 0;
+/* -r N: N runs, counts[] their means and spread; one run: its counts. 0,
+ * or what stat_once() returned; *child_status the command's. */
+static int stat_runs(const struct stat_opts *o, const struct event_list *evl, const struct stat_print *pp,
+		     struct stat_count *counts, double *elapsed, int *child_status)
+{
+	struct stat_count *acc = pp_xcalloc(evl->nr, sizeof(*acc));
+	double *sumsq = pp_xcalloc(evl->nr, sizeof(*sumsq));
+	double elapsed_sum = 0;
+	long repeat = o->repeat;
+	int ret = 0;
 	for (long r = 0; r < repeat; r++) {
-		for (size_t i = 0; i < evl.nr; i++) {
-			counts[i].name = evl.v[i].name;
-			counts[i].type = evl.v[i].attr.type;
-			counts[i].config = evl.v[i].attr.config;
+		for (size_t i = 0; i < evl->nr; i++) {
+			counts[i].name = evl->v[i].name;
+			counts[i].type = evl->v[i].attr.type;
+			counts[i].config = evl->v[i].attr.config;
 		}
-		ret = stat_once(&evl, &co, interval_ms, &pp, counts, &elapsed, &child_status);
+		ret = stat_once(evl, &o->co, o->interval_ms, pp, counts, elapsed, child_status);
 		if (ret)
 			goto out;
-		elapsed_sum += elapsed;
-		for (size_t i = 0; i < evl.nr; i++) {
+		elapsed_sum += *elapsed;
+		for (size_t i = 0; i < evl->nr; i++) {
 			double v = stat_count__scaled(&counts[i]);
 			acc[i].mean += v;
 			sumsq[i] += v * v;
@@ -324,7 +306,7 @@ int cmd_stat(int argc, char **argv)
 		}
 	}
 	if (repeat > 1) {
-		for (size_t i = 0; i < evl.nr; i++) {
+		for (size_t i = 0; i < evl->nr; i++) {
 			double mean = acc[i].mean / (double)repeat;
 			double var = sumsq[i] / (double)repeat - mean * mean;
 			counts[i].mean = mean;
@@ -333,47 +315,101 @@ int cmd_stat(int argc, char **argv)
 			counts[i].enabled = acc[i].enabled;
 			counts[i].running = acc[i].running;
 		}
-		elapsed = elapsed_sum / (double)repeat;
+		*elapsed = elapsed_sum / (double)repeat;
+	}
+out:
+	free(acc);
+	free(sumsq);
+	return ret;
+}
+
+/* The human-readable header: what was counted. A target named by option
+ * wins over a command that only bounds the duration (as perf stat). */
+static void print_header(FILE *out, const struct stat_opts *o)
+{
+	const struct collect_opts *co = &o->co;
+	fprintf(out, "\n Performance counter stats for ");
+	if (co->pid_list) {
+		fprintf(out, "process id '%s'", co->pid_list);
+	} else if (co->tid_list) {
+		fprintf(out, "thread id '%s'", co->tid_list);
+	} else if (co->cpu_list) {
+		fprintf(out, "CPU(s) %s", co->cpu_list);
+	} else if (co->system_wide) {
+		fprintf(out, "'system wide'");
+	} else {
+		fprintf(out, "'");
+		for (char **a = co->argv; *a; a++)
+			fprintf(out, "%s%s", a == co->argv ? "" : " ", *a);
+		fprintf(out, "'");
+	}
+	if (o->repeat > 1)
+		fprintf(out, " (%ld runs)", o->repeat);
+	fprintf(out, ":\n\n");
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	struct stat_opts o = { .style = STAT_HUMAN, .repeat = 1 };
+	struct event_list evl;
+	int ret = 0, child_status = 0;
+	struct stat_count *counts = NULL;
+	struct outfile of = { 0 };
+
+	int n = opts__parse(&stat_cmd, argc, argv, &o);
+	if (n < 0) {
+		opt_list__free(&o.events);
+		return opts__exit_status(n);
+	}
+	if (n < argc)
+		o.co.argv = argv + n;
+	if (o.repeat > 1 && !o.co.argv) {
+		opt_list__free(&o.events);
+		return opts__usage_error(&stat_cmd, "-r repeats a command: give one");
+	}
+	struct stat_print pp = { .style = (enum stat_style)o.style, .sep = o.sep ? o.sep : ",", .interval_ts = -1 };
+	event_list__init(&evl);
+	ret = add_events(&o, &evl);
+	if (ret)
+		goto out;
+	/* Thousands separators as the locale says, as perf stat does, but only
+	 * for people: CSV and JSON keep C's numbers for the programs that read them. */
+	if (pp.style == STAT_HUMAN)
+		setlocale(LC_NUMERIC, "");
+	o.co.counting = true;
+	o.co.quiet = true;
+	if (o.output) {
+		if (outfile__open_or_say(&of, o.output, "pprobe stat")) {
+			ret = 1;
+			goto out;
+		}
+		pp.out = of.f;
+	} else {
+		pp.out = stderr;
 	}
 
+	counts = pp_xcalloc(evl.nr, sizeof(*counts));
+	double elapsed = 0;
+	ret = stat_runs(&o, &evl, &pp, counts, &elapsed, &child_status);
+	if (ret)
+		goto out;
 	pp.elapsed = elapsed;
-	if (pp.style == STAT_HUMAN && interval_ms <= 0) {
-		/* What was counted: a target named by option wins over a command
-		 * that only bounds the duration (as perf stat). */
-		fprintf(pp.out, "\n Performance counter stats for ");
-		if (co.pid_list) {
-			fprintf(pp.out, "process id '%s'", co.pid_list);
-		} else if (co.tid_list) {
-			fprintf(pp.out, "thread id '%s'", co.tid_list);
-		} else if (co.cpu_list) {
-			fprintf(pp.out, "CPU(s) %s", co.cpu_list);
-		} else if (co.system_wide) {
-			fprintf(pp.out, "'system wide'");
-		} else {
-			fprintf(pp.out, "'");
-			for (char **a = co.argv; *a; a++)
-				fprintf(pp.out, "%s%s", a == co.argv ? "" : " ", *a);
-			fprintf(pp.out, "'");
-		}
-		if (repeat > 1)
-			fprintf(pp.out, " (%ld runs)", repeat);
-		fprintf(pp.out, ":\n\n");
-	}
-	if (interval_ms <= 0)	/* with -I the intervals are the output */
+	if (pp.style == STAT_HUMAN && o.interval_ms <= 0)
+		print_header(pp.out, &o);
+	if (o.interval_ms <= 0)	/* with -I the intervals are the output */
 		print_counts(&pp, &evl, counts, evl.nr);
-	if (pp.style == STAT_HUMAN && interval_ms <= 0)
+	if (pp.style == STAT_HUMAN && o.interval_ms <= 0)
 		fprintf(pp.out, "\n%20.9f seconds time elapsed\n\n", elapsed);
 	ret = child_status;
 out:
 	if (of.f) {
 		if (outfile__commit(&of) && !ret) {
-			fprintf(stderr, "pprobe stat: writing %s failed\n", output);
+			fprintf(stderr, "pprobe stat: writing %s failed\n", o.output);
 			ret = 1;
 		}
 	}
 	free(counts);
-	free(acc);
-	free(sumsq);
 	event_list__exit(&evl);
+	opt_list__free(&o.events);
 	return ret;
 }

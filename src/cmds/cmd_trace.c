@@ -2,7 +2,6 @@
  * format, in timestamp order across CPUs. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,8 +10,10 @@
 
 #include "collect.h"
 #include "commands.h"
+#include "options.h"
 #include "event_spec.h"
 #include "probe_spec.h"
+#include "target_opts.h"
 #include "tp_format.h"
 #include "trace_filter.h"
 #include "pprobe/symbolize.h"
@@ -36,39 +37,6 @@ struct trace {
 	char *buf;
 	size_t buf_len;
 };
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: pprobe trace -e EVENT [--filter EXPR] [-e EVENT ...] [options] [--] [command [args...]]\n"
-"\n"
-"Print each event as it happens, in timestamp order across CPUs:\n"
-"  comm-tid [cpu] seconds: subsys:event: field=value ...\n"
-"\n"
-"  -e, --event EVENT     tracepoint (subsys:name, globs), probe, or any other event;\n"
-"                        probes print their address: 'uprobe:BIN:FUNC: (0x401136)',\n"
-"                        return probes '(0xRETURN_ADDRESS <- 0xFUNC)':\n"
-PROBE_SPEC_HELP("                          ")
-"  -x, --exec BIN        probe:FUNC[+OFF|:LINE|%%return] means a uprobe in BIN\n"
-"      --filter EXPR     kernel filter for the preceding -e, as perf: 'sig == 5 && pid == 42'\n"
-"  -a, -C LIST, -p PID, -t TID   all CPUs, some CPUs, processes, threads\n"
-"                        (default: the command; with -a/-p a command bounds the duration)\n"
-"  -d, --duration SECS   stop after SECS seconds (SIGINT/SIGTERM stop too)\n"
-"  -H, --header          print a header line first\n"
-"  -s, --kstack          the kernel stack under each event\n"
-"  -g                    kernel and user stacks (user stacks unwound with DWARF)\n"
-"  -o, --output FILE     write there instead of stdout\n"
-"      --json            one JSON object per line\n"
-"  -m, --mmap-pages N    ring pages per CPU\n"
-"      --max-queue SIZE  memory for events read and not yet printed, e.g. 64M, 2G\n"
-"                        (default 512M, or a quarter of RAM if less)\n"
-"\n"
-"Examples:\n"
-"  pprobe trace -a -e signal:signal_generate --filter 'sig == 5 && pid == 3073758'\n"
-"  pprobe trace -e 'syscalls:sys_enter_open*' -- ls\n"
-"  pprobe trace -s -e sched:sched_process_exec -a -d 10\n"
-"  pprobe trace -e uretprobe:/bin/bash:readline -p 4242\n");
-}
 
 static void json_str(FILE *f, const char *s, size_t n)
 {
@@ -295,109 +263,107 @@ static int apply_filters(struct collect *c)
 	return 0;
 }
 
-int cmd_trace(int argc, char **argv)
+/* ---- options ---- */
+
+struct trace_opts {
+	struct collect_opts co;
+	struct opt_list events;		/* -e and --filter, in order */
+	const char *exec;		/* -x */
+	const char *output;
+	bool header, kstack, stacks, json;
+};
+
+#define T struct trace_opts
+static const struct opt trace_table[] = {
+	OPT_GROUP("Events:"),
+	OPT_LIST('e', "event", "EVENT", T, events,
+		 "tracepoint (subsys:name, globs), probe, or any other event; probes print their address: "
+		 "'uprobe:BIN:FUNC: (0x401136)', return probes '(0xRETURN_ADDRESS <- 0xFUNC)':\n"
+		 PROBE_FORMS_HELP("-x")),
+	OPT_STRING('x', "exec", "BIN", T, exec,
+		   "probe:FUNC[+OFF|:LINE|%return] and sdt_PROVIDER:NAME are probes in BIN"),
+	OPT_LIST(0, "filter", "EXPR", T, events,
+		 "kernel filter for the preceding -e, as perf: 'sig == 5 && pid == 42'"),
+	OPT_GROUP("Target (default: the command, traced from its exec):"),
+	TARGET_OPTS(T, co),
+	OPT_GROUP("Output:"),
+	OPT_FLAG('H', "header", T, header, "print a header line first"),
+	OPT_FLAG('s', "kstack", T, kstack, "the kernel stack under each event"),
+	OPT_FLAG('g', NULL, T, stacks, "kernel and user stacks (user stacks unwound with DWARF)"),
+	OPT_STRING('o', "output", "FILE", T, output, "write there instead of stdout"),
+	OPT_FLAG(0, "json", T, json, "one JSON object per line"),
+	RING_OPTS(T, co, "default 1024, 4096 with -g"),
+	OPT_END(),
+};
+#undef T
+
+const struct cmd_def trace_cmd = {
+	.name = "trace",
+	.prog = "pprobe trace",
+	.summary = "print events as they happen, fields decoded, kernel-filtered",
+	.usage = "pprobe trace -e EVENT [--filter EXPR] [-e EVENT ...] [options] [--] [command [args...]]",
+	.about = "Print each event as it happens, in timestamp order across CPUs:\n"
+		 "  comm-tid [cpu] seconds: subsys:event: field=value ...",
+	.opts = trace_table,
+	.footer =
+"Examples:\n"
+"  pprobe trace -a -e signal:signal_generate --filter 'sig == 5 && pid == 3073758'\n"
+"  pprobe trace -e 'syscalls:sys_enter_open*' -- ls\n"
+"  pprobe trace -s -e sched:sched_process_exec -a -d 10\n"
+"  pprobe trace -e uretprobe:/bin/bash:readline -p 4242\n",
+};
+
+/* -e and --filter in their order: the events, and each event's filter
+ * (filters[i] for evl->v[i]). 0, or 2 after saying why. */
+static int add_events(const struct trace_opts *o, struct event_list *evl, const char ***filtersp)
 {
-	static const struct option longopts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "filter", required_argument, NULL, 'f' },
-		COLLECT_TARGET_LONGOPTS,
-		{ "header", no_argument, NULL, 'H' },
-		{ "kstack", no_argument, NULL, 's' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "mmap-pages", required_argument, NULL, 'm' },
-		COLLECT_QUEUE_LONGOPTS,
-		{ "exec", required_argument, NULL, 'X' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct collect_opts co = { 0 };
-	struct trace tr = { 0 };
-	struct collect c;
-	struct event_list evl;
-	const char **filters = NULL;	/* per spec index */
-	size_t nr_filters = 0;
-	const char *output = NULL;
-	bool header = false;
-	int ret = 0, opt;
-	struct outfile of = { 0 };
-
-	collect__init(&c);
-	event_list__init(&evl);
-	probe_spec__scan_exec_opt(argc, argv, "+e:aC:p:t:d:Hsgo:m:x:h", longopts, false);
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+e:aC:p:t:d:Hsgo:m:x:h", longopts, NULL)) != -1) {
-		char err[1024];
-		int shared = collect_opts__parse(&co, opt, optarg, "pprobe trace");
-		if (shared < 0) {
-			ret = 2;
-			goto out;
-		}
-		if (shared)
-			continue;
-		switch (opt) {
-		case 'e': {
-			size_t before = evl.nr;
-			if (event_list__add(&evl, optarg, err, sizeof(err))) {
+	const char **filters = NULL;
+	char err[1024];
+	size_t before = 0;	/* the first event of the last -e */
+	for (size_t k = 0; k < o->events.nr; k++) {
+		const struct opt_item *it = &o->events.v[k];
+		if (it->key == 'e') {
+			before = evl->nr;
+			if (event_list__add(evl, it->arg, err, sizeof(err))) {
 				fprintf(stderr, "pprobe trace: %s\n", err);
-				ret = 2;
-				goto out;
+				*filtersp = filters;
+				return 2;
 			}
-			filters = pp_xrealloc(filters, evl.nr * sizeof(*filters));
-			for (size_t i = before; i < evl.nr; i++)
+			filters = pp_xrealloc(filters, (evl->nr ? evl->nr : 1) * sizeof(*filters));
+			for (size_t i = before; i < evl->nr; i++)
 				filters[i] = NULL;
-			nr_filters = evl.nr;
-			break;
+			continue;
 		}
-		case 'f':
-			if (!evl.nr) {
-				fprintf(stderr, "pprobe trace: --filter applies to the -e before it; give -e first\n");
-				ret = 2;
-				goto out;
-			}
-			/* As perf: the filter goes with the last -e (all its globbed events). */
-			for (size_t i = evl.nr; i-- > 0;) {
-				filters[i] = optarg;
-				if (i == 0 || strcmp(evl.v[i - 1].tp_sys, evl.v[i].tp_sys) || filters[i - 1])
-					break;
-			}
-			break;
-		case 'H': header = true; break;
-		case 's': tr.kstack = true; break;
-		case 'g': tr.kstack = tr.ustack = true; break;
-		case 'o': output = optarg; break;
-		case 'J': tr.json = true; break;
-		case 'x': case 'X': break;	/* probe_spec__scan_exec_opt() */
-		case 'h': usage(stdout); goto out;
-		default: usage(stderr); ret = 2; goto out;
+		/* --filter: as perf, it goes with the last -e (all its globbed
+		 * events: those of its last subsystem), not with an earlier -e. */
+		for (size_t i = evl->nr; i-- > before;) {
+			filters[i] = it->arg;
+			if (i == before || strcmp(evl->v[i - 1].tp_sys, evl->v[i].tp_sys) || filters[i - 1])
+				break;
 		}
 	}
-	if (!evl.nr) {
-		fprintf(stderr, "pprobe trace: no event: give -e EVENT (e.g. -e 'syscalls:sys_enter_open*'; 'pprobe list' shows them)\n");
-		ret = 2;
-		goto out;
-	}
-	if (optind < argc)
-		co.argv = argv + optind;
+	*filtersp = filters;
+	return 0;
+}
 
-	/* Every event is traced: one sample per occurrence. */
-	event_list__set_sampling(&evl, 0, 1);
-	for (size_t i = 0; i < evl.nr; i++) {
-		const struct event_spec *spec = &evl.v[i];
+/* Each event with its format and filter, checked before anything opens. */
+static int setup_events(struct collect *c, const struct event_list *evl, const char **filters)
+{
+	for (size_t i = 0; i < evl->nr; i++) {
+		const struct event_spec *spec = &evl->v[i];
 		struct trace_event *te = pp_xcalloc(1, sizeof(*te));
 		te->spec = spec;
-		te->filter = i < nr_filters ? filters[i] : NULL;
+		te->filter = filters[i];
 		if ((spec->kind == EVENT_KIND_TRACEPOINT || spec->kind == EVENT_KIND_PROBE) && !spec->pmu[0]) {
 			te->fmt = tp_format__load(spec->tp_sys, spec->tp_name);
 			if (!te->fmt) {
 				fprintf(stderr, "pprobe trace: cannot read the format of %s: %s\n", spec->name,
 					strerror(errno));
 				free(te);
-				ret = 1;
-				goto out;
+				return 1;
 			}
 		}
-		struct evsel *ev = evlist__add(&c.evlist, spec->name, &spec->attr);
+		struct evsel *ev = evlist__add(&c->evlist, spec->name, &spec->attr);
 		ev->spec = spec;
 		ev->priv = te;
 		if (te->filter) {
@@ -405,70 +371,123 @@ int cmd_trace(int argc, char **argv)
 			if (!te->fmt && spec->pmu[0] && spec->kind == EVENT_KIND_PROBE) {
 				fprintf(stderr, "pprobe trace: --filter needs fields; %s is a probe without any "
 					"(a tracefs probe made by pprobe --add has them)\n", spec->name);
-				ret = 2;
-				goto out;
+				return 2;
 			}
 			if (!te->fmt) {
 				fprintf(stderr, "pprobe trace: --filter needs a tracepoint or probe; %s is not one\n",
 					spec->name);
-				ret = 2;
-				goto out;
+				return 2;
 			}
 			if (trace_filter__check(te->fmt, spec->tp_sys, te->filter, msg, sizeof(msg))) {
 				fprintf(stderr, "pprobe trace: %s\n", msg);
-				ret = 2;
-				goto out;
+				return 2;
 			}
 		}
 	}
+	return 0;
+}
 
-	co.extra_sample_type = PERF_SAMPLE_RAW;
-	if (tr.kstack || tr.ustack) {
-		co.extra_sample_type |= PERF_SAMPLE_CALLCHAIN;
-		co.max_stack = 127;
-		co.exclude_callchain_user = true;
+/* Samples with their raw record, and the stacks -s and -g ask for. */
+static int setup_sampling(struct trace *tr, struct collect_opts *co)
+{
+	co->extra_sample_type = PERF_SAMPLE_RAW;
+	if (tr->kstack || tr->ustack) {
+		co->extra_sample_type |= PERF_SAMPLE_CALLCHAIN;
+		co->max_stack = 127;
+		co->exclude_callchain_user = true;
 	}
-	if (tr.ustack) {
-		co.extra_sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		co.regs_user_mask = UNWIND_X86_SAMPLE_REGS_MASK;
-		co.stack_user_size = UNWIND_DEFAULT_STACK_COPY;
-		tr.unwinder = unwinder__new(UNWIND_LIBDW);
-		if (!tr.unwinder) {
+	if (tr->ustack) {
+		co->extra_sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		co->regs_user_mask = UNWIND_X86_SAMPLE_REGS_MASK;
+		co->stack_user_size = UNWIND_DEFAULT_STACK_COPY;
+		tr->unwinder = unwinder__new(UNWIND_LIBDW);
+		if (!tr->unwinder) {
 			fprintf(stderr, "pprobe trace: cannot set up the unwinder: %s\n", strerror(errno));
-			ret = 1;
-			goto out;
+			return 1;
 		}
 	}
-	if (tr.kstack || tr.ustack) {
+	if (tr->kstack || tr->ustack) {
 		struct symbolizer_opts so;
 		symbolizer_opts__init(&so);
-		tr.sym = symbolizer__new(&so);
+		tr->sym = symbolizer__new(&so);
 	}
-	if (!co.ring_pages)	/* -m not given */
-		co.ring_pages = tr.ustack ? 4096 : 1024;
-	co.quiet = true;
-	c.priv = &tr;
-	c.on_sample = on_sample;
+	if (!co->ring_pages)	/* -m not given */
+		co->ring_pages = tr->ustack ? 4096 : 1024;
+	co->quiet = true;
+	return 0;
+}
 
-	if (output) {
-		if (outfile__open_or_say(&of, output, "pprobe trace")) {
-			ret = 1;
-			goto out;
-		}
-		tr.out = of.f;
+/* Events, sampling and the output, before anything runs. 0, or the exit status. */
+static int trace_prepare(struct trace_opts *o, struct trace *tr, struct collect *c, struct event_list *evl,
+			 struct outfile *of)
+{
+	const char **filters = NULL;
+	evl->ctx.exec = o->exec;
+	evl->ctx.pids = o->co.pid_list;
+	int ret = add_events(o, evl, &filters);
+	/* Every event is traced: one sample per occurrence. */
+	event_list__set_sampling(evl, 0, 1);
+	if (!ret)
+		ret = setup_events(c, evl, filters);
+	free(filters);
+	if (!ret)
+		ret = setup_sampling(tr, &o->co);
+	if (ret)
+		return ret;
+	c->priv = tr;
+	c->on_sample = on_sample;
+
+	if (o->output) {
+		if (outfile__open_or_say(of, o->output, "pprobe trace"))
+			return 1;
+		tr->out = of->f;
 	} else {
-		tr.out = stdout;
+		tr->out = stdout;
 		setvbuf(stdout, NULL, _IOLBF, 0);	/* live: a line as it happens */
 	}
-	tr.buf_len = 4096;
-	tr.buf = pp_xmalloc(tr.buf_len);
+	tr->buf_len = 4096;
+	tr->buf = pp_xmalloc(tr->buf_len);
+	return 0;
+}
 
-	ret = collect__prepare(&c, &co);
+int cmd_trace(int argc, char **argv)
+{
+	struct trace_opts o = { 0 };
+	struct trace tr = { 0 };
+	struct collect c;
+	struct event_list evl;
+	int ret = 0;
+	struct outfile of = { 0 };
+
+	int n = opts__parse(&trace_cmd, argc, argv, &o);
+	if (n < 0) {
+		opt_list__free(&o.events);
+		return opts__exit_status(n);
+	}
+	if (!o.events.nr || o.events.v[0].key != 'e')
+		ret = o.events.nr ? opts__usage_error(&trace_cmd, "--filter applies to the -e before it; give -e first")
+				  : opts__usage_error(&trace_cmd, "no event given: -e EVENT, e.g. -e "
+						      "'syscalls:sys_enter_open*'; 'pprobe list' shows them");
+	if (ret) {
+		opt_list__free(&o.events);
+		return ret;
+	}
+	if (n < argc)
+		o.co.argv = argv + n;
+	tr.json = o.json;
+	tr.kstack = o.kstack || o.stacks;
+	tr.ustack = o.stacks;
+
+	collect__init(&c);
+	event_list__init(&evl);
+	ret = trace_prepare(&o, &tr, &c, &evl, &of);
+	if (!ret)
+		ret = collect__prepare(&c, &o.co);
 	if (!ret)
 		ret = apply_filters(&c);
 	if (ret)
 		goto out;
-	if (header && !tr.json)
+	if (o.header && !tr.json)
 		fprintf(tr.out, "# %14s-%-7s [CPU] %14s: EVENT: FIELDS\n", "COMM", "TID", "SECONDS");
 	ret = collect__run(&c);
 	if (c.lost || c.lost_samples) {
@@ -483,7 +502,7 @@ out:
 		if (ret)
 			outfile__abort(&of);
 		else if (outfile__commit(&of)) {
-			fprintf(stderr, "pprobe trace: writing %s failed\n", output);
+			fprintf(stderr, "pprobe trace: writing %s failed\n", o.output);
 			ret = 1;
 		}
 	}
@@ -500,7 +519,7 @@ out:
 	symbolizer__delete(tr.sym);
 	unwinder__delete(tr.unwinder);
 	free(tr.buf);
-	free(filters);
 	event_list__exit(&evl);
+	opt_list__free(&o.events);
 	return ret;
 }

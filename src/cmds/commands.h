@@ -1,8 +1,12 @@
 /* The subcommands. Each cmd_*() takes argv as main() got it minus "pprobe"
  * (argv[0] is the subcommand name) and returns the process exit status:
- * 0 ok, 1 runtime failure, 2 usage error, or a traced command's own status. */
+ * 0 ok, 1 runtime failure, 2 usage error, or a traced command's own status.
+ * Each *_cmd describes its command: summary, usage and option table
+ * (options.h), from which its --help and main's command list come. */
 #ifndef PPROBE_COMMANDS_H
 #define PPROBE_COMMANDS_H
+
+#include "options.h"
 
 int cmd_record(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
@@ -11,5 +15,7 @@ int cmd_flamegraph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+
+extern const struct cmd_def record_cmd, trace_cmd, stat_cmd, flamegraph_cmd, diff_cmd, probe_cmd, list_cmd;
 
 #endif

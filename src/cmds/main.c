@@ -3,32 +3,32 @@
 #include <string.h>
 
 #include "commands.h"
+#include "util.h"
 
 #ifndef PPROBE_VERSION
 #define PPROBE_VERSION "0.1"
 #endif
 
 struct command {
-	const char *name;
+	const struct cmd_def *def;	/* name, summary, options: its --help */
 	int (*fn)(int argc, char **argv);
-	const char *summary;
 };
 
 static const struct command commands[] = {
-	{ "record",     cmd_record,     "sample events and write folded stacks (or an SVG)" },
-	{ "stat",       cmd_stat,       "count events: exact totals, rates, intervals, repeats" },
-	{ "trace",      cmd_trace,      "print events as they happen, fields decoded, kernel-filtered" },
-	{ "flamegraph", cmd_flamegraph, "draw folded stacks as an interactive SVG flame graph" },
-	{ "diff",       cmd_diff,       "compare two folded profiles (difffolded), optionally as SVG" },
-	{ "probe",      cmd_probe,      "probes as perf probe: -F/-L/-V inspect, --add/-l/-d tracefs probe events" },
-	{ "list",       cmd_list,       "list the events -e accepts; -v EVENT shows a tracepoint's fields" },
+	{ &record_cmd,     cmd_record },
+	{ &stat_cmd,       cmd_stat },
+	{ &trace_cmd,      cmd_trace },
+	{ &flamegraph_cmd, cmd_flamegraph },
+	{ &diff_cmd,       cmd_diff },
+	{ &probe_cmd,      cmd_probe },
+	{ &list_cmd,       cmd_list },
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: pprobe <command> [options]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-11s %s\n", commands[i].def->name, commands[i].def->summary);
 	fprintf(f, "\nperf probe's forms work at the top level too: pprobe [-x BINARY] -F | -L SPEC | -V SPEC |\n"
 		   "--add 'SPEC [ARG...]' | -l [PATTERN] | -d PATTERN.\n"
 		   "'pprobe <command> --help' describes a command's options.\n");
@@ -53,9 +53,16 @@ int main(int argc, char **argv)
 	if (name[0] == '-')
 		return cmd_probe(argc, argv);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(name, commands[i].name))
+		if (!strcmp(name, commands[i].def->name))
 			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "pprobe: '%s' is not a pprobe command\n\n", name);
-	usage(stderr);
+	const char *close = NULL;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (edit_distance(name, commands[i].def->name, 2) <= 2 && !close)
+			close = commands[i].def->name;
+	if (close)
+		fprintf(stderr, "pprobe: '%s' is not a pprobe command; did you mean '%s'? (see 'pprobe --help')\n",
+			name, close);
+	else
+		fprintf(stderr, "pprobe: '%s' is not a pprobe command (see 'pprobe --help')\n", name);
 	return 2;
 }

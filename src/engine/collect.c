@@ -442,43 +442,6 @@ static int open_events(struct collect *c)
 	return 1;
 }
 
-int collect_opts__parse(struct collect_opts *co, int opt, const char *arg, const char *prog)
-{
-	char *end;
-	switch (opt) {
-	case 'a': co->system_wide = true; return 1;
-	case 'C': co->cpu_list = arg; return 1;
-	case 'p': co->pid_list = arg; return 1;
-	case 't': co->tid_list = arg; return 1;
-	case 'd':
-		co->duration = strtod(arg, &end);
-		if (*end || co->duration <= 0) {
-			fprintf(stderr, "%s: bad duration '%s' (seconds, e.g. 2.5)\n", prog, arg);
-			return -1;
-		}
-		return 1;
-	case 'm': {
-		long pages = strtol(arg, &end, 10);
-		if (*end || pages <= 0 || (pages & (pages - 1))) {
-			fprintf(stderr, "%s: -m wants a power of two of pages, got '%s'\n", prog, arg);
-			return -1;
-		}
-		co->ring_pages = (size_t)pages;
-		return 1;
-	}
-	case COLLECT_OPT_MAX_QUEUE:
-		co->max_queue = drain__parse_size(arg);
-		if (!co->max_queue) {
-			fprintf(stderr, "%s: --max-queue wants a size in bytes with K, M or G, e.g. 512M; got '%s'\n",
-				prog, arg);
-			return -1;
-		}
-		return 1;
-	default:
-		return 0;
-	}
-}
-
 void collect__init(struct collect *c)
 {
 	memset(c, 0, sizeof(*c));

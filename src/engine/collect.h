@@ -89,28 +89,6 @@ struct collect {
 	struct u64map sp_seen;		/* tid -> struct sp_history (see collect__sp_high_after) */
 };
 
-/* The target and ring options record, trace and stat share: -a, -C LIST,
- * -p PIDS, -t TIDS, -d SECS, -m PAGES. Returns 1 when opt was one of them
- * (applied to co), 0 when it was not, -1 on a bad value (said, prefixed
- * with prog). */
-int collect_opts__parse(struct collect_opts *co, int opt, const char *arg, const char *prog);
-/* Their long names, for the commands' getopt_long tables (-m, --mmap-pages,
- * only where the command has rings). */
-#define COLLECT_TARGET_LONGOPTS \
-	{ "all-cpus", no_argument, NULL, 'a' }, \
-	{ "cpu", required_argument, NULL, 'C' }, \
-	{ "pid", required_argument, NULL, 'p' }, \
-	{ "tid", required_argument, NULL, 't' }, \
-	{ "duration", required_argument, NULL, 'd' }
-/* --max-queue SIZE, for the commands with rings (record, trace). */
-#define COLLECT_OPT_MAX_QUEUE 0x1001
-#define COLLECT_QUEUE_LONGOPTS \
-	{ "max-queue", required_argument, NULL, COLLECT_OPT_MAX_QUEUE }
-#define COLLECT_QUEUE_HELP \
-"      --max-queue SIZE    memory for records read and not yet processed, e.g.\n" \
-"                          64M, 2G (default 512M, or a quarter of RAM if less);\n" \
-"                          when full, the rings fill and the kernel counts the loss\n"
-
 /* Lines saying which events lost records and which option would have kept
  * them (on stderr, each prefixed with prog). Nothing when nothing was lost. */
 void collect__report_lost(const struct collect *c, const char *prog);

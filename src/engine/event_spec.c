@@ -728,7 +728,7 @@ static int parse_probe_existing_only(struct parse_ctx *c, const char *sys, const
 	if (!strncmp(sys, "sdt_", 4))
 		seterr(c->err, c->errlen,
 		       "'%s:%s': no such probe event in tracefs (%s/events/%s/%s); for the USDT probe of a binary "
-		       "give -x BINARY, or -e sdt:BINARY:%s:%s", sys, name,
+		       "give --exec BINARY, or -e sdt:BINARY:%s:%s", sys, name,
 		       tracefs__root() ? tracefs__root() : "tracefs", sys, name, sys + 4, name);
 	else
 		seterr(c->err, c->errlen,
@@ -754,7 +754,7 @@ static int parse_probe_pmu(struct parse_ctx *c, const char *sys, const char *nam
 	if (strpbrk(name, "*?[") && !strpbrk(name, " \t:/"))
 		return parse_probe_existing_only(c, sys, name, mods);
 	/* sdt_PROVIDER:NAME (pprobe list's name) is a USDT probe of the -x binary */
-	if (!probe_spec__is_group(sys) && !(probe_spec__default_binary() && !strncmp(sys, "sdt_", 4)))
+	if (!probe_spec__is_group(sys) && !(c->l->ctx.exec && !strncmp(sys, "sdt_", 4)))
 		return parse_probe_existing_only(c, sys, name, mods);
 	err = probe_spec__add(c->l, sys, name, c->err, c->errlen);
 	if (err < 0)

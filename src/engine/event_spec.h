@@ -20,7 +20,7 @@
  *              default rw; LEN 1, 2, 4, 8, default 4, sizeof(long) for x)
  *   probe      ephemeral probes through the uprobe/kprobe PMUs (probe_spec.h):
  *              uprobe:BIN:FUNC[+OFF|:LINE|0xADDR], uretprobe:BIN:FUNC,
- *              probe:FUNC[+OFF|%return] (kernel, or BIN with -x), kprobe:,
+ *              probe:FUNC[+OFF|%return] (kernel, or BIN with ctx.exec), kprobe:,
  *              kretprobe:, sdt:BIN:PROVIDER:NAME; existing tracefs probe
  *              events GROUP:NAME are used as tracepoints
  * each optionally followed by :MODIFIERS (perf's u k h p P G H I D e; for
@@ -76,9 +76,19 @@ struct event_spec {
 	                               inlined copies, several addresses of a line) */
 };
 
+/* What the probe forms of -e take from the rest of the command line; the
+ * caller sets it after event_list__init (NULL: not given). */
+struct event_context {
+	const char *exec;	/* -x/--exec BINARY: probe:FUNC... and sdt_PROVIDER:NAME
+				   are probes in it (else probe: is the kernel's) */
+	const char *pids;	/* -p PID[,PID...]: a bare BIN name is looked up among
+				   the mappings of these processes first */
+};
+
 struct event_list {
 	struct event_spec *v;
 	size_t nr, cap;
+	struct event_context ctx;
 };
 
 void event_list__init(struct event_list *l);

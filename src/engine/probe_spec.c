@@ -22,24 +22,6 @@
 #include "pprobe/probe_finder.h"
 #include "pprobe/usdt.h"
 
-static const char *default_binary;
-static const char *target_pids;	/* -p: bare library names are looked up in their maps first */
-
-void probe_spec__set_target_pids(const char *pid_list)
-{
-	target_pids = pid_list;
-}
-
-void probe_spec__set_default_binary(const char *binary)
-{
-	default_binary = binary;
-}
-
-const char *probe_spec__default_binary(void)
-{
-	return default_binary;
-}
-
 static const char *const groups[] = { "probe", "kprobe", "kretprobe", "uprobe", "uretprobe", "sdt", "usdt" };
 
 bool probe_spec__is_group(const char *group)
@@ -81,7 +63,8 @@ static bool strip_return(char *where)
 	return false;
 }
 
-int probe_spec__parse(const char *group, const char *rest, struct probe_spec *ps, char *err, size_t errlen)
+int probe_spec__parse(const char *group, const char *rest, const char *exec, struct probe_spec *ps, char *err,
+		      size_t errlen)
 {
 	memset(ps, 0, sizeof(*ps));
 	while (isspace((unsigned char)*rest))
@@ -103,10 +86,10 @@ int probe_spec__parse(const char *group, const char *rest, struct probe_spec *ps
 		seterr(err, errlen, "'%s:': the probe point is missing", group);
 		goto err;
 	}
-	if (!strncmp(group, "sdt_", 4) && group[4] && default_binary) {
+	if (!strncmp(group, "sdt_", 4) && group[4] && exec) {
 		/* sdt_PROVIDER:NAME, as pprobe list -x names them, in the -x binary */
 		ps->target = PROBE_TARGET_SDT;
-		ps->binary = strdup(default_binary);
+		ps->binary = strdup(exec);
 		ps->provider = strdup(group + 4);
 		ps->name = spec;
 		return 0;
@@ -144,9 +127,9 @@ int probe_spec__parse(const char *group, const char *rest, struct probe_spec *ps
 		ps->binary = dup_range(spec, (size_t)(c - spec));
 		ps->ret = !strcmp(group, "uretprobe");
 		where = c + 1;
-	} else if (!strcmp(group, "probe") && default_binary) {
+	} else if (!strcmp(group, "probe") && exec) {
 		ps->target = PROBE_TARGET_UPROBE;
-		ps->binary = strdup(default_binary);
+		ps->binary = strdup(exec);
 	} else if (!strcmp(group, "probe") || !strcmp(group, "kprobe") || !strcmp(group, "kretprobe")) {
 		ps->target = PROBE_TARGET_KPROBE;
 		ps->ret = !strcmp(group, "kretprobe");
@@ -280,7 +263,7 @@ static int lib_dirs(char ***out)
 	return n;
 }
 
-int probe_spec__find_binary(const char *name, char *path, size_t len)
+int probe_spec__find_binary(const char *name, const char *pids, char *path, size_t len)
 {
 	char buf[PATH_MAX], out_path_tmp[PATH_MAX];
 	int ret = -ENOENT;
@@ -290,7 +273,7 @@ int probe_spec__find_binary(const char *name, char *path, size_t len)
 	if (strchr(name, '/') || is_file(name))
 		return to_abs(name, path, len);
 	/* a library (or the program) of a -p process: "libc.so.6", "libc" */
-	for (const char *p = target_pids; p && *p && ret;) {
+	for (const char *p = pids; p && *p && ret;) {
 		long pid = strtol(p, NULL, 10);
 		char maps[64], line[PATH_MAX + 256];
 		snprintf(maps, sizeof(maps), "/proc/%ld/maps", pid);
@@ -360,31 +343,6 @@ int probe_spec__find_binary(const char *name, char *path, size_t len)
 	}
 	free(pe);
 	return ret;
-}
-
-bool probe_spec__is_binary_arg(const char *arg)
-{
-	char path[PATH_MAX];
-	return strlen(arg) > 1 && !probe_spec__find_binary(arg, path, sizeof(path));
-}
-
-void probe_spec__scan_exec_opt(int argc, char **argv, const char *optstring, const struct option *longopts,
-			       bool x_is_binary_only)
-{
-	int saved = opterr, opt;
-	opterr = 0;
-	optind = 0;	/* GNU: a full re-initialisation */
-	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
-		if (opt == 'p')
-			probe_spec__set_target_pids(optarg);
-	}
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, optstring, longopts, NULL)) != -1) {
-		if (opt == 'X' || (opt == 'x' && (!x_is_binary_only || probe_spec__is_binary_arg(optarg))))
-			probe_spec__set_default_binary(optarg);
-	}
-	opterr = saved;
-	optind = 0;
 }
 
 /* ---- attrs ---- */
@@ -510,7 +468,7 @@ static int add_uprobe(struct event_list *l, const char *display, const struct pr
 	size_t before = l->nr;
 	int ret;
 
-	ret = probe_spec__find_binary(ps->binary, path, sizeof(path));
+	ret = probe_spec__find_binary(ps->binary, l->ctx.pids, path, sizeof(path));
 	if (ret) {
 		seterr(err, errlen, "'%s': no such binary '%s' (give a path, or a library or program name "
 		       "found in the library directories or PATH)", display, ps->binary);
@@ -579,7 +537,7 @@ static int add_sdt(struct event_list *l, const char *display, const struct probe
 	size_t before = l->nr;
 	int n, ret;
 
-	if (probe_spec__find_binary(ps->binary, path, sizeof(path))) {
+	if (probe_spec__find_binary(ps->binary, l->ctx.pids, path, sizeof(path))) {
 		seterr(err, errlen, "'%s': no such binary '%s' (give a path, or a library or program name "
 		       "found in the library directories or PATH)", display, ps->binary);
 		return -ENOENT;
@@ -795,7 +753,7 @@ static int add_temp(struct event_list *l, const char *display, const struct prob
 		return -EOPNOTSUPP;
 	}
 	if (ps->target == PROBE_TARGET_UPROBE) {
-		if (probe_spec__find_binary(ps->binary, path, sizeof(path))) {
+		if (probe_spec__find_binary(ps->binary, l->ctx.pids, path, sizeof(path))) {
 			seterr(err, errlen, "'%s': no such binary '%s' (give a path, or a library or program name "
 			       "found in the library directories or PATH)", display, ps->binary);
 			return -ENOENT;
@@ -841,7 +799,7 @@ int probe_spec__add(struct event_list *l, const char *group, const char *rest, c
 	struct probe_spec ps;
 	char display[sizeof(((struct event_spec *)0)->name)];
 	size_t before = l->nr;
-	int ret = probe_spec__parse(group, rest, &ps, err, errlen);
+	int ret = probe_spec__parse(group, rest, l->ctx.exec, &ps, err, errlen);
 	if (ret)
 		return ret;
 	/* The name: as spelled, without the arguments */

@@ -10,7 +10,7 @@
  *   uprobe:BIN:FUNC[+OFF]  uprobe:BIN:FUNC:LINE  uprobe:BIN:0xADDR
  *   uprobe:BIN:FUNC%return  uretprobe:BIN:FUNC
  *   probe:FUNC[+OFF|%return|:LINE]    a uprobe in the -x BINARY if one was
- *                                     given, else a kernel probe
+ *                                     given (event_context.exec), else a kernel probe
  *   kprobe:FUNC[+OFF]  kprobe:0xADDR  kretprobe:FUNC  probe:FUNC%return
  *   sdt:BIN:PROVIDER:NAME (also usdt:)  USDT from .note.stapsdt, semaphores
  *                                       through ref_ctr_offset; one event
@@ -32,7 +32,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <getopt.h>
 #include <linux/perf_event.h>
 
 #include "event_spec.h"
@@ -56,33 +55,15 @@ struct probe_spec {
 	char *args;		/* what followed the spec after whitespace; NULL none */
 };
 
-/* -x of record/trace/stat: `probe:FUNC...` then means a uprobe in BINARY.
- * NULL: the kernel again. The string must outlive the parsing. */
-void probe_spec__set_default_binary(const char *binary);
-const char *probe_spec__default_binary(void);
-
-/* -x BINARY / --exec BINARY of record, trace and stat, wherever it stands
- * among the options: one getopt_long pass over argv before the command's
- * own, setting the default binary from the last 'x' (short) or 'X'
- * (--exec) option, and the -p processes for BIN lookups. With x_is_binary_only (stat, whose -x is also perf's
- * CSV separator) a short -x counts only when its argument names a binary:
- * a file, or a library or program found by name, longer than one
- * character. Leaves optind for the command's own pass (1). */
-void probe_spec__scan_exec_opt(int argc, char **argv, const char *optstring, const struct option *longopts,
-			       bool x_is_binary_only);
-/* -p of record/trace/stat (set by probe_spec__scan_exec_opt): a bare BIN
- * name is first looked for among the mappings of these processes. */
-void probe_spec__set_target_pids(const char *pid_list);
-/* Is ARG a binary for stat's -x (see above)? */
-bool probe_spec__is_binary_arg(const char *arg);
-
 /* Does GROUP name a form this file parses (probe, kprobe, kretprobe,
  * uprobe, uretprobe, sdt, usdt)? */
 bool probe_spec__is_group(const char *group);
 
-/* GROUP:REST -> *ps (owned strings: probe_spec__exit). 0, or -EINVAL with
- * a message in err. */
-int probe_spec__parse(const char *group, const char *rest, struct probe_spec *ps, char *err, size_t errlen);
+/* GROUP:REST -> *ps (owned strings: probe_spec__exit); EXEC is the binary
+ * of probe:FUNC and sdt_PROVIDER:NAME (event_context.exec; NULL: probe: is
+ * the kernel's). 0, or -EINVAL with a message in err. */
+int probe_spec__parse(const char *group, const char *rest, const char *exec, struct probe_spec *ps, char *err,
+		      size_t errlen);
 void probe_spec__exit(struct probe_spec *ps);
 
 /* Parse, resolve and append one event_spec per probe site to l (kind
@@ -90,6 +71,7 @@ void probe_spec__exit(struct probe_spec *ps);
  * every event; modifiers are the caller's). A spec followed by arguments
  * becomes a temporary tracefs probe for this run instead
  * (probe_tracefs__add_temp), appended as its tracepoint events (pmu "").
+ * l->ctx gives the -x binary and the -p processes.
  * Returns the number appended, or -errno with a message in err and l
  * unchanged:
  *   -ENOENT      no such binary, function, USDT probe, or no uprobe PMU
@@ -123,11 +105,11 @@ int probe_spec__follow_tasks(const struct event_spec *s, struct perf_event_attr 
 bool probe_spec__is_pmu_probe_attr(const struct perf_event_attr *attr);
 
 /* A binary as the user names it -> an absolute path: a path (with '/'),
- * else a file of that name in the current directory, a mapping of the -p
- * processes (basename NAME or NAME.so*), the library
+ * else a file of that name in the current directory, a mapping of the
+ * PIDS processes (a -p list, NULL none; basename NAME or NAME.so*), the library
  * directories (/etc/ld.so.conf.d, /lib/x86_64-linux-gnu, /usr/lib, ...;
  * NAME.so and NAME.so.* too) or PATH. 0 or -ENOENT. */
-int probe_spec__find_binary(const char *name, char *path, size_t len);
+int probe_spec__find_binary(const char *name, const char *pids, char *path, size_t len);
 
 /* Tracepoints whose names contain FUNC or are contained in it, and the
  * syscall tracepoints of a sys_ function: "tcp:tcp_sendmsg_locked, ...".
@@ -144,17 +126,5 @@ int probe_spec__matching_tracepoints(const char *func, char *out, size_t len);
 int probe_spec__raw_addrs(const struct event_spec *s, const void *raw, size_t size, uint64_t addrs[2]);
 int probe_spec__format_raw(const struct event_spec *s, const void *raw, size_t size, char *buf, size_t len);
 
-
-/* The probe forms of -e, for the --help of record, trace and stat (a
- * printf format: '%%' doubled); IND is the indentation, a string literal. */
-#define PROBE_SPEC_HELP(IND) \
-	IND "uprobe:BIN:FUNC[+OFF]  uprobe:BIN:FUNC:LINE  uprobe:BIN:0xADDR\n" \
-	IND "uretprobe:BIN:FUNC     sdt:BIN:PROVIDER:NAME (USDT)\n" \
-	IND "probe:FUNC[+OFF|%%return]  kprobe:FUNC[+OFF]  kprobe:0xADDR\n" \
-	IND "kretprobe:FUNC         (kernel, or in BIN with -x)\n" \
-	IND "'SPEC ARG...': a temporary tracefs probe with arguments\n" \
-	IND "With -a/-C/-t the uprobe/kprobe PMU; with a command or -p a temporary\n" \
-	IND "tracefs probe in group pprobe_<pid>, removed at exit (the kernel cannot\n" \
-	IND "inherit PMU probes into children and threads)\n"
 
 #endif

@@ -72,10 +72,11 @@ for wl in probe_wl_O2 probe_wl_O0; do
 	check "$wl: FUNC+$rel: $N" [ "$(count "$T/o.csv" "uprobe:$B:probe_target+$rel")" = $N ]
 	check "$wl: 0x$start: $N" [ "$(count "$T/o.csv" "uprobe:$B:0x$start")" = $N ]
 
-	# -x BINARY: probe: is a uprobe in it (before or after -e), in stat and trace
+	# --exec BINARY (stat's -x is the CSV separator): probe: is a uprobe in
+	# it (before or after -e), in stat and trace
 	xline=probe:probe_target:$rln
 	[ $lines = 0 ] && xline=probe:probe_target+0
-	"$PPROBE" stat -x, -o "$T/x.csv" -e "probe:probe_target,probe:probe_target%return" -x "$B" \
+	"$PPROBE" stat -x, -o "$T/x.csv" -e "probe:probe_target,probe:probe_target%return" --exec "$B" \
 		-e "$xline" -- "$B" $N >/dev/null 2>&1
 	check "$wl: -x: probe:FUNC $N" [ "$(count "$T/x.csv" "probe:probe_target")" = $N ]
 	check "$wl: -x: probe:FUNC%return $N" [ "$(count "$T/x.csv" "probe:probe_target%return")" = $N ]

@@ -54,9 +54,9 @@ a2=$(grep -o '(0x[0-9a-f]*)' "$T/t.txt" | sort | uniq -c | awk '$1 == 4 { print 
 check "trace: 2 hits at one site, 4 at the other, as far apart as the notes say" \
 	[ -n "$a1" -a -n "$a2" -a $((${a2:-0} - ${a1:-0})) -eq $((s2 - s1)) ]
 
-# -x BIN: sdt_PROVIDER:NAME, the name pprobe list -x shows
-"$PPROBE" stat -x, -o "$T/x.csv" -x "$B" -e sdt_pprobe_pmu:gated -- "$B" 9 >/dev/null 2>&1
-check "-x BIN -e sdt_pprobe_pmu:gated: 9" [ "$(count "$T/x.csv" sdt_pprobe_pmu:gated)" = 9 ]
+# --exec BIN (stat's -x is the CSV separator): sdt_PROVIDER:NAME, the name pprobe list -x shows
+"$PPROBE" stat -x, -o "$T/x.csv" --exec "$B" -e sdt_pprobe_pmu:gated -- "$B" 9 >/dev/null 2>&1
+check "--exec BIN -e sdt_pprobe_pmu:gated: 9" [ "$(count "$T/x.csv" sdt_pprobe_pmu:gated)" = 9 ]
 
 # libstdc++'s notes (no semaphores), the library found by name.
 "$PPROBE" stat -x, -o "$T/c.csv" -e sdt:libstdc++.so.6:libstdcxx:throw,sdt:libstdc++.so.6:libstdcxx:catch \

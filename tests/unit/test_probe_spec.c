@@ -19,12 +19,13 @@
 #include "tracefs.h"
 
 static char err[4096];
+static const char *exec;	/* the -x binary parse_ok and parse_bad give probe_spec__parse */
 
 static void parse_ok(const char *group, const char *rest, enum probe_target target, bool ret, const char *binary,
 		     const char *where, const char *args)
 {
 	struct probe_spec ps;
-	int r = probe_spec__parse(group, rest, &ps, err, sizeof(err));
+	int r = probe_spec__parse(group, rest, exec, &ps, err, sizeof(err));
 	CHECK(r == 0, "%s:%s: %d %s", group, rest, r, err);
 	if (r)
 		return;
@@ -42,7 +43,7 @@ static void parse_ok(const char *group, const char *rest, enum probe_target targ
 static void parse_bad(const char *group, const char *rest, const char *needle)
 {
 	struct probe_spec ps;
-	int r = probe_spec__parse(group, rest, &ps, err, sizeof(err));
+	int r = probe_spec__parse(group, rest, exec, &ps, err, sizeof(err));
 	CHECK(r == -EINVAL, "%s:%s: %d", group, rest, r);
 	CHECK(strstr(err, needle) != NULL, "%s:%s: message lacks '%s': %s", group, rest, needle, err);
 	CHECK(!ps.binary && !ps.where && !ps.args, "%s:%s: not cleared", group, rest);
@@ -65,21 +66,21 @@ static void test_parse(void)
 	parse_ok("kretprobe", "do_sys_openat2", PROBE_TARGET_KPROBE, true, NULL, "do_sys_openat2", NULL);
 
 	struct probe_spec ps;
-	CHECK(probe_spec__parse("sdt", "/usr/lib/libstdc++.so.6:libstdcxx:throw", &ps, err, sizeof(err)) == 0, "%s", err);
+	CHECK(probe_spec__parse("sdt", "/usr/lib/libstdc++.so.6:libstdcxx:throw", NULL, &ps, err, sizeof(err)) == 0, "%s", err);
 	CHECK(ps.target == PROBE_TARGET_SDT && !strcmp(ps.binary, "/usr/lib/libstdc++.so.6") &&
 	      !strcmp(ps.provider, "libstdcxx") && !strcmp(ps.name, "throw"), "sdt fields");
 	probe_spec__exit(&ps);
 
 	/* -x BINARY: probe: is a uprobe there */
-	probe_spec__set_default_binary("./app");
+	exec = "./app";
 	parse_ok("probe", "handle:3", PROBE_TARGET_UPROBE, false, "./app", "handle:3", NULL);
 	parse_ok("probe", "handle%return", PROBE_TARGET_UPROBE, true, "./app", "handle", NULL);
 	parse_ok("kprobe", "tcp_sendmsg", PROBE_TARGET_KPROBE, false, NULL, "tcp_sendmsg", NULL);
-	CHECK(probe_spec__parse("sdt_myprov", "req_start", &ps, err, sizeof(err)) == 0, "%s", err);
+	CHECK(probe_spec__parse("sdt_myprov", "req_start", exec, &ps, err, sizeof(err)) == 0, "%s", err);
 	CHECK(ps.target == PROBE_TARGET_SDT && !strcmp(ps.binary, "./app") && !strcmp(ps.provider, "myprov") &&
 	      !strcmp(ps.name, "req_start"), "sdt_PROVIDER:NAME with -x");
 	probe_spec__exit(&ps);
-	probe_spec__set_default_binary(NULL);
+	exec = NULL;
 
 	parse_bad("uprobe", "readline", "uprobe:BINARY:FUNC");
 	parse_bad("uprobe", "/bin/bash:", "uprobe:BINARY:FUNC");
@@ -260,7 +261,7 @@ static void test_kprobe_attrs(void)
 static void test_uprobe_attrs(void)
 {
 	char libc[PATH_MAX];
-	if (probe_spec__find_binary("libc.so.6", libc, sizeof(libc))) {
+	if (probe_spec__find_binary("libc.so.6", NULL, libc, sizeof(libc))) {
 		printf("skip uprobe attrs: no libc.so.6 found\n");
 		return;
 	}
@@ -301,17 +302,35 @@ static void test_uprobe_attrs(void)
 static void test_find_binary(void)
 {
 	char p[PATH_MAX], q[PATH_MAX];
-	if (probe_spec__find_binary("libc.so.6", p, sizeof(p))) {
+	if (probe_spec__find_binary("libc.so.6", NULL, p, sizeof(p))) {
 		printf("skip binary lookup: no libc.so.6\n");
 		return;
 	}
 	CHECK(p[0] == '/' && strstr(p, "libc.so.6"), "%s", p);
-	CHECK(probe_spec__find_binary("libc", q, sizeof(q)) == 0 && !strcmp(p, q), "libc -> %s", q);
-	CHECK(probe_spec__find_binary("true", q, sizeof(q)) == 0 && strstr(q, "/true"), "PATH: %s", q);
-	CHECK(probe_spec__find_binary("/nonexistent/x", q, sizeof(q)) == -ENOENT, "missing path");
-	CHECK(probe_spec__find_binary("no-such-lib.so.42", q, sizeof(q)) == -ENOENT, "missing name");
-	CHECK(probe_spec__is_binary_arg("libc.so.6") && !probe_spec__is_binary_arg(",") &&
-	      !probe_spec__is_binary_arg(";"), "stat's -x");
+	CHECK(probe_spec__find_binary("libc", NULL, q, sizeof(q)) == 0 && !strcmp(p, q), "libc -> %s", q);
+	CHECK(probe_spec__find_binary("true", NULL, q, sizeof(q)) == 0 && strstr(q, "/true"), "PATH: %s", q);
+	CHECK(probe_spec__find_binary("/nonexistent/x", NULL, q, sizeof(q)) == -ENOENT, "missing path");
+	CHECK(probe_spec__find_binary("no-such-lib.so.42", NULL, q, sizeof(q)) == -ENOENT, "missing name");
+
+	/* -p: a bare name is looked up among the mappings of those processes */
+	char self[PATH_MAX], pids[32];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = 0;
+		const char *base = strrchr(self, '/') ? strrchr(self, '/') + 1 : self;
+		snprintf(pids, sizeof(pids), "1,%d", (int)getpid());
+		CHECK(probe_spec__find_binary(base, pids, q, sizeof(q)) == 0 && !strcmp(q, self), "-p maps: %s", q);
+		if (access(base, F_OK))
+			CHECK(probe_spec__find_binary(base, NULL, q, sizeof(q)) == -ENOENT, "no -p: %s", q);
+	}
+
+	/* -x: probe:FUNC is a uprobe in the event list's exec binary */
+	struct event_list l;
+	event_list__init(&l);
+	l.ctx.exec = "/nonexistent/app";
+	CHECK(event_list__add(&l, "probe:handle", err, sizeof(err)) == -ENOENT && l.nr == 0 &&
+	      strstr(err, "no such binary '/nonexistent/app'"), "ctx.exec: %s", err);
+	event_list__exit(&l);
 }
 
 static void test_no_kprobes(void)
