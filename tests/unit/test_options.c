@@ -151,7 +151,7 @@ static void test_errors(void)
 	size_t n = 0;
 	while (fgets(line, sizeof(line), f)) {
 		if (n < sizeof(want) / sizeof(want[0]))
-			CHECK_STR(line, want[n]);
+			CHECK_STREQ(line, want[n]);
 		n++;
 	}
 	CHECK(n == sizeof(want) / sizeof(want[0]), "%zu lines", n);
@@ -202,5 +202,5 @@ int main(void)
 	test_parse();
 	test_errors();
 	test_help();
-	return check_done();
+	return check_summary();
 }
