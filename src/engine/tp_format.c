@@ -11,6 +11,7 @@
 
 #include <event-parse.h>
 #include <trace-seq.h>
+#include <tracefs/tracefs.h>
 
 #include "tp_format.h"
 #include "tracefs.h"
@@ -243,18 +244,19 @@ err:
 
 struct tp_format *tp_format__load(const char *sys, const char *name)
 {
-	char rel[512];
 	if (strchr(sys, '/') || strchr(name, '/') || !strcmp(sys, "..") || !strcmp(name, "..")) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if ((size_t)snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, name) >= sizeof(rel)) {
-		errno = ENAMETOOLONG;
+	if (!tracefs__root())
+		return NULL;
+	errno = 0;
+	char *text = tracefs_event_file_read(NULL, sys, name, "format", NULL);
+	if (!text) {
+		if (!errno)
+			errno = EINVAL;	/* an empty format */
 		return NULL;
 	}
-	char *text = tracefs__read_file(rel, NULL);
-	if (!text)
-		return NULL;
 	struct tp_format *fmt = tp_format__parse(text, sys);
 	int e = errno;
 	free(text);
