@@ -16,10 +16,9 @@
 #include "target_opts.h"
 #include "tp_format.h"
 #include "trace_filter.h"
+#include "trace_print.h"
 #include "pprobe/symbolize.h"
 #include "pprobe/unwind.h"
-
-#define MAX_USER_FRAMES 512
 
 struct trace_event {
 	const struct event_spec *spec;
@@ -33,204 +32,20 @@ struct trace {
 	bool json, kstack, ustack;
 	struct symbolizer *sym;
 	struct unwinder *unwinder;
-	uint64_t ips[MAX_USER_FRAMES];
-	char *buf;
-	size_t buf_len;
 };
 
-static void json_str(FILE *f, const char *s, size_t n)
-{
-	fputc('"', f);
-	for (size_t i = 0; i < n && s[i]; i++) {
-		unsigned char ch = (unsigned char)s[i];
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch == '\n')
-			fputs("\\n", f);
-		else if (ch == '\t')
-			fputs("\\t", f);
-		else if (ch < 0x20 || ch >= 0x7f)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
-static void json_fields(FILE *f, const struct tp_format *fmt, const void *raw, size_t size)
-{
-	char tmp[4096];
-	bool first = true;
-	fputs(",\"fields\":{", f);
-	for (size_t i = 0; i < fmt->nr_fields; i++) {
-		const struct tp_field *fld = &fmt->fields[i];
-		if (fld->is_common)
-			continue;
-		if (!first)
-			fputc(',', f);
-		first = false;
-		json_str(f, fld->name, strlen(fld->name));
-		fputc(':', f);
-		int64_t v;
-		if (fld->is_string) {
-			const void *p = NULL;
-			size_t n = 0;
-			if (fld->is_dynamic) {
-				if (tp_field__dynamic(fld, raw, size, &p, &n))
-					p = NULL;
-			} else if (fld->offset + fld->size <= size) {
-				p = (const char *)raw + fld->offset;
-				n = fld->size;
-			}
-			if (p)
-				json_str(f, p, n);
-			else
-				fputs("null", f);
-		} else if (!fld->is_array && !fld->is_pointer && tp_field__int(fld, raw, size, &v) == 0) {
-			if (fld->elem_signed)
-				fprintf(f, "%lld", (long long)v);
-			else
-				fprintf(f, "%llu", (unsigned long long)(uint64_t)v);
-		} else {
-			tp_field__format(fld, raw, size, tmp, sizeof(tmp));
-			json_str(f, tmp, strlen(tmp));
-		}
-	}
-	fputc('}', f);
-}
-
-static void print_frame(struct trace *tr, pid_t pid, const struct map *m, uint64_t ip, bool kernel, bool ret,
-			bool *first_json)
-{
-	struct sym_frame sf[16];
-	int n = kernel ? symbolizer__kernel(tr->sym, ip, ret, sf, 16)
-		       : (m ? symbolizer__user(tr->sym, pid, m, ip, ret, sf, 16) : -1);
-	if (n <= 0) {
-		sf[0] = (struct sym_frame){ .dso = kernel ? "[kernel.kallsyms]" : m && m->path ? m->path : "[unknown]" };
-		n = 1;
-	}
-	for (int i = 0; i < n; i++) {
-		const char *name = sf[i].name ? sf[i].name : "[unknown]";
-		const char *dso = sf[i].dso ? sf[i].dso : "?";
-		if (tr->json) {
-			char line[1024];
-			snprintf(line, sizeof(line), "%s%s (%s)", name, sf[i].inlined ? " (inlined)" : "", dso);
-			if (!*first_json)
-				fputc(',', tr->out);
-			*first_json = false;
-			json_str(tr->out, line, strlen(line));
-		} else {
-			fprintf(tr->out, "\t%16llx %s%s+0x%llx (%s)\n", (unsigned long long)ip, name,
-				sf[i].inlined ? " (inlined)" : "", (unsigned long long)sf[i].offset, dso);
-		}
-	}
-}
-
-static void print_stacks(struct trace *tr, struct collect *c, const struct sample *s,
-			 const struct process *p)
-{
-	bool first_json = true;
-	pid_t pid = (pid_t)s->pid;
-	if (tr->json)
-		fputs(",\"stack\":[", tr->out);
-	uint64_t ctx = 0;
-	bool first = true;
-	for (uint64_t i = 0; i < s->callchain_nr; i++) {
-		uint64_t ip = s->callchain[i];
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			ctx = ip;
-			first = true;
-			continue;
-		}
-		if (ctx == (uint64_t)PERF_CONTEXT_KERNEL)
-			print_frame(tr, pid, NULL, ip, true, !first, &first_json);
-		first = false;
-	}
-	if (tr->ustack && s->regs_abi && s->regs && p) {
-		struct unwind_result res;
-		int nr = collect__unwind_user(c, tr->unwinder, s, p, tr->ips, MAX_USER_FRAMES, &res);
-		for (int i = 0; i < nr; i++)
-			print_frame(tr, pid, maps__find(p->maps, tr->ips[i]), tr->ips[i], false, i > 0, &first_json);
-		if (nr >= 0 && res.end != UNWIND_COMPLETE) {
-			char why[300];
-			snprintf(why, sizeof(why), "[%s%s%s]", unwind_end__str(res.end), res.end_dso ? " " : "",
-				 res.end_dso ? res.end_dso : "");
-			if (tr->json) {
-				if (!first_json)
-					fputc(',', tr->out);
-				json_str(tr->out, why, strlen(why));
-			} else {
-				fprintf(tr->out, "\t%16s %s\n", "", why);
-			}
-		}
-	}
-	if (tr->json)
-		fputc(']', tr->out);
-}
 
 static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s,
 		     struct thread *t, struct process *p)
 {
 	struct trace *tr = c->priv;
 	struct trace_event *te = ev->priv;
-	char comm[32];
 	if (!te)
 		return 0;
 	te->count++;
-	snprintf(comm, sizeof(comm), "%s", t ? t->comm : "?");
-	double secs = (double)s->time / 1e9;
-	/* The raw data of a tracepoint starts with common_type; pprobe's
-	 * events carry it when the sample has PERF_SAMPLE_RAW. */
-	const void *raw = s->raw;
-	size_t raw_size = s->raw_size;
-
-	if (tr->json) {
-		fputs("{\"comm\":", tr->out);
-		json_str(tr->out, comm, strlen(comm));
-		fprintf(tr->out, ",\"pid\":%u,\"tid\":%u,\"cpu\":%u,\"time\":%.9f,\"event\":", s->pid, s->tid, s->cpu, secs);
-		json_str(tr->out, te->spec->name, strlen(te->spec->name));
-		uint64_t pa[2];
-		int npa;
-		if (te->fmt && raw)
-			json_fields(tr->out, te->fmt, raw, raw_size);
-		else if (te->spec->pmu[0] && te->spec->kind == EVENT_KIND_PROBE &&
-			 (npa = probe_spec__raw_addrs(te->spec, raw, raw_size, pa)) > 0) {
-			if (npa == 1)
-				fprintf(tr->out, ",\"fields\":{\"ip\":%llu}", (unsigned long long)pa[0]);
-			else
-				fprintf(tr->out, ",\"fields\":{\"func\":%llu,\"ret_ip\":%llu}",
-					(unsigned long long)pa[0], (unsigned long long)pa[1]);
-		}
-		if (tr->kstack || tr->ustack)
-			print_stacks(tr, c, s, p);
-		fputs("}\n", tr->out);
-		return 0;
-	}
-	fprintf(tr->out, "%16s-%-7u [%03u] %14.6f: %s:", comm, s->tid, s->cpu, secs, te->spec->name);
-	if (te->fmt && raw) {
-		int n = tp_format__decode(te->fmt, raw, raw_size, 0, tr->buf, tr->buf_len);
-		if (n >= (int)tr->buf_len) {
-			tr->buf_len = (size_t)n + 1;
-			tr->buf = pp_xrealloc(tr->buf, tr->buf_len);
-			n = tp_format__decode(te->fmt, raw, raw_size, 0, tr->buf, tr->buf_len);
-		}
-		if (n >= 0)
-			fprintf(tr->out, " %s", tr->buf);
-		else
-			fprintf(tr->out, " (record shorter than its format)");
-	} else if (te->spec->pmu[0] && te->spec->kind == EVENT_KIND_PROBE && raw) {
-		/* PMU probes have no format: their ip, as perf prints them */
-		char pb[64];
-		if (probe_spec__format_raw(te->spec, raw, raw_size, pb, sizeof(pb)) > 0)
-			fprintf(tr->out, " %s", pb);
-		else
-			fprintf(tr->out, " (record too short for a probe)");
-	} else {
-		fprintf(tr->out, " ip=0x%llx period=%llu", (unsigned long long)s->ip, (unsigned long long)s->period);
-	}
-	fputc('\n', tr->out);
-	if (tr->kstack || tr->ustack)
-		print_stacks(tr, c, s, p);
+	const struct trace_print tp = { .out = tr->out, .json = tr->json, .kstack = tr->kstack, .ustack = tr->ustack,
+					.sym = tr->sym, .unwinder = tr->unwinder, .collect = c };
+	trace_print__sample(&tp, te->spec, te->fmt, s, t, p);
 	return 0;
 }
 
@@ -303,7 +118,7 @@ const struct cmd_def trace_cmd = {
 	.summary = "print events as they happen, fields decoded, kernel-filtered",
 	.usage = "pprobe trace -e EVENT [--filter EXPR] [-e EVENT ...] [options] [--] [command [args...]]",
 	.about = "Print each event as it happens, in timestamp order across CPUs:\n"
-		 "  comm-tid [cpu] seconds: subsys:event: field=value ...",
+		 "  comm-tid [cpu] seconds: subsys:event: the fields as the kernel prints them (trace_pipe)",
 	.opts = trace_table,
 	.footer =
 "Examples:\n"
@@ -445,8 +260,6 @@ static int trace_prepare(struct trace_opts *o, struct trace *tr, struct collect 
 		tr->out = stdout;
 		setvbuf(stdout, NULL, _IOLBF, 0);	/* live: a line as it happens */
 	}
-	tr->buf_len = 4096;
-	tr->buf = pp_xmalloc(tr->buf_len);
 	return 0;
 }
 
@@ -487,8 +300,10 @@ int cmd_trace(int argc, char **argv)
 		ret = apply_filters(&c);
 	if (ret)
 		goto out;
-	if (o.header && !tr.json)
-		fprintf(tr.out, "# %14s-%-7s [CPU] %14s: EVENT: FIELDS\n", "COMM", "TID", "SECONDS");
+	if (o.header) {
+		const struct trace_print tp = { .out = tr.out, .json = tr.json };
+		trace_print__header(&tp);
+	}
 	ret = collect__run(&c);
 	if (c.lost || c.lost_samples) {
 		char queue[96];
@@ -518,7 +333,6 @@ out:
 		ret = collect__exit_status(&c);
 	symbolizer__delete(tr.sym);
 	unwinder__delete(tr.unwinder);
-	free(tr.buf);
 	event_list__exit(&evl);
 	opt_list__free(&o.events);
 	return ret;

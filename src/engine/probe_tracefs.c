@@ -20,6 +20,8 @@
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 
+#include <tracefs/tracefs.h>
+
 #include "tracefs.h"
 #include "pprobe/probe_finder.h"
 
@@ -427,11 +429,44 @@ static void block_signals(sigset_t *old)
 	sigprocmask(SIG_BLOCK, &s, old);
 }
 
-static int remove_event(const char *group, const char *event, bool uprobe)
+/* ---- probe events through libtracefs ----
+ *
+ * Made and removed with libtracefs's dynamic events (tracefs_*probe_alloc,
+ * tracefs_dynevent_create/destroy). Listed by hand from kprobe_events and
+ * uprobe_events (read_events below): libtracefs 1.6.4's
+ * tracefs_dynevent_get_all() reads dynamic_events, where kprobes and
+ * uprobes both begin "p:", and returns uprobes for a kprobe query (fixed
+ * upstream after 1.6.4, libtracefs 78d8d2e). */
+
+/* A descriptor of one probe event: uprobe on file at offset, or kprobe on
+ * addr ("SYM+OFF", "SYM", "0xADDR"); args as tracefs takes them (NULL: none). */
+static struct tracefs_dynevent *dynevent_alloc(bool uprobe, bool ret, const char *group, const char *event,
+					       const char *target, uint64_t offset, const char *args)
 {
-	char cmd[EVENT_NAME_MAX * 2 + 8];
-	snprintf(cmd, sizeof(cmd), "-:%s/%s", group, event);
-	return tracefs__write_file(uprobe ? "uprobe_events" : "kprobe_events", cmd, 1);
+	if (uprobe)
+		return ret ? tracefs_uretprobe_alloc(group, event, target, offset, args)
+			   : tracefs_uprobe_alloc(group, event, target, offset, args);
+	return ret ? tracefs_kretprobe_alloc(group, event, target, args, 0) : tracefs_kprobe_alloc(group, event, target, args);
+}
+
+static int destroy_event(struct tracefs_dynevent *d)
+{
+	errno = 0;
+	if (tracefs_dynevent_destroy(d, false) == 0)
+		return 0;
+	return errno ? -errno : -EIO;
+}
+
+/* Remove a probe event found in kprobe_events/uprobe_events. */
+static int remove_event(const struct probe_event *e)
+{
+	struct tracefs_dynevent *d =
+		dynevent_alloc(e->uprobe, e->retprobe, e->group, e->event, e->target, e->offset, NULL);
+	if (!d)
+		return -ENOMEM;
+	int ret = destroy_event(d);
+	tracefs_dynevent_free(d);
+	return ret;
 }
 
 /* ---- -d ---- */
@@ -461,7 +496,7 @@ int probe_tracefs__del(const char *pattern, char ***names, int *nremoved, char *
 	}
 	block_signals(&old);
 	for (int i = 0; i < n; i++) {
-		ret = remove_event(ev[i].group, ev[i].event, ev[i].uprobe);
+		ret = remove_event(&ev[i]);
 		if (ret) {
 			seterr(err, errlen, "removing %s:%s: %s%s", ev[i].group, ev[i].event, strerror(-ret),
 			       ret == -EBUSY ? " (a tracer has it open: stop it first)" : "");
@@ -640,50 +675,42 @@ static void perf_arg_names(char *const *args, int nargs, struct pf_fetch_arg *a,
 	}
 }
 
-/* ---- --add ---- */
+/* ---- temporary probes, anchors ---- */
 
-struct planned {
-	char *event;
-	char *line;
-	bool created;
-};
-
-/* Temporary probes of this process. */
+/* Temporary probes of this process: what removes each. */
 static struct {
 	pid_t pid;
 	bool registered;
-	char **events;		/* "group/event" */
-	bool *uprobe;
+	struct tracefs_dynevent **ev;
 	int n;
 } temps;
 
-static void temps_add(const char *group, const char *event, bool uprobe)
+static void temps_add(struct tracefs_dynevent *d)
 {
-	char **v = realloc(temps.events, (size_t)(temps.n + 1) * sizeof(*v));
-	bool *u = v ? realloc(temps.uprobe, (size_t)(temps.n + 1) * sizeof(*u)) : NULL;
-	if (v)
-		temps.events = v;
-	if (!v || !u)
+	struct tracefs_dynevent **v = realloc(temps.ev, (size_t)(temps.n + 1) * sizeof(*v));
+	if (!v)
 		return;		/* the sweep of the next run removes it */
-	temps.uprobe = u;
-	if (asprintf(&temps.events[temps.n], "%s/%s", group, event) < 0)
-		return;
-	temps.uprobe[temps.n++] = uprobe;
+	temps.ev = v;
+	temps.ev[temps.n++] = d;
 }
 
-static void temps_forget(const char *group, const char *event)
+static void temps_forget(const struct tracefs_dynevent *d)
 {
-	char key[EVENT_NAME_MAX * 2 + 2];
-	snprintf(key, sizeof(key), "%s/%s", group, event);
 	for (int i = 0; i < temps.n; i++) {
-		if (strcmp(temps.events[i], key))
+		if (temps.ev[i] != d)
 			continue;
-		free(temps.events[i]);
-		memmove(&temps.events[i], &temps.events[i + 1], (size_t)(temps.n - i - 1) * sizeof(*temps.events));
-		memmove(&temps.uprobe[i], &temps.uprobe[i + 1], (size_t)(temps.n - i - 1) * sizeof(*temps.uprobe));
+		memmove(&temps.ev[i], &temps.ev[i + 1], (size_t)(temps.n - i - 1) * sizeof(*temps.ev));
 		temps.n--;
 		return;
 	}
+}
+
+static void temps_register(void)
+{
+	if (temps.registered)
+		return;
+	temps.pid = getpid();
+	temps.registered = atexit(probe_tracefs__remove_temps) == 0;
 }
 
 /* Anchors (probe_tracefs__anchor): closed before the probes they hold are
@@ -737,15 +764,11 @@ void probe_tracefs__remove_temps(void)
 	anchors.id = NULL;
 	anchors.n = 0;
 	for (int i = temps.n - 1; i >= 0; i--) {
-		char cmd[EVENT_NAME_MAX * 2 + 8];
-		snprintf(cmd, sizeof(cmd), "-:%s", temps.events[i]);
-		tracefs__write_file(temps.uprobe[i] ? "uprobe_events" : "kprobe_events", cmd, 1);
-		free(temps.events[i]);
+		destroy_event(temps.ev[i]);
+		tracefs_dynevent_free(temps.ev[i]);
 	}
-	free(temps.events);
-	free(temps.uprobe);
-	temps.events = NULL;
-	temps.uprobe = NULL;
+	free(temps.ev);
+	temps.ev = NULL;
 	temps.n = 0;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
@@ -789,7 +812,7 @@ int probe_tracefs__sweep_stale(void)
 		pid_t pid = temp_group_pid(ev[i].group);
 		if (!pid || pid == getpid() || pid_is_pprobe(pid))
 			continue;
-		int r = remove_event(ev[i].group, ev[i].event, ev[i].uprobe);
+		int r = remove_event(&ev[i]);
 		if (r)
 			ret = r;
 		else
@@ -800,234 +823,330 @@ int probe_tracefs__sweep_stale(void)
 	return ret && !swept ? ret : swept;
 }
 
-/* The kernel's words about the definition it refused: the last error_log
- * entry, if it is about this command (without its timestamp). */
-static void explain_refusal(int ret, const char *file, const char *line, char *err, size_t errlen)
+/* The kernel's words about the definition of group/event it refused: the
+ * last error_log entry, if it is about that command (without its
+ * timestamp). what: "uprobe_events" or "kprobe_events", the kind of probe;
+ * line: the definition, for the message when error_log has nothing. */
+static void explain_refusal(int ret, const char *what, const char *group, const char *event, const char *line,
+			    char *err, size_t errlen)
 {
-	char *log = tracefs__error_log();
-	const char *entry = NULL;
-	if (log) {
-		for (char *p = log; (p = strchr(p, '[')); p++)
-			if (p == log || p[-1] == '\n')
-				entry = p;
-	}
-	if (entry) {
-		const char *cmd = strstr(entry, "Command: ");
-		size_t l = strcspn(line, "\n");
-		if (!cmd || strncmp(cmd + 9, line, l < 40 ? l : 40))
-			entry = NULL;
+	char *entry = tracefs__error_last();
+	char ge[EVENT_NAME_MAX * 2 + 8];
+	snprintf(ge, sizeof(ge), ":%s/%s ", group, event);
+	const char *cmd = entry ? strstr(entry, "Command: ") : NULL;
+	if (cmd && !strstr(cmd, ge)) {
+		free(entry);
+		entry = NULL;
 	}
 	/* EILSEQ is the kernel's "not at an instruction boundary", which
 	 * strerror() words as a multibyte character error. */
 	const char *why = -ret == EILSEQ ? "not at an instruction boundary" : strerror(-ret);
-	if (entry) {
-		const char *msg = strchr(entry, ']');
-		msg = msg ? msg + 1 : entry;
+	if (entry && cmd) {
+		const char *msg = entry[0] == '[' && strchr(entry, ']') ? strchr(entry, ']') + 1 : entry;
 		while (*msg == ' ')
 			msg++;
 		size_t ml = strlen(msg);
 		while (ml && msg[ml - 1] == '\n')
 			ml--;
-		seterr(err, errlen, "the kernel refused the probe (%s: %s):\n%.*s", file, why, (int)ml, msg);
+		seterr(err, errlen, "the kernel refused the probe (%s: %s):\n%.*s", what, why, (int)ml, msg);
 	} else {
-		seterr(err, errlen, "the kernel refused the probe '%s' (%s: %s)", line, file, why);
+		seterr(err, errlen, "the kernel refused the probe '%s' (%s: %s)", line, what, why);
 	}
-	free(log);
+	free(entry);
+}
+
+/* Make one probe event, uprobe (target "/PATH:0xOFF", or
+ * "/PATH:0xOFF(0xREFCTR)" for a USDT semaphore) or kprobe (target "SYM+OFF",
+ * "0xADDR"), args "NAME=FETCH[:TYPE] ..." or NULL. *made: what removes it.
+ * 0, or -errno with err filled (the kernel's refusal explained). */
+static int make_event(bool uprobe, bool retprobe, const char *group, const char *event, const char *target,
+		      const char *args, struct tracefs_dynevent **made, char *err, size_t errlen)
+{
+	const char *what = uprobe ? "uprobe_events" : "kprobe_events";
+	char *path = NULL, *line = NULL, *end = NULL;
+	uint64_t off = 0;
+	int ret = 0;
+
+	*made = NULL;
+	if (asprintf(&line, "%c:%s/%s %s%s%s", retprobe ? 'r' : 'p', group, event, target, args ? " " : "",
+		     args ? args : "") < 0)
+		return -ENOMEM;
+	if (uprobe) {
+		const char *c = strrchr(target, ':');
+		if (!c || strncmp(c + 1, "0x", 2) || !(path = strndup(target, (size_t)(c - target)))) {
+			ret = c ? -ENOMEM : -EINVAL;
+			goto out;
+		}
+		off = strtoull(c + 1, &end, 16);
+	}
+	struct tracefs_dynevent *d = dynevent_alloc(uprobe, retprobe, group, event, uprobe ? path : target, off, args);
+	if (!d) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	errno = 0;
+	if (uprobe && *end == '(')
+		/* by hand: libtracefs 1.6.4 cannot name a uprobe's ref_ctr_offset */
+		ret = tracefs__write_file("uprobe_events", line, 1);
+	else if (tracefs_dynevent_create(d))
+		ret = errno ? -errno : -EIO;
+	if (ret) {
+		explain_refusal(ret, what, group, event, line, err, errlen);
+		tracefs_dynevent_free(d);
+	} else {
+		*made = d;
+	}
+out:
+	free(path);
+	free(line);
+	return ret;
+}
+
+/* ---- --add ---- */
+
+/* One event of an --add: a point the finder found. */
+struct planned {
+	char *event;
+	char *target;		/* "/PATH:0xOFF" or the kprobe's "SYM+OFF", "0xADDR" */
+	char *args;		/* "NAME=FETCH:TYPE ...", NULL: none */
+	bool retprobe;
+	struct tracefs_dynevent *made;
+};
+
+/* The state of one --add, from the definition to the events made. */
+struct add {
+	const char *binary;	/* NULL: the kernel */
+	bool temp;
+	struct probe_def d;
+	char real[PATH_MAX];	/* binary's real path */
+	char group[EVENT_NAME_MAX + 16];
+	struct probe_finder *pf;
+	struct pf_points *pts;
+	char **taken;		/* event names of the group */
+	int ntaken;
+	struct planned *pl;
+	int npl;
+};
+
+/* tracefs is there and can take this kind of probe on this target. */
+static int add_check_target(struct add *a, char *err, size_t errlen)
+{
+	int ret;
+	if (!tracefs__root()) {
+		ret = -errno;
+		tracefs__strerror(ret, err, errlen);
+		return ret;
+	}
+	if (!a->binary) {
+		char fn[256];
+		snprintf(fn, sizeof(fn), "%s", a->d.point);
+		fn[strcspn(fn, "@:+%;")] = '\0';
+		if (!probe_tracefs__kprobes_available(strncmp(fn, "0x", 2) ? fn : NULL, err, errlen))
+			return -EOPNOTSUPP;
+		return 0;
+	}
+	char path[PATH_MAX];
+	if (tracefs__path(path, sizeof(path), "uprobe_events") || access(path, F_OK)) {
+		seterr(err, errlen, "this kernel has no uprobe_events in tracefs (CONFIG_UPROBE_EVENTS off): "
+		       "probes on %s cannot be made", a->binary);
+		return -EOPNOTSUPP;
+	}
+	if (!realpath(a->binary, a->real)) {
+		ret = -errno;
+		seterr(err, errlen, "%s: %s", a->binary, strerror(-ret));
+		return ret;
+	}
+	if (strpbrk(a->real, " \t\n")) {
+		seterr(err, errlen, "%s: uprobe_events cannot name a path with white space in it (use a "
+		       "symlink without)", a->real);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int add_group(struct add *a, char *err, size_t errlen)
+{
+	int ret;
+	if (a->temp)
+		snprintf(a->group, sizeof(a->group), "pprobe_%d", (int)getpid());
+	else if (a->d.group)
+		snprintf(a->group, sizeof(a->group), "%s", a->d.group);
+	else if ((ret = probe_tracefs__default_group(a->binary ? a->real : NULL, a->group, sizeof(a->group))))
+		return ret;
+	if (!probe_tracefs__valid_name(a->group)) {
+		seterr(err, errlen, "group name '%s' is too long for tracefs; name one: --add 'GROUP:EVENT=%s'",
+		       a->group, a->d.point);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The event for point i: its name (unique in the group), target, args. */
+static int add_plan_point(struct add *a, int i, char *err, size_t errlen)
+{
+	const struct pf_point *pt = &a->pts->pts[i];
+	struct planned *pl = &a->pl[a->npl];
+	char base[EVENT_NAME_MAX * 2], name[EVENT_NAME_MAX];
+	struct pf_fetch_arg *args = NULL;
+	int nargs = 0, ret;
+
+	if (a->d.event) {
+		if (i == 0 && name_taken(a->d.event, a->taken, a->ntaken)) {
+			seterr(err, errlen, "event %s:%s already exists (pprobe -d %s:%s removes it)", a->group,
+			       a->d.event, a->group, a->d.event);
+			return -EEXIST;
+		}
+		snprintf(base, sizeof(base), "%s", a->d.event);
+	} else {
+		probe_tracefs__event_base(a->d.point, pt->function, base, sizeof(base));
+	}
+	if ((ret = probe_tracefs__unique_name(base, a->taken, a->ntaken, name, sizeof(name)))) {
+		seterr(err, errlen, "no free event name for %s in group %s", base, a->group);
+		return ret;
+	}
+	nargs = a->d.nargs ? probe_finder__fetch_args(a->pf, pt, (const char *const *)a->d.args, a->d.nargs, &args)
+			   : 0;
+	if (nargs < 0) {
+		seterr(err, errlen, "%s", probe_finder__strerror(a->pf));
+		return nargs;
+	}
+	perf_arg_names(a->d.args, a->d.nargs, args, nargs);
+	char *argstr = NULL;
+	size_t al = 0;
+	FILE *m = nargs ? open_memstream(&argstr, &al) : NULL;
+	for (int k = 0; m && k < nargs; k++)
+		fprintf(m, "%s%s=%s%s%s", k ? " " : "", args[k].name, args[k].fetch, args[k].type[0] ? ":" : "",
+			args[k].type);
+	if (m)
+		fclose(m);
+	pf_fetch_args__free(args, nargs);
+	pl->args = argstr;
+	pl->retprobe = pt->retprobe;
+	pl->event = strdup(name);
+	if (a->binary)
+		ret = asprintf(&pl->target, "%s:0x%" PRIx64, a->real, pt->file_offset);
+	else if (!strncmp(a->d.point, "0x", 2))
+		ret = asprintf(&pl->target, "0x%" PRIx64, pt->addr);
+	else
+		ret = asprintf(&pl->target, "%s+%" PRIu64, pt->symbol ? pt->symbol : pt->function, pt->sym_offset);
+	if (ret < 0)
+		pl->target = NULL;
+	a->npl++;
+	char **nt = realloc(a->taken, (size_t)(a->ntaken + 1) * sizeof(*nt));
+	if (nt)
+		a->taken = nt;
+	if ((nargs && !argstr) || !pl->event || !pl->target || !nt || !(nt[a->ntaken] = strdup(name)))
+		return -ENOMEM;
+	a->ntaken++;
+	return 0;
+}
+
+/* Remove the events made (a failure after some were). */
+static void add_undo(struct add *a)
+{
+	sigset_t old;
+	block_signals(&old);
+	for (int i = a->npl - 1; i >= 0; i--) {
+		if (!a->pl[i].made)
+			continue;
+		destroy_event(a->pl[i].made);
+		temps_forget(a->pl[i].made);
+		tracefs_dynevent_free(a->pl[i].made);
+		a->pl[i].made = NULL;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Make every planned event, or none: SIGINT/SIGTERM/SIGHUP wait. */
+static int add_make(struct add *a, char *err, size_t errlen)
+{
+	sigset_t old;
+	int ret = 0;
+	block_signals(&old);
+	if (a->temp)
+		temps_register();
+	for (int i = 0; i < a->npl && !ret; i++) {
+		struct planned *pl = &a->pl[i];
+		ret = make_event(a->binary != NULL, pl->retprobe, a->group, pl->event, pl->target, pl->args, &pl->made,
+				 err, errlen);
+		if (!ret && a->temp)
+			temps_add(pl->made);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		add_undo(a);
+	return ret;
+}
+
+static int add_names(const struct add *a, char ***names)
+{
+	*names = calloc((size_t)a->npl, sizeof(**names));
+	if (!*names)
+		return -ENOMEM;
+	for (int i = 0; i < a->npl; i++) {
+		if (asprintf(&(*names)[i], "%s:%s", a->group, a->pl[i].event) < 0) {
+			probe_tracefs__free_names(*names, i);
+			*names = NULL;
+			return -ENOMEM;
+		}
+	}
+	return a->npl;
+}
+
+static void add_exit(struct add *a)
+{
+	for (int i = 0; a->pl && i < a->npl; i++) {
+		free(a->pl[i].event);
+		free(a->pl[i].target);
+		free(a->pl[i].args);
+		/* temporary ones: temps own them; --add ones stay in tracefs */
+		if (!a->temp || !a->pl[i].made)
+			tracefs_dynevent_free(a->pl[i].made);
+	}
+	free(a->pl);
+	probe_tracefs__free_names(a->taken, a->ntaken);
+	pf_points__delete(a->pts);
+	probe_finder__delete(a->pf);
+	probe_def__exit(&a->d);
 }
 
 static int add_common(const char *binary, const char *defstr, bool temp, char ***names, char *err, size_t errlen)
 {
-	struct probe_def d;
-	struct probe_finder *pf = NULL;
-	struct pf_points *pts = NULL;
-	char real[PATH_MAX], group[EVENT_NAME_MAX + 16];
-	char **taken = NULL;
-	int ntaken = 0, npl = 0, ret;
-	struct planned *pl = NULL;
-	const char *file = binary ? "uprobe_events" : "kprobe_events";
-	sigset_t old;
-	bool blocked = false;
+	struct add a = { .binary = binary, .temp = temp };
+	int ret;
 
 	*names = NULL;
-	if ((ret = probe_def__parse(defstr, &d, err, errlen)))
+	if ((ret = probe_def__parse(defstr, &a.d, err, errlen)))
 		return ret;
-	if (!tracefs__root()) {
-		ret = -errno;
-		tracefs__strerror(ret, err, errlen);
+	if ((ret = add_check_target(&a, err, errlen)) || (ret = add_group(&a, err, errlen)))
 		goto out;
-	}
-	if (!binary) {
-		char fn[256];
-		snprintf(fn, sizeof(fn), "%s", d.point);
-		fn[strcspn(fn, "@:+%;")] = '\0';
-		if (!probe_tracefs__kprobes_available(strncmp(fn, "0x", 2) ? fn : NULL, err, errlen)) {
-			ret = -EOPNOTSUPP;
-			goto out;
-		}
-	} else {
-		char path[PATH_MAX];
-		if (tracefs__path(path, sizeof(path), "uprobe_events") || access(path, F_OK)) {
-			seterr(err, errlen, "this kernel has no uprobe_events in tracefs (CONFIG_UPROBE_EVENTS off): "
-			       "probes on %s cannot be made", binary);
-			ret = -EOPNOTSUPP;
-			goto out;
-		}
-		if (!realpath(binary, real)) {
-			ret = -errno;
-			seterr(err, errlen, "%s: %s", binary, strerror(errno));
-			goto out;
-		}
-		if (strpbrk(real, " \t\n")) {
-			seterr(err, errlen, "%s: uprobe_events cannot name a path with white space in it (use a "
-			       "symlink without)", real);
-			ret = -EINVAL;
-			goto out;
-		}
-	}
-	if (temp)
-		snprintf(group, sizeof(group), "pprobe_%d", (int)getpid());
-	else if (d.group)
-		snprintf(group, sizeof(group), "%s", d.group);
-	else if ((ret = probe_tracefs__default_group(binary ? real : NULL, group, sizeof(group))))
-		goto out;
-	if (!probe_tracefs__valid_name(group)) {
-		seterr(err, errlen, "group name '%s' is too long for tracefs; name one: --add 'GROUP:EVENT=%s'", group,
-		       d.point);
-		ret = -EINVAL;
-		goto out;
-	}
-
-	struct probe_finder_opts o = { .binary = binary ? real : NULL };
-	pf = probe_finder__new(&o, err, errlen);
-	if (!pf) {
+	struct probe_finder_opts o = { .binary = binary ? a.real : NULL };
+	a.pf = probe_finder__new(&o, err, errlen);
+	if (!a.pf) {
 		ret = errno ? -errno : -ENOENT;
 		goto out;
 	}
-	if ((ret = probe_finder__find(pf, d.point, 0, &pts))) {
-		seterr(err, errlen, "%s", probe_finder__strerror(pf));
+	if ((ret = probe_finder__find(a.pf, a.d.point, 0, &a.pts))) {
+		seterr(err, errlen, "%s", probe_finder__strerror(a.pf));
 		goto out;
 	}
-	if ((ret = group_names(group, &taken, &ntaken)))
+	if ((ret = group_names(a.group, &a.taken, &a.ntaken)))
 		goto out;
-	pl = calloc((size_t)pts->n, sizeof(*pl));
-	if (!pl) {
+	if (!(a.pl = calloc((size_t)a.pts->n, sizeof(*a.pl)))) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (int i = 0; i < pts->n; i++) {
-		const struct pf_point *pt = &pts->pts[i];
-		char base[EVENT_NAME_MAX * 2], name[EVENT_NAME_MAX];
-		struct pf_fetch_arg *args = NULL;
-		int nargs = 0;
-
-		if (d.event) {
-			if (i == 0 && name_taken(d.event, taken, ntaken)) {
-				seterr(err, errlen, "event %s:%s already exists (pprobe -d %s:%s removes it)", group,
-				       d.event, group, d.event);
-				ret = -EEXIST;
-				goto out;
-			}
-			snprintf(base, sizeof(base), "%s", d.event);
-		} else {
-			probe_tracefs__event_base(d.point, pt->function, base, sizeof(base));
-		}
-		if ((ret = probe_tracefs__unique_name(base, taken, ntaken, name, sizeof(name)))) {
-			seterr(err, errlen, "no free event name for %s in group %s", base, group);
+	for (int i = 0; i < a.pts->n; i++)
+		if ((ret = add_plan_point(&a, i, err, errlen)))
 			goto out;
-		}
-		nargs = d.nargs ? probe_finder__fetch_args(pf, pt, (const char *const *)d.args, d.nargs, &args) : 0;
-		if (nargs < 0) {
-			ret = nargs;
-			seterr(err, errlen, "%s", probe_finder__strerror(pf));
-			goto out;
-		}
-		perf_arg_names(d.args, d.nargs, args, nargs);
-		char *line = NULL;
-		size_t ll = 0;
-		FILE *m = open_memstream(&line, &ll);
-		if (!m) {
-			pf_fetch_args__free(args, nargs);
-			ret = -ENOMEM;
-			goto out;
-		}
-		if (binary)
-			fprintf(m, "%c:%s/%s %s:0x%" PRIx64, pt->retprobe ? 'r' : 'p', group, name, real,
-				pt->file_offset);
-		else if (!strncmp(d.point, "0x", 2))
-			fprintf(m, "%c:%s/%s 0x%" PRIx64, pt->retprobe ? 'r' : 'p', group, name, pt->addr);
-		else
-			fprintf(m, "%c:%s/%s %s+%" PRIu64, pt->retprobe ? 'r' : 'p', group, name,
-				pt->symbol ? pt->symbol : pt->function, pt->sym_offset);
-		for (int a = 0; a < nargs; a++)
-			fprintf(m, " %s=%s%s%s", args[a].name, args[a].fetch, args[a].type[0] ? ":" : "", args[a].type);
-		fclose(m);
-		pf_fetch_args__free(args, nargs);
-		pl[npl].event = strdup(name);
-		pl[npl].line = line;
-		npl++;
-		char **nt = realloc(taken, (size_t)(ntaken + 1) * sizeof(*nt));
-		if (!nt || !pl[npl - 1].event || !(nt[ntaken] = strdup(name))) {
-			if (nt)
-				taken = nt;
-			ret = -ENOMEM;
-			goto out;
-		}
-		taken = nt;
-		ntaken++;
-	}
-
-	/* write them all, or none */
-	block_signals(&old);
-	blocked = true;
-	if (temp && !temps.registered) {
-		temps.pid = getpid();
-		temps.registered = atexit(probe_tracefs__remove_temps) == 0;
-	}
-	for (int i = 0; i < npl; i++) {
-		ret = tracefs__write_file(file, pl[i].line, 1);
-		if (ret) {
-			explain_refusal(ret, file, pl[i].line, err, errlen);
-			goto out;
-		}
-		pl[i].created = true;
-		if (temp)
-			temps_add(group, pl[i].event, binary != NULL);
-	}
-	*names = calloc((size_t)npl, sizeof(**names));
-	if (!*names) {
-		ret = -ENOMEM;
+	if ((ret = add_make(&a, err, errlen)))
+		goto out;
+	if ((ret = add_names(&a, names)) < 0) {
+		add_undo(&a);
 		goto out;
 	}
-	for (int i = 0; i < npl; i++) {
-		if (asprintf(&(*names)[i], "%s:%s", group, pl[i].event) < 0) {
-			probe_tracefs__free_names(*names, i);
-			*names = NULL;
-			ret = -ENOMEM;
-			goto out;
-		}
-	}
-	ret = npl;
 out:
-	if (ret < 0 && pl) {
-		for (int i = npl - 1; i >= 0; i--) {
-			if (!pl[i].created)
-				continue;
-			remove_event(group, pl[i].event, binary != NULL);
-			if (temp)
-				temps_forget(group, pl[i].event);
-		}
-	}
-	if (blocked)
-		sigprocmask(SIG_SETMASK, &old, NULL);
-	for (int i = 0; pl && i < npl; i++) {
-		free(pl[i].event);
-		free(pl[i].line);
-	}
-	free(pl);
-	probe_tracefs__free_names(taken, ntaken);
-	pf_points__delete(pts);
-	probe_finder__delete(pf);
-	probe_def__exit(&d);
+	add_exit(&a);
 	return ret;
 }
 
@@ -1060,7 +1179,7 @@ int probe_tracefs__add_temp_site(bool uprobe, bool retprobe, const char *base, c
 				 size_t namelen, char *err, size_t errlen)
 {
 	const char *file = uprobe ? "uprobe_events" : "kprobe_events";
-	char group[32], ev[EVENT_NAME_MAX], path[PATH_MAX], key[PATH_MAX + 16], *line = NULL;
+	char group[32], ev[EVENT_NAME_MAX], path[PATH_MAX], key[PATH_MAX + 16];
 	char **taken = NULL;
 	int ntaken = 0, ret;
 	sigset_t old;
@@ -1106,21 +1225,12 @@ int probe_tracefs__add_temp_site(bool uprobe, bool retprobe, const char *base, c
 		seterr(err, errlen, "no free event name for %s in group %s", b, group);
 		goto out;
 	}
-	if (asprintf(&line, "%c:%s/%s %s", retprobe ? 'r' : 'p', group, ev, target) < 0) {
-		line = NULL;
-		ret = -ENOMEM;
-		goto out;
-	}
+	struct tracefs_dynevent *made;
 	block_signals(&old);
-	if (!temps.registered) {
-		temps.pid = getpid();
-		temps.registered = atexit(probe_tracefs__remove_temps) == 0;
-	}
-	ret = tracefs__write_file(file, line, 1);
-	if (ret)
-		explain_refusal(ret, file, line, err, errlen);
-	else
-		temps_add(group, ev, uprobe);
+	temps_register();
+	ret = make_event(uprobe, retprobe, group, ev, target, NULL, &made, err, errlen);
+	if (!ret)
+		temps_add(made);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (ret)
 		goto out;
@@ -1140,7 +1250,6 @@ int probe_tracefs__add_temp_site(bool uprobe, bool retprobe, const char *base, c
 			sites.n++;
 	}
 out:
-	free(line);
 	probe_tracefs__free_names(taken, ntaken);
 	return ret;
 }

@@ -1,11 +1,17 @@
-/* Tracepoint format parsing and raw record decoding. */
-#include <ctype.h>
+/* Tracepoint formats through libtraceevent; raw records decoded with them. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <trace-seq.h>
+#include <tracefs/tracefs.h>
 
 #include "tp_format.h"
 #include "tracefs.h"
@@ -20,7 +26,9 @@ void tp_format__free(struct tp_format *fmt)
 	}
 	free(fmt->fields);
 	free(fmt->name);
+	free(fmt->sys);
 	free(fmt->print_fmt);
+	tep_free(fmt->tep);	/* and its event */
 	free(fmt);
 }
 
@@ -70,57 +78,6 @@ static unsigned type_size(const char *type, int *is_signed)
 			*is_signed = types[i].sign;
 			return types[i].size;
 		}
-	return 0;
-}
-
-/* "field:DECL;" with DECL "TYPE NAME", "TYPE NAME[N]", "__data_loc TYPE[] NAME". */
-static int parse_decl(struct tp_field *f, const char *decl)
-{
-	char d[512];
-	snprintf(d, sizeof(d), "%s", decl);
-	size_t n = strlen(d);
-	while (n && isspace((unsigned char)d[n - 1]))
-		d[--n] = 0;
-	char arr[64] = "";
-	char *br = strchr(d, '[');
-	char *name_end = d + n;
-	/* NAME[N]: the bracket comes after the name; "char[] name": before it */
-	if (br && d[n - 1] == ']' && br > d && !isspace((unsigned char)br[-1]) &&
-	    (isalnum((unsigned char)br[-1]) || br[-1] == '_') && strrchr(d, '[') == br &&
-	    strncmp(d, "__data_loc", 10) && strncmp(d, "__rel_loc", 9)) {
-		snprintf(arr, sizeof(arr), "%s", br);
-		*br = 0;
-		name_end = br;
-	}
-	char *p = name_end;
-	while (p > d && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
-		p--;
-	if (p == name_end)
-		return -EINVAL;
-	f->name = strndup(p, name_end - p);
-	/* the type: everything before the name, trimmed, plus the array suffix */
-	char *te = p;
-	while (te > d && isspace((unsigned char)te[-1]))
-		te--;
-	if (te == d)
-		return -EINVAL;   /* "field:int;" has a name but no type */
-	char type[600];
-	snprintf(type, sizeof(type), "%.*s%s", (int)(te - d), d, arr);
-	f->type = strdup(type);
-	if (!f->name || !f->type)
-		return -ENOMEM;
-
-	f->is_pointer = strchr(type, '*') != NULL;
-	if (!strncmp(type, "__data_loc ", 11) || !strncmp(type, "__rel_loc ", 10)) {
-		f->is_dynamic = f->is_array = true;
-		f->is_rel = type[2] == 'r';
-	} else if (arr[0]) {
-		f->is_array = true;
-		char *end;
-		unsigned long len = strtoul(arr + 1, &end, 0);
-		if (*end == ']' && len > 0)
-			f->array_len = len;   /* else a macro name: derived from size below */
-	}
 	return 0;
 }
 
@@ -183,104 +140,103 @@ static void finish_field(struct tp_field *f)
 	}
 }
 
-struct tp_format *tp_format__parse(const char *text)
+/* The kernel prints a probe event's address with its own code (trace_probe.c,
+ * trace_uprobe.c: "(0x%lx)", "(0x%lx <- 0x%lx)"), while the print fmt its
+ * format file shows says "(%lx)": pprobe prints what trace_pipe prints.
+ * NULL when text is not a probe event's format (or no memory: the format
+ * as it is then). */
+static char *probe_print_fmt(const char *text)
+{
+	static const struct { const char *from, *to; } fix[] = {
+		{ "\nprint fmt: \"(%lx <- %lx)", "\nprint fmt: \"(0x%lx <- 0x%lx)" },
+		{ "\nprint fmt: \"(%lx)", "\nprint fmt: \"(0x%lx)" },
+	};
+	if (!strstr(text, " __probe_ip;") && !strstr(text, " __probe_func;"))
+		return NULL;
+	for (size_t i = 0; i < sizeof(fix) / sizeof(fix[0]); i++) {
+		const char *p = strstr(text, fix[i].from);
+		char *out = NULL;
+		if (p && asprintf(&out, "%.*s%s%s", (int)(p - text), text, fix[i].to, p + strlen(fix[i].from)) < 0)
+			out = NULL;
+		if (p)
+			return out;
+	}
+	return NULL;
+}
+
+/* pprobe's view of one of libtraceevent's fields. */
+static int add_field(struct tp_format *fmt, const struct tep_format_field *tf, bool common)
+{
+	struct tp_field *f = &fmt->fields[fmt->nr_fields];
+	memset(f, 0, sizeof(*f));
+	f->name = strdup(tf->name);
+	f->type = strdup(tf->type);
+	if (!f->name || !f->type) {
+		free(f->name);
+		free(f->type);
+		return -ENOMEM;
+	}
+	fmt->nr_fields++;
+	f->offset = (unsigned)tf->offset;
+	f->size = (unsigned)tf->size;
+	f->is_signed = tf->flags & TEP_FIELD_IS_SIGNED;
+	f->is_common = common;
+	f->is_pointer = strchr(f->type, '*') != NULL;
+	f->is_dynamic = tf->flags & TEP_FIELD_IS_DYNAMIC;
+	f->is_rel = tf->flags & TEP_FIELD_IS_RELATIVE;
+	f->is_array = f->is_dynamic || (tf->flags & TEP_FIELD_IS_ARRAY);
+	f->array_len = f->is_dynamic ? 0 : tf->arraylen;
+	finish_field(f);
+	if (!f->is_dynamic && f->offset + f->size > fmt->min_size)
+		fmt->min_size = f->offset + f->size;
+	else if (f->is_dynamic && f->offset + 4 > fmt->min_size)
+		fmt->min_size = f->offset + 4;
+	return 0;
+}
+
+struct tp_format *tp_format__parse(const char *text, const char *sys)
 {
 	struct tp_format *fmt = calloc(1, sizeof(*fmt));
-	size_t cap = 0;
-	int err = -EINVAL, in_common = 1, seen_format = 0;
-	char *copy = strdup(text);
+	char *fixed = probe_print_fmt(text);
+	const char *t = fixed ? fixed : text;
+	struct tep_event *ev = NULL;
+	int err = -EINVAL;
 
-	if (!fmt || !copy) {
+	if (!fmt || !(fmt->tep = tep_alloc())) {
 		err = -ENOMEM;
 		goto err;
 	}
-	for (char *line = copy, *next; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = 0;
-		char *l = line;
-		while (*l == ' ' || *l == '\t')
-			l++;
-		if (!*l) {
-			if (seen_format && fmt->nr_fields)
-				in_common = 0;   /* the blank line after the common fields */
-			continue;
-		}
-		if (!strncmp(l, "name:", 5)) {
-			char *v = l + 5;
-			while (*v == ' ')
-				v++;
-			free(fmt->name);
-			if (!(fmt->name = strdup(v))) {
-				err = -ENOMEM;
-				goto err;
-			}
-		} else if (!strncmp(l, "ID:", 3)) {
-			fmt->id = strtoul(l + 3, NULL, 10);
-		} else if (!strncmp(l, "format:", 7)) {
-			seen_format = 1;
-		} else if (!strncmp(l, "print fmt:", 10)) {
-			char *v = l + 10;
-			while (*v == ' ')
-				v++;
-			free(fmt->print_fmt);
-			if (!(fmt->print_fmt = strdup(v))) {
-				err = -ENOMEM;
-				goto err;
-			}
-			/* print fmt is the last thing; it may not span lines, but be safe */
-			break;
-		} else if (!strncmp(l, "field:", 6)) {
-			char *semi = strchr(l, ';');
-			if (!semi)
-				goto err;
-			*semi = 0;
-			if (fmt->nr_fields == cap) {
-				cap = cap ? cap * 2 : 16;
-				struct tp_field *n = realloc(fmt->fields, cap * sizeof(*n));
-				if (!n) {
-					err = -ENOMEM;
-					goto err;
-				}
-				fmt->fields = n;
-			}
-			struct tp_field *f = &fmt->fields[fmt->nr_fields];
-			memset(f, 0, sizeof(*f));
-			fmt->nr_fields++;
-			int e = parse_decl(f, l + 6);
-			if (e) {
-				err = e;
-				goto err;
-			}
-			char *o = strstr(semi + 1, "offset:"), *s = strstr(semi + 1, "size:"),
-			     *g = strstr(semi + 1, "signed:");
-			if (!o || !s)
-				goto err;
-			f->offset = strtoul(o + 7, NULL, 10);
-			f->size = strtoul(s + 5, NULL, 10);
-			f->is_signed = g && strtol(g + 7, NULL, 10) == 1;
-			f->is_common = in_common && !strncmp(f->name, "common_", 7);
-			if (f->is_common)
-				fmt->nr_common++;
-			finish_field(f);
-		}
-	}
-	if (!seen_format || !fmt->nr_fields)
+	tep_set_long_size(fmt->tep, (int)sizeof(long));
+	tep_set_page_size(fmt->tep, (int)sysconf(_SC_PAGESIZE));
+	/* Returns 0 with the event flagged FAILED where only the print fmt
+	 * failed; NULL where the format itself did. */
+	tep_parse_format(fmt->tep, &ev, t, strlen(t), sys ? sys : "");
+	if (!ev || !ev->format.nr_common)
 		goto err;
-	/* probe args typed x8..x64 are u8..u64 fields the print fmt shows as
-	 * "NAME=0x%x": keep them hex */
-	for (size_t i = 0; fmt->print_fmt && i < fmt->nr_fields; i++) {
-		struct tp_field *f = &fmt->fields[i];
-		size_t n = strlen(f->name);
-		for (const char *p = fmt->print_fmt; (p = strstr(p, f->name)); p += n)
-			if ((p == fmt->print_fmt || p[-1] == ' ' || p[-1] == '"' || p[-1] == '(') &&
-			    !strncmp(p + n, "=0x%", 4) && !f->is_dynamic && !f->is_array)
-				f->is_hex = true;
+	fmt->event = ev;
+	fmt->print_failed = ev->flags & TEP_EVENT_FL_FAILED;
+	fmt->id = (unsigned)ev->id;
+	fmt->name = strdup(ev->name);
+	fmt->sys = strdup(sys ? sys : "");
+	const char *pf = strstr(text, "\nprint fmt: ");
+	if (pf)
+		fmt->print_fmt = strndup(pf + 12, strcspn(pf + 12, "\n"));
+	fmt->fields = calloc((size_t)(ev->format.nr_common + ev->format.nr_fields), sizeof(*fmt->fields));
+	if (!fmt->name || !fmt->sys || (pf && !fmt->print_fmt) || !fmt->fields) {
+		err = -ENOMEM;
+		goto err;
 	}
-	free(copy);
+	for (const struct tep_format_field *f = ev->format.common_fields; f; f = f->next)
+		if ((err = add_field(fmt, f, true)))
+			goto err;
+	fmt->nr_common = fmt->nr_fields;
+	for (const struct tep_format_field *f = ev->format.fields; f; f = f->next)
+		if ((err = add_field(fmt, f, false)))
+			goto err;
+	free(fixed);
 	return fmt;
 err:
-	free(copy);
+	free(fixed);
 	tp_format__free(fmt);
 	errno = -err;
 	return NULL;
@@ -288,19 +244,20 @@ err:
 
 struct tp_format *tp_format__load(const char *sys, const char *name)
 {
-	char rel[512];
 	if (strchr(sys, '/') || strchr(name, '/') || !strcmp(sys, "..") || !strcmp(name, "..")) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if ((size_t)snprintf(rel, sizeof(rel), "events/%s/%s/format", sys, name) >= sizeof(rel)) {
-		errno = ENAMETOOLONG;
+	if (!tracefs__root())
+		return NULL;
+	errno = 0;
+	char *text = tracefs_event_file_read(NULL, sys, name, "format", NULL);
+	if (!text) {
+		if (!errno)
+			errno = EINVAL;	/* an empty format */
 		return NULL;
 	}
-	char *text = tracefs__read_file(rel, NULL);
-	if (!text)
-		return NULL;
-	struct tp_format *fmt = tp_format__parse(text);
+	struct tp_format *fmt = tp_format__parse(text, sys);
 	int e = errno;
 	free(text);
 	errno = e;
@@ -370,18 +327,6 @@ int tp_field__dynamic(const struct tp_field *f, const void *data, size_t size,
 	*ptr = (const unsigned char *)data + off;
 	*len = n;
 	return 0;
-}
-
-static int hexish_name(const char *name)
-{
-	static const char *const names[] = { "ip", "call_site", "ptr", "addr", "caller", "pc", "function",
-					     "parent", "func", "page", "__probe_func" };
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(name, names[i]))
-			return 1;
-	size_t n = strlen(name);
-	return (n > 5 && !strcmp(name + n - 5, "_addr")) || (n > 4 && !strcmp(name + n - 4, "_ptr")) ||
-	       (n > 3 && !strcmp(name + n - 3, "_ip"));
 }
 
 struct out {
@@ -465,7 +410,7 @@ static void format_field(struct out *o, const struct tp_field *f, const void *da
 	}
 	int64_t v;
 	tp_field__int(f, data, size, &v);
-	if (f->is_pointer || f->is_hex || (!f->elem_signed && hexish_name(f->name)))
+	if (f->is_pointer)
 		put(o, "0x%" PRIx64, (uint64_t)v);
 	else if (f->elem_signed)
 		put(o, "%" PRId64, v);
@@ -482,26 +427,26 @@ int tp_field__format(const struct tp_field *f, const void *data, size_t size, ch
 	return (int)o.pos;
 }
 
-int tp_format__decode(const struct tp_format *fmt, const void *data, size_t size, unsigned flags,
-		      char *buf, size_t len)
+int tp_format__print(const struct tp_format *fmt, const void *data, size_t size, char *buf, size_t len)
 {
-	struct out o = { buf, len, 0 };
-	int first = 1;
-
 	if (len)
 		buf[0] = 0;
+	/* libtraceevent reads fields where the format says they are: check
+	 * the record holds them first */
+	if (size < fmt->min_size || size > INT_MAX)
+		return -ERANGE;
 	for (size_t i = 0; i < fmt->nr_fields; i++) {
-		const struct tp_field *f = &fmt->fields[i];
-		if ((size_t)f->offset + f->size > size)
+		const void *p;
+		size_t n;
+		if (fmt->fields[i].is_dynamic && tp_field__dynamic(&fmt->fields[i], data, size, &p, &n))
 			return -ERANGE;
 	}
-	for (size_t i = 0; i < fmt->nr_fields; i++) {
-		const struct tp_field *f = &fmt->fields[i];
-		if (f->is_common && !(flags & TP_DECODE_COMMON))
-			continue;
-		put(&o, "%s%s=", first ? "" : " ", f->name);
-		first = 0;
-		format_field(&o, f, data, size);
-	}
-	return (int)o.pos;
+	struct tep_record rec = { .data = (void *)data, .size = (int)size };
+	struct trace_seq s;
+	trace_seq_init(&s);
+	tep_print_event(fmt->tep, &s, &rec, "%s", TEP_PRINT_INFO);
+	trace_seq_terminate(&s);
+	int n = s.state == TRACE_SEQ__GOOD ? snprintf(buf, len, "%s", s.buffer) : -ENOMEM;
+	trace_seq_destroy(&s);
+	return n;
 }

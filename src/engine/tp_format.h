@@ -1,13 +1,29 @@
-/* Tracepoint format files (tracefs events/SYS/NAME/format) -> fields, and a
- * decoder from a PERF_SAMPLE_RAW record to "field=value ..." text.
+/* Tracepoint formats (tracefs events/SYS/NAME/format), parsed by
+ * libtraceevent, and raw records decoded with them.
  *
  * The raw data a decoder takes is what follows the u32 size of
- * PERF_SAMPLE_RAW: it starts with common_type. Values:
- *   integers of every size, signed or unsigned (syscall arguments, stored in
- *   8 bytes, are read as their declared type: int dfd -> -100);
- *   pointers and address-like fields (addr, ip, call_site, ptr) in hex;
- *   char arrays and __data_loc/__rel_loc char[] as quoted C strings;
- *   other arrays as {a,b,...} (unsigned elements in hex).
+ * PERF_SAMPLE_RAW (the same bytes as an event in the tracefs ring buffer):
+ * it starts with common_type.
+ *
+ * tp_format__print() writes what the kernel's trace_pipe writes for the
+ * event after its name: the event's print fmt, interpreted by libtraceevent
+ * as perf script and trace-cmd do (hex where the kernel prints hex, grp= and
+ * res= where the kernel says so, flags and symbols by name). No
+ * libtraceevent plugins are loaded: they print some events otherwise than
+ * the kernel (sched_switch), they are code from system and home directories
+ * loaded into a root process, and the VM test's guest has only the
+ * libraries ldd shows. Two kinds of event the kernel prints with code of
+ * its own rather than their print fmt: syscalls (trace_pipe, 6.18:
+ * "sys_openat(dfd: 0xffffff9c, ..., mode: 0)", 5.10: "dfd: ffffff9c"),
+ * where pprobe prints the print fmt, the same values on every kernel
+ * ("dfd: 0xffffff9c, ..., mode: 0x00000000", as perf script); and probe
+ * events, whose address the kernel prints with 0x ("(0x401136)") where
+ * their print fmt says "(%lx)": pprobe prints "(0x401136)" (kprobes too,
+ * where trace_pipe prints the symbol, as pprobe's PMU kprobes do).
+ *
+ * The fields, one by one, keep their C types (tp_field__int(), for JSON and
+ * filters): syscall arguments, stored in 8 bytes, are read as their
+ * declared type (int dfd -> -100).
  */
 #ifndef PPROBE_TP_FORMAT_H
 #define PPROBE_TP_FORMAT_H
@@ -15,6 +31,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+struct tep_handle;
+struct tep_event;
 
 struct tp_field {
 	char *name;            /* "prev_comm" */
@@ -33,20 +52,26 @@ struct tp_field {
 	unsigned elem_size;    /* arrays: bytes per element; scalars: the value's
 	                          size (declared type, <= size) */
 	bool elem_signed;      /* arrays and scalars: signedness of the value */
-	bool is_hex;           /* print fmt shows it as NAME=0x%... (probe args of type x8..x64) */
 };
 
 struct tp_format {
 	char *name;            /* "sched_switch" (the "name:" line) */
+	char *sys;             /* "sched" */
 	unsigned id;           /* the "ID:" line */
 	struct tp_field *fields;   /* common fields first, in file order */
 	size_t nr_fields;
 	size_t nr_common;
 	char *print_fmt;       /* the "print fmt:" text, or NULL */
+	size_t min_size;       /* bytes a record needs for its fixed fields */
+	/* libtraceevent's parse of the format, one handle per format */
+	struct tep_handle *tep;
+	struct tep_event *event;
+	bool print_failed;     /* libtraceevent could not parse the print fmt */
 };
 
-/* Parse a format file's text. NULL + errno (EINVAL: not a format file). */
-struct tp_format *tp_format__parse(const char *text);
+/* Parse a format file's text, of an event of system sys. NULL + errno
+ * (EINVAL: not a format file). */
+struct tp_format *tp_format__parse(const char *text, const char *sys);
 
 /* Load and parse tracefs events/SYS/NAME/format. NULL + errno. */
 struct tp_format *tp_format__load(const char *sys, const char *name);
@@ -65,16 +90,15 @@ int tp_field__int(const struct tp_field *f, const void *data, size_t size, int64
 int tp_field__dynamic(const struct tp_field *f, const void *data, size_t size,
 		      const void **ptr, size_t *len);
 
-/* One field's value as text (no "name="). Returns the length snprintf would
- * have written. */
+/* One field's value as text (no "name="): integers in decimal, pointers in
+ * hex, strings quoted with C escapes, other arrays as {a,b,...} (unsigned
+ * elements in hex). Returns the length snprintf would have written. */
 int tp_field__format(const struct tp_field *f, const void *data, size_t size, char *out, size_t len);
 
-#define TP_DECODE_COMMON 1u    /* include common_* fields */
-
-/* "field=value field=value ..." for the record. Returns the length snprintf
- * would have written (>= len: truncated), or -ERANGE if the record is shorter
- * than the format's fixed fields. */
-int tp_format__decode(const struct tp_format *fmt, const void *data, size_t size, unsigned flags,
-		      char *out, size_t len);
+/* What trace_pipe prints for the record after "NAME: " (see above). Returns
+ * the length snprintf would have written (>= len: truncated), or -ERANGE if
+ * the record is shorter than the format's fixed fields or a dynamic field
+ * points outside it (nothing is read outside the record). */
+int tp_format__print(const struct tp_format *fmt, const void *data, size_t size, char *out, size_t len);
 
 #endif

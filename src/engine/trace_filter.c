@@ -7,8 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
+
+#include <tracefs/tracefs.h>
 
 #include "tracefs.h"
 
@@ -73,19 +74,16 @@ int trace_filter__check(const struct tp_format *fmt, const char *sys, const char
 int trace_filter__kernel_error(const char *sys, const char *name, const char *filter,
 			       char *msg, size_t len)
 {
-	char inst[64], rel[512];
-	snprintf(inst, sizeof(inst), "instances/pprobe-filter-%d", (int)getpid());
-	char dir[1024];
-	if (tracefs__path(dir, sizeof(dir), inst) < 0)
+	char inst_name[64];
+	if (!tracefs__root())
 		return -ENOENT;
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return -errno;
-	snprintf(rel, sizeof(rel), "%s/events/%s/%s/filter", inst, sys, name);
-	int err = tracefs__write_file(rel, filter, 0);
+	snprintf(inst_name, sizeof(inst_name), "pprobe-filter-%d", (int)getpid());
+	struct tracefs_instance *inst = tracefs_instance_create(inst_name);
+	if (!inst)
+		return errno ? -errno : -ENOENT;
 	int ret = -EINVAL;
-	if (err) {
-		snprintf(rel, sizeof(rel), "%s/error_log", inst);
-		char *log = tracefs__read_file(rel, NULL);
+	if (tracefs_event_file_write(inst, sys, name, "filter", filter) < 0) {
+		char *log = tracefs_error_last(inst);
 		if (log && *log) {
 			/* Drop the "[ timestamp] " prefix of the first line. */
 			char *t = log;
@@ -102,6 +100,7 @@ int trace_filter__kernel_error(const char *sys, const char *name, const char *fi
 		}
 		free(log);
 	}
-	rmdir(dir);
+	tracefs_instance_destroy(inst);
+	tracefs_instance_free(inst);
 	return ret;
 }

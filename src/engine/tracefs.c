@@ -1,39 +1,31 @@
-/* tracefs discovery, file access, event lists, error_log. */
+/* tracefs through libtracefs: where it is (and mounting it), its files,
+ * error_log; the event list and whole-file reads by hand (see below). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <mntent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
-#include "tracefs.h"
+#include <tracefs/tracefs.h>
 
-#ifndef TRACEFS_MAGIC
-#define TRACEFS_MAGIC 0x74726163
-#endif
-#ifndef DEBUGFS_MAGIC
-#define DEBUGFS_MAGIC 0x64626720
-#endif
+#include "tracefs.h"
 
 static char tracefs_root_buf[PATH_MAX];
 static const char *tracefs_root_cached;
 static int tracefs_root_err;
-static int tracefs_override;
 
 void tracefs__set_root(const char *root)
 {
+	/* libtracefs's files (instances, dynamic events, error_log) follow */
+	tracefs_set_tracing_dir((char *)root);
 	if (root) {
 		snprintf(tracefs_root_buf, sizeof(tracefs_root_buf), "%s", root);
 		tracefs_root_cached = tracefs_root_buf;
-		tracefs_override = 1;
 	} else {
 		tracefs_root_cached = NULL;
-		tracefs_override = 0;
 	}
 	tracefs_root_err = 0;
 }
@@ -55,59 +47,6 @@ static int tracefs_usable(const char *dir)
 	return 0;
 }
 
-static int tracefs_discover(void)
-{
-	static const char *const candidates[] = {
-		"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
-	};
-	int err = -ENOENT;
-
-	for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
-		struct statfs sf;
-
-		if (statfs(candidates[i], &sf) < 0 || sf.f_type != TRACEFS_MAGIC)
-			continue;
-		err = tracefs_usable(candidates[i]);
-		if (!err) {
-			snprintf(tracefs_root_buf, sizeof(tracefs_root_buf), "%s", candidates[i]);
-			return 0;
-		}
-	}
-	FILE *f = setmntent("/proc/mounts", "r");
-	if (f) {
-		struct mntent *m;
-		while ((m = getmntent(f))) {
-			if (strcmp(m->mnt_type, "tracefs"))
-				continue;
-			int e = tracefs_usable(m->mnt_dir);
-			if (!e) {
-				snprintf(tracefs_root_buf, sizeof(tracefs_root_buf), "%s", m->mnt_dir);
-				endmntent(f);
-				return 0;
-			}
-			err = e;
-		}
-		endmntent(f);
-	}
-	if (err == -EACCES || err == -EPERM)
-		return err;
-	/* Not mounted anywhere: mount it where the kernel expects it. */
-	if (geteuid() != 0)
-		return -ENOENT;
-	if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0) {
-		/* Kernels without /sys/kernel/tracing: under debugfs. */
-		struct statfs sf;
-		if (statfs("/sys/kernel/debug", &sf) == 0 && sf.f_type != DEBUGFS_MAGIC)
-			mount("nodev", "/sys/kernel/debug", "debugfs", 0, NULL);
-		if (mount("nodev", "/sys/kernel/debug/tracing", "tracefs", 0, NULL) < 0)
-			return -ENOENT;
-		snprintf(tracefs_root_buf, sizeof(tracefs_root_buf), "/sys/kernel/debug/tracing");
-	} else {
-		snprintf(tracefs_root_buf, sizeof(tracefs_root_buf), "/sys/kernel/tracing");
-	}
-	return tracefs_usable(tracefs_root_buf);
-}
-
 const char *tracefs__root(void)
 {
 	if (tracefs_root_cached)
@@ -116,12 +55,20 @@ const char *tracefs__root(void)
 		errno = -tracefs_root_err;
 		return NULL;
 	}
-	int err = tracefs_discover();
+	/* libtracefs: the tracefs in /proc/mounts; if none, as root, mounted on
+	 * /sys/kernel/tracing (or debugfs and its tracing/ on old kernels) */
+	const char *dir = tracefs_tracing_dir();
+	int err = dir ? tracefs_usable(dir) : -ENOENT;
+	if (err && err != -EACCES && err != -EPERM)
+		err = -ENOENT;	/* not mounted (and not mountable by us) */
 	if (err) {
 		tracefs_root_err = err;
+		if (dir)
+			snprintf(tracefs_root_buf, sizeof(tracefs_root_buf), "%s", dir);
 		errno = -err;
 		return NULL;
 	}
+	snprintf(tracefs_root_buf, sizeof(tracefs_root_buf), "%s", dir);
 	tracefs_root_cached = tracefs_root_buf;
 	return tracefs_root_cached;
 }
@@ -145,7 +92,7 @@ int tracefs__strerror(int err, char *buf, size_t len)
 			"tracefs is mounted but not accessible to this user (%s): run as root, or "
 			"remount it with 'mount -o remount,mode=755 /sys/kernel/tracing' and give the "
 			"user read access to events/",
-			tracefs_root_cached ? tracefs_root_cached : "/sys/kernel/tracing");
+			tracefs_root_buf[0] ? tracefs_root_buf : "/sys/kernel/tracing");
 	default:
 		return snprintf(buf, len, "tracefs: %s", strerror(err));
 	}
@@ -161,6 +108,9 @@ int tracefs__path(char *buf, size_t len, const char *rel)
 	return 0;
 }
 
+/* By hand: libtracefs 1.6.4's tracefs_instance_file_read() returns NULL for
+ * an empty file (uprobe_events without probes) and a failed read() as a
+ * short read, both of which pprobe must tell from an error. */
 char *tracefs__read_file(const char *rel, size_t *lenp)
 {
 	char path[PATH_MAX];
@@ -212,18 +162,13 @@ err:
 
 int tracefs__write_file(const char *rel, const char *data, int append)
 {
-	char path[PATH_MAX];
-	int err = tracefs__path(path, sizeof(path), rel);
-	if (err)
-		return err;
-	int fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
-	if (fd < 0)
+	if (!tracefs__root())
 		return -errno;
-	size_t len = strlen(data);
-	ssize_t w = write(fd, data, len);
-	err = w < 0 ? -errno : (size_t)w != len ? -EIO : 0;
-	close(fd);
-	return err;
+	errno = 0;
+	int w = append ? tracefs_instance_file_append(NULL, rel, data) : tracefs_instance_file_write(NULL, rel, data);
+	if (w < 0)
+		return errno ? -errno : -EIO;
+	return (size_t)w == strlen(data) ? 0 : -EIO;
 }
 
 int tracefs__event_id(const char *sys, const char *name)
@@ -258,6 +203,8 @@ void tracefs__free_events(char **events, int nr)
 	free(events);
 }
 
+/* available_events, read once: libtracefs lists events by walking every
+ * events/SYS/ directory (tracefs_event_systems, tracefs_system_events). */
 int tracefs__list_events(char ***out)
 {
 	char *text = tracefs__read_file("available_events", NULL);
@@ -311,10 +258,29 @@ err:
 
 char *tracefs__error_log(void)
 {
-	return tracefs__read_file("error_log", NULL);
+	if (!tracefs__root())
+		return NULL;
+	char path[PATH_MAX];
+	if (tracefs__path(path, sizeof(path), "error_log") == 0 && access(path, F_OK)) {
+		errno = ENOENT;	/* a kernel before 5.4 */
+		return NULL;
+	}
+	char *log = tracefs_error_all(NULL);	/* NULL with errno 0: empty */
+	if (!log && !errno)
+		log = strdup("");
+	return log;
+}
+
+char *tracefs__error_last(void)
+{
+	if (!tracefs__root())
+		return NULL;
+	return tracefs_error_last(NULL);
 }
 
 int tracefs__clear_error_log(void)
 {
-	return tracefs__write_file("error_log", "", 0);
+	if (!tracefs__root())
+		return -errno;
+	return tracefs_error_clear(NULL) ? (errno ? -errno : -EIO) : 0;
 }

@@ -1,9 +1,11 @@
 /* tracefs: where it is, reading its files, its event list and error_log.
  *
- * The root is found once (first call) and cached:
- *   /sys/kernel/tracing, /sys/kernel/debug/tracing, any tracefs in
- *   /proc/mounts; if none and we are root, tracefs is mounted on
- *   /sys/kernel/tracing. All functions return -errno (or NULL + errno).
+ * The root is found once (first call) and cached, by libtracefs: the
+ * tracefs in /proc/mounts; if none and we are root, tracefs is mounted on
+ * /sys/kernel/tracing (or debugfs, and tracefs under it, on kernels
+ * without that directory). All functions return -errno (or NULL + errno).
+ * Code that uses libtracefs directly (instances, dynamic events) calls
+ * tracefs__root() first: it finds the same directory.
  */
 #ifndef PPROBE_TRACEFS_H
 #define PPROBE_TRACEFS_H
@@ -48,5 +50,8 @@ void tracefs__free_events(char **events, int nr);
  * has no error_log). tracefs__clear_error_log() empties it (root). */
 char *tracefs__error_log(void);
 int tracefs__clear_error_log(void);
+/* Its last entry (the message, the command, the caret), malloc'ed; NULL
+ * when empty or unreadable. */
+char *tracefs__error_last(void);
 
 #endif

@@ -1,5 +1,7 @@
 #include "stat_format.h"
 
+#include "json.h"
+
 #include <linux/perf_event.h>
 #include <math.h>
 #include <string.h>
@@ -88,17 +90,6 @@ bool stat_metric(const struct stat_count *counts, size_t n, size_t i, double ela
 	return false;
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 void stat_print__counts(const struct stat_print *p, const struct stat_count *counts, size_t n)
 {
 	FILE *f = p->out;
@@ -131,25 +122,37 @@ void stat_print__counts(const struct stat_print *p, const struct stat_count *cou
 			continue;
 		}
 		if (p->style == STAT_JSON) {
+			int first = 1;
 			fputc('{', f);
-			if (p->interval_ts >= 0)
-				fprintf(f, "\"interval\":%.6f,", p->interval_ts);
-			fputs("\"counter-value\":", f);
-			if (c->supported)
-				fprintf(f, clock ? "\"%.6f\"" : "\"%.0f\"", shown);
-			else
-				fputs("\"<not supported>\"", f);
-			fputs(",\"unit\":", f);
-			json_string(f, unit);
-			fputs(",\"event\":", f);
-			json_string(f, c->name);
-			fprintf(f, ",\"event-runtime\":%llu,\"pcnt-running\":%.2f", (unsigned long long)c->running,
-				c->supported ? pct : 0.0);
-			if (c->runs > 1)
-				fprintf(f, ",\"variance\":%.2f", stat_count__spread_pct(c));
+			if (p->interval_ts >= 0) {
+				json__key(f, "interval", &first);
+				json__double(f, p->interval_ts, 6);
+			}
+			json__key(f, "counter-value", &first);
+			if (c->supported) {
+				char num[64];
+				snprintf(num, sizeof(num), clock ? "%.6f" : "%.0f", shown);
+				json__string(f, num);
+			} else {
+				json__string(f, "<not supported>");
+			}
+			json__key(f, "unit", &first);
+			json__string(f, unit);
+			json__key(f, "event", &first);
+			json__string(f, c->name);
+			json__key(f, "event-runtime", &first);
+			json__u64(f, c->running);
+			json__key(f, "pcnt-running", &first);
+			json__double(f, c->supported ? pct : 0.0, 2);
+			if (c->runs > 1) {
+				json__key(f, "variance", &first);
+				json__double(f, stat_count__spread_pct(c), 2);
+			}
 			if (has_metric) {
-				fprintf(f, ",\"metric-value\":%.6f,\"metric-unit\":", metric);
-				json_string(f, munit);
+				json__key(f, "metric-value", &first);
+				json__double(f, metric, 6);
+				json__key(f, "metric-unit", &first);
+				json__string(f, munit);
 			}
 			fputs("}\n", f);
 			continue;

@@ -34,7 +34,9 @@ expect_ret() {
 	done
 }
 # trace's lines of one event, fields after the probe address
-fields() { grep -F " $1: " "$2" | sed -E 's/.*: __probe_(ip|func)=0x[0-9a-f]+( __probe_ret_ip=0x[0-9a-f]+)? ?//'; }
+# the args of each line: the address the kernel prints first, "(0xIP)" or
+# "(0xRET <- 0xFUNC)", goes
+fields() { grep -F " $1: " "$2" | sed -E 's/.*: \(0x[0-9a-f]+( <- 0x[0-9a-f]+)?\) ?//'; }
 
 SRC=$SRCDIR/tests/workloads/probeadd_server.c
 for opt in O0 O2; do

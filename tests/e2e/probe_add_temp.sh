@@ -26,7 +26,7 @@ for opt in O0 O2; do
 		printf 'uprobe:%s:handle%%return: r=%d\n' "$bin" $((${#p} * 2 + i % 4))
 	done >"$T/want"
 	grep -oE '(probe:handle|uprobe:[^ ]*%return): .*' "$T/trace" |
-		sed -E 's/__probe_(ip|func)=0x[0-9a-f]+ (__probe_ret_ip=0x[0-9a-f]+ )?//' >"$T/got"
+		sed -E 's/\(0x[0-9a-f]+( <- 0x[0-9a-f]+)?\) //' >"$T/got"
 	check "$opt: values of every call, named as spelled" diff -u "$T/want" "$T/got"
 done
 bin=$WORKLOADS/probeadd_server_O2

@@ -145,8 +145,8 @@ if echo "p:$g/$ev $B:$off" >>$TR/uprobe_events && echo "p:$g2/target $B:$off" >>
 	check "tracefs probe:$ev (no -x): 77" [ "$(count "$T/tf.csv" "probe:$ev")" = 77 ]
 	check "tracefs $g2:target: 77" [ "$(count "$T/tf.csv" "$g2:target")" = 77 ]
 	"$PPROBE" trace -e "probe:$ev" -- "$B" 1 2>/dev/null | grep "probe:$ev" >"$T/tf.txt"
-	check "trace of the tracefs probe: its own format (ip from the kernel's print)" \
-		grep -qE "^ *probe_wl_O2-[0-9]+ +\[[0-9]+\] +[0-9.]+: probe:$ev: __probe_ip=" "$T/tf.txt"
+	check "trace of the tracefs probe: its own format (the ip as trace_pipe prints it)" \
+		grep -qE "^ *probe_wl_O2-[0-9]+ +\[[0-9]+\] +[0-9.]+: probe:$ev: \(0x[0-9a-f]+\)\$" "$T/tf.txt"
 	cleanup_tracefs
 else
 	echo "NOTE: cannot add a tracefs uprobe here: no check of existing probe events"

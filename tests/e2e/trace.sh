@@ -1,24 +1,29 @@
 #!/usr/bin/env bash
-# pprobe trace: exact counts with decoded values, string fields, the SIGTRAP
+# pprobe trace: exact counts with decoded values in the kernel's words (the
+# event's print fmt, as trace_pipe prints it), string fields, the SIGTRAP
 # seed case with a kernel filter, filter errors, stacks, JSON, timestamps.
 . "$(dirname "$0")/lib.sh"
 need_root
 W=$WORKLOADS
 
-# N prctl(PR_GET_DUMPABLE) calls: N lines, each option=3 (PR_GET_DUMPABLE).
+# N prctl(PR_GET_DUMPABLE) calls: N lines, each option 3 (PR_GET_DUMPABLE), in
+# hex as the kernel prints syscall arguments.
 "$PPROBE" trace -e syscalls:sys_enter_prctl -- "$W/wl_record" prctl 250 >"$T/p.txt" 2>"$T/err"
 check "trace exits 0" [ $? -eq 0 ]
 check "250 lines" [ "$(wc -l <"$T/p.txt")" -eq 250 ]
-check "each: wl_record-TID [CPU] SECS: syscalls:sys_enter_prctl: ... option=3" \
-	[ "$(grep -cE '^ *wl_record-[0-9]+ +\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: syscalls:sys_enter_prctl: __syscall_nr=157 option=3 arg2=0 ' "$T/p.txt")" -eq 250 ]
+check "each: wl_record-TID [CPU] SECS: syscalls:sys_enter_prctl: option: 0x00000003, ..." \
+	[ "$(grep -cE '^ *wl_record-[0-9]+ +\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: syscalls:sys_enter_prctl: option: 0x00000003, arg2: 0x00000000, ' "$T/p.txt")" -eq 250 ]
 
-# Signed syscall arguments: openat(AT_FDCWD, ...) has dfd=-100. (Its filename
-# is a user pointer: shown in hex; a probe fetches the string.)
+# Syscall arguments as the kernel prints them: openat(AT_FDCWD, ...) has dfd
+# 0xffffff9c; its filename is a user pointer (a probe fetches the string).
+# --json keeps them typed: dfd is an int, -100.
 "$PPROBE" trace -e syscalls:sys_enter_openat -- cat /etc/hostname >"$T/o.txt" 2>&1
-check "openat: dfd=-100 (AT_FDCWD), filename a pointer" grep -qE 'sys_enter_openat: __syscall_nr=257 dfd=-100 filename=0x[0-9a-f]+ ' "$T/o.txt"
-# String fields: the exec'd path.
+check "openat: dfd: 0xffffff9c (AT_FDCWD), filename a pointer" grep -qE 'sys_enter_openat: dfd: 0xffffff9c, filename: 0x[0-9a-f]+, flags: 0x[0-9a-f]{8}, mode: 0x[0-9a-f]{8}$' "$T/o.txt"
+"$PPROBE" trace --json -e syscalls:sys_enter_openat -- cat /etc/hostname >"$T/oj.txt" 2>&1
+check "--json: openat dfd -100" grep -q '"fields":{"__syscall_nr":257,"dfd":-100,"filename":"0x[0-9a-f]*",' "$T/oj.txt"
+# String fields: the exec'd path, as the kernel prints it (no quotes).
 "$PPROBE" trace -e sched:sched_process_exec -- /bin/true >"$T/e.txt" 2>&1
-check "exec filename decoded" grep -q 'sched:sched_process_exec: filename="/bin/true" pid=[0-9]* old_pid=' "$T/e.txt"
+check "exec filename decoded" grep -q 'sched:sched_process_exec: filename=/bin/true pid=[0-9]* old_pid=[0-9]*$' "$T/e.txt"
 
 # Who sends SIGTRAP to my process? Only that signal to that pid passes the filter.
 bash -c 'trap "" USR2 TRAP; while :; do sleep 0.1; done' & victim=$!	# ignores both: alive for both
@@ -28,6 +33,7 @@ wait $sender 2>/dev/null; kill $victim; wait $victim 2>/dev/null
 cat "$T/s.txt"
 check "exactly one event" [ "$(wc -l <"$T/s.txt")" -eq 1 ]
 check "from the sender, sig=5 to the victim" grep -qE "^ *[^ ]+-$sender +\[[0-9]+\] +[0-9.]+: signal:signal_generate: sig=5 .* pid=$victim " "$T/s.txt"
+check "the kernel's words: grp= res= (not the field names group= result=)" grep -qE " pid=$victim grp=[0-9]+ res=[0-9]+\$" "$T/s.txt"
 
 # Filter errors: an unknown field is caught before the kernel, with a caret;
 # what the kernel refuses is explained in its own words.

@@ -149,7 +149,9 @@ int main(void)
 	probe_event__exit(&e);
 	CHECK(probe_event__parse("garbage", &e) == -EINVAL, "garbage line");
 
-	/* trace shows probe args of x types in hex: the format says u32, the print fmt 0x%x */
+	/* trace prints a probe event as trace_pipe does: its address with 0x
+	 * (the kernel's own print, where the format says "(%lx)"), args of x
+	 * types in hex (the print fmt's 0x%x), strings quoted */
 	struct tp_format *fmt = tp_format__parse(
 		"name: handle\nID: 2326\nformat:\n"
 		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
@@ -162,31 +164,31 @@ int main(void)
 		"\tfield:u32 hx;\toffset:24;\tsize:4;\tsigned:0;\n"
 		"\tfield:u32 ux;\toffset:28;\tsize:4;\tsigned:0;\n\n"
 		"print fmt: \"(%lx) path=\\\"%s\\\" len=%d hx=0x%x ux=%u\", REC->__probe_ip, __get_str(path), "
-		"REC->len, REC->hx, REC->ux\n");
+		"REC->len, REC->hx, REC->ux\n", "probe_app");
 	CHECK(fmt != NULL, "probe format parses");
 	if (fmt) {
-		unsigned char rec[40] = { 0 };
+		unsigned char rec[44] = { 0 };
+		uint16_t type = 2326;
+		uint64_t ip = 0x401136;
 		uint32_t loc = (12u << 16) | 32, hx = 11, ux = 11;
 		int32_t len = -3;
+		memcpy(rec, &type, 2);
+		memcpy(rec + 8, &ip, 8);
 		memcpy(rec + 16, &loc, 4);
 		memcpy(rec + 20, &len, 4);
 		memcpy(rec + 24, &hx, 4);
 		memcpy(rec + 28, &ux, 4);
-		memcpy(rec + 32, "/index.html", 8);	/* truncated on purpose: 8 of 12 bytes */
-		const struct tp_field *f = tp_format__field(fmt, "hx");
-		char out[64];
-		CHECK(f && f->is_hex, "hx is hex");
-		tp_field__format(f, rec, sizeof(rec), out, sizeof(out));
-		CHECK_STREQ(out, "0xb");
-		f = tp_format__field(fmt, "ux");
-		tp_field__format(f, rec, sizeof(rec), out, sizeof(out));
-		CHECK_STREQ(out, "11");
-		f = tp_format__field(fmt, "len");
-		CHECK(f && !f->is_hex, "len is not hex");
+		memcpy(rec + 32, "/index.html", 12);
+		char out[128];
+		CHECK(tp_format__print(fmt, rec, sizeof(rec), out, sizeof(out)) > 0, "print");
+		CHECK_STREQ(out, "(0x401136) path=\"/index.html\" len=-3 hx=0xb ux=11");
+		/* a path that points past the record: nothing read, -ERANGE */
+		CHECK(tp_format__print(fmt, rec, 40, out, sizeof(out)) == -ERANGE, "data_loc past the end");
+		const struct tp_field *f = tp_format__field(fmt, "len");
 		tp_field__format(f, rec, sizeof(rec), out, sizeof(out));
 		CHECK_STREQ(out, "-3");
 		f = tp_format__field(fmt, "path");
-		CHECK(f && !f->is_hex, "path is not hex");
+		CHECK(f && f->is_string && f->is_dynamic, "path is a dynamic string");
 		tp_format__free(fmt);
 	}
 

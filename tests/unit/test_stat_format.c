@@ -87,5 +87,18 @@ int main(void)
 	CHECK(strstr(out, "\"counter-value\":\"100\"") && strstr(out, "\"variance\":5.00") &&
 	      strstr(out, "\"event\":\"x\""), "json: %s", out);
 	free(out);
+
+	/* An event name with quotes, a backslash and control characters (a
+	 * probe's name as the user spelled it) is still valid JSON: RFC 8259
+	 * escapes, the whole line exactly. */
+	struct stat_count odd = { .name = "a\"b\\c\x01" "d\te\nf\x1f", .type = PERF_TYPE_TRACEPOINT,
+				  .supported = true, .value = 7, .enabled = 1, .running = 1 };
+	struct stat_print js0 = { .style = STAT_JSON, .elapsed = 0, .interval_ts = -1 };
+	out = print(&js0, &odd, 1);
+	CHECK_STREQ(out, "{\"counter-value\":\"7\",\"unit\":\"\",\"event\":\"a\\\"b\\\\c\\u0001d\\te\\nf\\u001f\","
+		  "\"event-runtime\":1,\"pcnt-running\":100.00}\n");
+	for (const char *q = out; *q; q++)
+		CHECK((unsigned char)*q >= 0x20 || *q == '\n', "raw control character 0x%02x in %s", *q, out);
+	free(out);
 	return check_summary();
 }

@@ -1,5 +1,8 @@
-/* tp_format: every real format file of this kernel parses; synthetic raw
- * records laid out per real and synthetic formats decode to exact text. */
+/* tp_format: every real format file of this kernel parses (libtraceevent)
+ * and prints a record without reading outside it; synthetic raw records
+ * laid out per real and synthetic formats print as the kernel prints them
+ * and decode field by field to exact values. (test_trace_pipe compares with
+ * the kernel's own text for real events.) */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -13,24 +16,56 @@
 
 #include "check.h"
 
+/* libtraceevent 1.7.1 leaks 2 bytes parsing a print fmt with an empty
+ * __print_symbolic list ("{ }", kvm:kvm_inj_exception's), which this test
+ * meets loading every format: the library's, not pprobe's (the other tests
+ * of tp_format run without this). */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libtraceevent.so\n";
+}
+
 static void put(unsigned char *rec, unsigned off, const void *v, size_t n)
 {
 	memcpy(rec + off, v, n);
 }
 
-static void expect_decode(const struct tp_format *fmt, const void *rec, size_t size, unsigned flags,
-			  const char *want)
+static void expect_print(const struct tp_format *fmt, const void *rec, size_t size, const char *want)
 {
 	char out[2048];
-	int n = tp_format__decode(fmt, rec, size, flags, out, sizeof(out));
+	int n = tp_format__print(fmt, rec, size, out, sizeof(out));
 	CHECK(n == (int)strlen(want) && !strcmp(out, want), "%s:\n got  %s\n want %s", fmt->name, out, want);
 }
 
-/* Every format file in tracefs parses, with its id, common fields first. */
+/* Each field of a record as text, "name=value" joined by spaces. */
+static void expect_fields(const struct tp_format *fmt, const void *rec, size_t size, const char *want)
+{
+	char out[2048] = "";
+	size_t o = 0;
+	for (size_t i = 0; i < fmt->nr_fields && o < sizeof(out); i++) {
+		if (fmt->fields[i].is_common)
+			continue;
+		o += (size_t)snprintf(out + o, sizeof(out) - o, "%s%s=", o ? " " : "", fmt->fields[i].name);
+		if (o < sizeof(out))
+			o += (size_t)tp_field__format(&fmt->fields[i], rec, size, out + o, sizeof(out) - o);
+	}
+	CHECK(!strcmp(out, want), "%s fields:\n got  %s\n want %s", fmt->name, out, want);
+}
+
+static void put_type(unsigned char *rec, const struct tp_format *f)
+{
+	uint16_t type = (uint16_t)f->id;
+	memcpy(rec + tp_format__field(f, "common_type")->offset, &type, 2);
+}
+
+/* Every format file in tracefs parses, with its id, common fields first;
+ * a zeroed record of each prints (libtraceevent reads only inside it: the
+ * sanitizer build checks). */
 static void test_all_real(void)
 {
 	char **ev;
-	int n = tracefs__list_events(&ev), parsed = 0;
+	int n = tracefs__list_events(&ev), parsed = 0, print_failed = 0;
 	CHECK(n > 100, "tracefs lists %d events", n);
 	for (int i = 0; i < n; i++) {
 		char *c = strchr(ev[i], ':');
@@ -61,11 +96,22 @@ static void test_all_real(void)
 				if (!fl->is_array)
 					CHECK(fl->elem_size >= 1 && fl->elem_size <= fl->size, "%s.%s", c + 1, fl->name);
 			}
+			unsigned char *rec = calloc(1, f->min_size + 64);
+			char out[512];
+			put_type(rec, f);
+			CHECK(tp_format__print(f, rec, f->min_size + 64, out, sizeof(out)) >= 0, "%s:%s prints", ev[i],
+			      c + 1);
+			CHECK(tp_format__print(f, rec, f->min_size - 1, out, sizeof(out)) == -ERANGE, "%s:%s short",
+			      ev[i], c + 1);
+			free(rec);
+			print_failed += f->print_failed;
 			tp_format__free(f);
 		}
 		*c = ':';
 	}
-	printf("%d of %d tracefs events parsed\n", parsed, n);
+	printf("%d of %d tracefs events parsed, %d print fmts libtraceevent cannot interpret\n", parsed, n,
+	       print_failed);
+	CHECK(print_failed < parsed / 20, "%d print fmts not understood", print_failed);
 	CHECK(parsed > n / 2, "parsed %d of %d", parsed, n);
 	tracefs__free_events(ev, n);
 }
@@ -86,10 +132,9 @@ static void test_sched_switch(void)
 	CHECK(f->print_fmt && !strncmp(f->print_fmt, "\"prev_comm=%s", 13), "print fmt");
 
 	unsigned char rec[128] = { 0 };
-	uint16_t type = f->id;
 	int32_t pid = 1234, prio = 120, npid = 0, cpid = 1234;
 	int64_t state = 1;
-	put(rec, tp_format__field(f, "common_type")->offset, &type, 2);
+	put_type(rec, f);
 	put(rec, tp_format__field(f, "common_pid")->offset, &cpid, 4);
 	memcpy(rec + pc->offset, "bash", 5);
 	put(rec, pp->offset, &pid, 4);
@@ -99,28 +144,45 @@ static void test_sched_switch(void)
 	put(rec, np->offset, &npid, 4);
 	put(rec, tp_format__field(f, "next_prio")->offset, &prio, 4);
 	size_t size = np->offset + 8;
-	expect_decode(f, rec, size, 0,
+	/* the kernel's words: prev_state 1 is S, "==>" between the two */
+	expect_print(f, rec, size,
+		     "prev_comm=bash prev_pid=1234 prev_prio=120 prev_state=S ==> next_comm=swapper/0 "
+		     "next_pid=0 next_prio=120");
+	expect_fields(f, rec, size,
 		      "prev_comm=\"bash\" prev_pid=1234 prev_prio=120 prev_state=1 next_comm=\"swapper/0\" "
 		      "next_pid=0 next_prio=120");
-	char common[160];
-	snprintf(common, sizeof(common), "common_type=%u common_flags=0 common_preempt_count=0 common_pid=1234 ", f->id);
-	char want[800];
-	snprintf(want, sizeof(want), "%sprev_comm=\"bash\" prev_pid=1234 prev_prio=120 prev_state=1 "
-		 "next_comm=\"swapper/0\" next_pid=0 next_prio=120", common);
-	expect_decode(f, rec, size, TP_DECODE_COMMON, want);
 
 	int64_t v;
 	CHECK(tp_field__int(pp, rec, size, &v) == 0 && v == 1234, "int");
 	CHECK(tp_field__int(pc, rec, size, &v) == -EINVAL, "array is not an int");
 	char out[64];
-	CHECK(tp_format__decode(f, rec, np->offset, 0, out, sizeof(out)) == -ERANGE, "short record");
+	CHECK(tp_format__print(f, rec, np->offset, out, sizeof(out)) == -ERANGE, "short record");
 	/* truncated output: snprintf semantics */
-	int n = tp_format__decode(f, rec, size, 0, out, 10);
+	int n = tp_format__print(f, rec, size, out, 10);
 	CHECK(n > 10 && strlen(out) == 9 && !strncmp(out, "prev_comm", 9), "truncation %d '%s'", n, out);
 	tp_format__free(f);
 }
 
-/* Syscall arguments live in 8-byte slots but are read as their declared types. */
+/* What the issue saw: signal_generate's print fmt says grp= and res=, not
+ * the field names group= and result=. */
+static void test_signal_generate(void)
+{
+	struct tp_format *f = tp_format__load("signal", "signal_generate");
+	CHECK(f != NULL, "load: %s", strerror(errno));
+	if (!f)
+		return;
+	unsigned char rec[64] = { 0 };
+	int32_t sig = 5, pid = 42, grp = 1, res = 0;
+	put_type(rec, f);
+	put(rec, tp_format__field(f, "sig")->offset, &sig, 4);
+	memcpy(rec + tp_format__field(f, "comm")->offset, "bash", 5);
+	put(rec, tp_format__field(f, "pid")->offset, &pid, 4);
+	put(rec, tp_format__field(f, "group")->offset, &grp, 4);
+	put(rec, tp_format__field(f, "result")->offset, &res, 4);
+	expect_print(f, rec, f->min_size, "sig=5 errno=0 code=0 comm=bash pid=42 grp=1 res=0");
+	tp_format__free(f);
+}
+
 static void test_openat(void)
 {
 	struct tp_format *f = tp_format__load("syscalls", "sys_enter_openat");
@@ -143,12 +205,18 @@ static void test_openat(void)
 	put(rec, fn->offset, &p, 8);
 	put(rec, fl->offset, &flags, 8);
 	put(rec, mode->offset, &m, 8);
-	expect_decode(f, rec, mode->offset + 8, 0,
-		      "__syscall_nr=257 dfd=-100 filename=0x7ffd1234abcd flags=524865 mode=420");
-	/* dfd stored as a zero-extended 32-bit -100 reads the same */
+	put_type(rec, f);
+	/* dfd as the kernel stores an int AT_FDCWD: 0xffffff9c; the print fmt
+	 * shows every argument in hex */
 	d = 0xffffff9cULL;
 	put(rec, dfd->offset, &d, 8);
+	expect_print(f, rec, mode->offset + 8,
+		     "dfd: 0xffffff9c, filename: 0x7ffd1234abcd, flags: 0x00080241, mode: 0x000001a4");
+	/* the field itself reads as its declared type, int: -100 */
 	int64_t v;
+	CHECK(tp_field__int(dfd, rec, sizeof(rec), &v) == 0 && v == -100, "dfd %lld", (long long)v);
+	d = (uint64_t)-100;
+	put(rec, dfd->offset, &d, 8);
 	CHECK(tp_field__int(dfd, rec, sizeof(rec), &v) == 0 && v == -100, "dfd %lld", (long long)v);
 out:
 	tp_format__free(f);
@@ -172,13 +240,17 @@ static void test_data_loc_real(void)
 	uint32_t loc = off | (uint32_t)(strlen(path) + 1) << 16;
 	put(rec, fn->offset, &loc, 4);
 	memcpy(rec + off, path, strlen(path) + 1);
-	expect_decode(f, rec, off + strlen(path) + 1, 0, "filename=\"/usr/bin/true\" pid=42 old_pid=41");
+	put_type(rec, f);
+	expect_print(f, rec, off + strlen(path) + 1, "filename=/usr/bin/true pid=42 old_pid=41");
+	expect_fields(f, rec, off + strlen(path) + 1, "filename=\"/usr/bin/true\" pid=42 old_pid=41");
 	const void *pp;
 	size_t len;
 	CHECK(tp_field__dynamic(fn, rec, off + strlen(path) + 1, &pp, &len) == 0 && len == 14 &&
 	      pp == rec + off, "dynamic");
 	/* a data_loc that points past the record */
-	expect_decode(f, rec, off + 4, 0, "filename=<bad data_loc> pid=42 old_pid=41");
+	char out[64];
+	CHECK(tp_format__print(f, rec, off + 4, out, sizeof(out)) == -ERANGE, "data_loc past the end");
+	expect_fields(f, rec, off + 4, "filename=<bad data_loc> pid=42 old_pid=41");
 	tp_format__free(f);
 }
 
@@ -215,7 +287,7 @@ static const char synthetic[] =
 
 static void test_synthetic(void)
 {
-	struct tp_format *f = tp_format__parse(synthetic);
+	struct tp_format *f = tp_format__parse(synthetic, "synth");
 	CHECK(f != NULL, "parse: %s", strerror(errno));
 	if (!f)
 		return;
@@ -266,16 +338,16 @@ static void test_synthetic(void)
 	uint32_t el = 120 | ((uint32_t)sizeof(esc) << 16);
 	put(rec, 96, &el, 4);
 	memcpy(rec + 120, esc, sizeof(esc));
-	expect_decode(f, rec, 120 + sizeof(esc), 0,
+	expect_fields(f, rec, 120 + sizeof(esc),
 		      "a_u8=255 a_s8=-128 a_u16=65535 a_s16=-32768 a_u32=4294967295 a_s32=-2147483648 "
 		      "a_u64=18446744073709551615 a_s64=-9223372036854775808 flag=1 ptr=0xffff888012345678 "
-		      "call_site=0xffffffff81000000 words={0x1,0xdeadbeef,0x0} ints={-1,7} full=\"abcd\" "
+		      "call_site=18446744071578845184 words={0x1,0xdeadbeef,0x0} ints={-1,7} full=\"abcd\" "
 		      "shorts={0x1,0x2,0x8000} rel=\"rel\" esc=\"a\\\"b\\\\c\\nd\\x01\"");
 	tp_format__free(f);
 
 	errno = 0;
-	CHECK(tp_format__parse("name: x\nID: 1\n") == NULL && errno == EINVAL, "not a format");
-	CHECK(tp_format__parse("format:\n\tfield:int;\toffset:0;\tsize:4;\tsigned:1;\n") == NULL, "no name");
+	CHECK(tp_format__parse("name: x\nID: 1\n", "s") == NULL && errno == EINVAL, "not a format");
+	CHECK(tp_format__parse("format:\n\tfield:int;\toffset:0;\tsize:4;\tsigned:1;\n", "s") == NULL, "no name");
 }
 
 int main(void)
@@ -288,6 +360,7 @@ int main(void)
 	}
 	test_all_real();
 	test_sched_switch();
+	test_signal_generate();
 	test_openat();
 	test_data_loc_real();
 	test_synthetic();

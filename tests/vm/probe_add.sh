@@ -67,8 +67,8 @@ pprobe trace -e probe:do_sys_openat2 -e probe:do_sys_openat2__return -e vmprobe:
 check "trace -e probe:... succeeds" test $? -eq 0
 cat $T/wl.out $T/trace.txt
 check_eq "trace: entry events" $((N + M)) "$(count $T/trace.txt ' probe:do_sys_openat2: ')"
-check_eq "trace: path=\"$TARGET\"" "$N" "$(count $T/trace.txt " probe:do_sys_openat2: __probe_ip=0x$OPENAT2 dfd=0xffffff9c path=\"$TARGET\"\$")"
-check_eq "trace: path=\"$TARGET.missing\"" "$M" "$(count $T/trace.txt " probe:do_sys_openat2: __probe_ip=0x$OPENAT2 dfd=0xffffff9c path=\"$TARGET.missing\"\$")"
+check_eq "trace: path=\"$TARGET\"" "$N" "$(count $T/trace.txt " probe:do_sys_openat2: (0x$OPENAT2) dfd=0xffffff9c path=\"$TARGET\"\$")"
+check_eq "trace: path=\"$TARGET.missing\"" "$M" "$(count $T/trace.txt " probe:do_sys_openat2: (0x$OPENAT2) dfd=0xffffff9c path=\"$TARGET.missing\"\$")"
 # The paths in the order opened: N times PATH, then M times PATH.missing.
 want=$(i=0; while [ $i -lt $N ]; do echo "$TARGET"; i=$((i + 1)); done; i=0; while [ $i -lt $M ]; do echo "$TARGET.missing"; i=$((i + 1)); done)
 check_eq "trace: the paths in order" "$want" "$(sed -n 's/.* probe:do_sys_openat2: .* path="\(.*\)"$/\1/p' $T/trace.txt)"
@@ -78,7 +78,7 @@ check_eq "trace: \$retval = 0x3" "$N" "$(count $T/trace.txt ' probe:do_sys_opena
 check_eq "trace: \$retval = 0xfffffffffffffffe" "$M" "$(count $T/trace.txt ' probe:do_sys_openat2__return_1: .*=0xfffffffffffffffe$')"
 # how->flags: O_RDONLY | O_LARGEFILE (0x8000, which the kernel adds on 64-bit)
 check_eq "trace: \$arg2 string, \$arg3 struct's first u64" $((N + M)) \
-	"$(count $T/trace.txt " vmprobe:opn: __probe_ip=0x$OPENAT2 fn=\"$TARGET\(.missing\)\{0,1\}\" flags=0x8000\$")"
+	"$(count $T/trace.txt " vmprobe:opn: (0x$OPENAT2) fn=\"$TARGET\(.missing\)\{0,1\}\" flags=0x8000\$")"
 
 step "3. stat, trace --filter"
 # 3. stat counts them; a kernel filter on the string argument keeps exactly

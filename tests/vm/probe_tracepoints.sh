@@ -42,8 +42,9 @@ check "trace -a (record -a -g (workload)) succeeds" test $? -eq 0
 port=$(sed -n 's/^sent .* to 127\.0\.0\.1:\([0-9]*\)$/\1/p' $T/wl.out)
 check_eq "workload" "sent $N messages of $SIZE bytes to 127.0.0.1:$port" "$(cat $T/wl.out)"
 check_eq "trace: tcp_probe data segments of $SIZE bytes to port $port" "$N" \
-	"$(grep -c " tcp:tcp_probe: .* sport=$port .*data_len=$SIZE " $T/tr.txt)"
-check_eq "trace: sendto calls of $SIZE bytes" "$N" "$(grep -c " syscalls:sys_enter_sendto: .* len=$SIZE " $T/tr.txt)"
+	"$(grep -c " tcp:tcp_probe: .* src=127\.0\.0\.1:$port .*data_len=$SIZE " $T/tr.txt)"
+# syscall arguments in hex, as the kernel prints them
+check_eq "trace: sendto calls of $SIZE bytes" "$N" "$(grep -c " syscalls:sys_enter_sendto: .* len: $(printf '0x%08x' $SIZE), " $T/tr.txt)"
 ntp=$(grep -c ' tcp:tcp_probe: ' $T/tr.txt)
 echo "trace saw $ntp tcp:tcp_probe events (data segments, ACKs, FINs)"
 F_TP=$T/rec.tcp-tcp_probe.folded
