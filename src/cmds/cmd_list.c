@@ -256,7 +256,7 @@ static void print_tracepoint_fields(const struct event_spec *s)
 		printf("  (format unreadable: %s)\n", strerror(errno));
 		return;
 	}
-	printf("  %-28s %-28s %6s %5s  %s\n", "field", "type", "offset", "size", "decoded as");
+	printf("  %-28s %-28s %6s %5s  %s\n", "field", "type", "offset", "size", "in trace --json");
 	for (size_t i = 0; i < fmt->nr_fields; i++) {
 		const struct tp_field *fl = &fmt->fields[i];
 		if (fl->is_common)

@@ -97,6 +97,9 @@ static int explain_permission(const struct event_spec *s, int err, char *buf, si
 	return (int)o;
 }
 
+/* Over 150 lines: one case per errno perf_event_open() returns, each the
+ * message for it; read top to bottom it is the table of what those errors
+ * mean, and split it would scatter that table. */
 int event_spec__explain_open_error(const struct event_spec *s, int err, char *buf, size_t len)
 {
 	if (err < 0)

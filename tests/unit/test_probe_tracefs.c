@@ -58,9 +58,8 @@ static void group(const char *bin, const char *want)
 	CHECK(!strcmp(buf, want), "default_group(%s) = %s, expected %s", bin ? bin : "NULL", buf, want);
 }
 
-int main(void)
+static void test_definitions(void)
 {
-	/* definitions */
 	def_ok("handle", NULL, NULL, "handle", 0, NULL, false);
 	def_ok("  handle   req->path:string\tlen ", NULL, NULL, "handle", 2,
 	       (const char *const[]){ "req->path:string", "len" }, false);
@@ -79,9 +78,12 @@ int main(void)
 	def_bad("g-x:ev=handle", "bad group name 'g-x'");
 	def_bad("ev=", "no probe point after '='");
 	def_bad("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=f", "under 64 characters");
+}
 
-	/* groups, as perf: the base name up to its first character that is not
-	 * alphanumeric or '_' */
+/* groups, as perf: the base name up to its first character that is not
+ * alphanumeric or '_' */
+static void test_groups(void)
+{
 	group(NULL, "probe");
 	group("/usr/lib/x86_64-linux-gnu/libc.so.6", "probe_libc");
 	group("./server", "probe_server");
@@ -89,7 +91,10 @@ int main(void)
 	group("/x/my-app", "probe_my");
 	group("/x/.hidden", "probe__hidden");
 	group("/x/9lives", "probe__9lives");
+}
 
+static void test_names(void)
+{
 	/* event names */
 	base("handle", "handle", "handle");
 	base("handle%return", "handle", "handle__return");
@@ -128,8 +133,10 @@ int main(void)
 	CHECK(probe_tracefs__valid_name("probe_app") && probe_tracefs__valid_name("_x1") &&
 	      !probe_tracefs__valid_name("1x") && !probe_tracefs__valid_name("a-b") && !probe_tracefs__valid_name(""),
 	      "valid_name");
+}
 
-	/* tracefs lines */
+static void test_lines(void)
+{
 	struct probe_event e;
 	CHECK(probe_event__parse("p:probe_app/handle /tmp/pa/app:0x0000000000001169 path=+0(+0(-24(%bp))):string len=-28(%bp):s32", &e) == 0, "uprobe line");
 	CHECK_STREQ(e.group, "probe_app");
@@ -148,10 +155,13 @@ int main(void)
 	      e.uprobe && e.offset == 0x37a3e, "uprobe with ref_ctr: offset %llx", (unsigned long long)e.offset);
 	probe_event__exit(&e);
 	CHECK(probe_event__parse("garbage", &e) == -EINVAL, "garbage line");
+}
 
-	/* trace prints a probe event as trace_pipe does: its address with 0x
-	 * (the kernel's own print, where the format says "(%lx)"), args of x
-	 * types in hex (the print fmt's 0x%x), strings quoted */
+/* trace prints a probe event as trace_pipe does: its address with 0x
+ * (the kernel's own print, where the format says "(%lx)"), args of x
+ * types in hex (the print fmt's 0x%x), strings quoted */
+static void test_probe_print(void)
+{
 	struct tp_format *fmt = tp_format__parse(
 		"name: handle\nID: 2326\nformat:\n"
 		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
@@ -191,8 +201,11 @@ int main(void)
 		CHECK(f && f->is_string && f->is_dynamic, "path is a dynamic string");
 		tp_format__free(fmt);
 	}
+}
 
-	/* a kernel without kprobes, on a fake tracefs */
+/* a kernel without kprobes, on a fake tracefs */
+static void test_no_kprobes(void)
+{
 	char dir[] = "/tmp/pprobe-probe-tracefs.XXXXXX";
 	CHECK(mkdtemp(dir) != NULL, "mkdtemp");
 	char path[256];
@@ -226,5 +239,15 @@ int main(void)
 	rmdir(path);
 	rmdir(dir);
 	tracefs__set_root(NULL);
+}
+
+int main(void)
+{
+	test_definitions();
+	test_groups();
+	test_names();
+	test_lines();
+	test_probe_print();
+	test_no_kprobes();
 	return check_summary();
 }
