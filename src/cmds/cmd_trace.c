@@ -162,7 +162,8 @@ static int add_events(const struct trace_opts *o, struct event_list *evl, const 
 }
 
 /* Each event with its format and filter, checked before anything opens. */
-static int setup_events(struct collect *c, const struct event_list *evl, const char **filters)
+static int setup_events(struct collect *c, const struct event_list *evl, const char **filters,
+			struct symbolizer *sym)
 {
 	for (size_t i = 0; i < evl->nr; i++) {
 		const struct event_spec *spec = &evl->v[i];
@@ -177,6 +178,7 @@ static int setup_events(struct collect *c, const struct event_list *evl, const c
 				free(te);
 				return 1;
 			}
+			tp_format__set_kernel_symbols(te->fmt, sym);
 		}
 		struct evsel *ev = evlist__add(&c->evlist, spec->name, &spec->attr);
 		ev->spec = spec;
@@ -221,11 +223,6 @@ static int setup_sampling(struct trace *tr, struct collect_opts *co)
 			return 1;
 		}
 	}
-	if (tr->kstack || tr->ustack) {
-		struct symbolizer_opts so;
-		symbolizer_opts__init(&so);
-		tr->sym = symbolizer__new(&so);
-	}
 	if (!co->ring_pages)	/* -m not given */
 		co->ring_pages = tr->ustack ? 4096 : 1024;
 	co->quiet = true;
@@ -242,8 +239,13 @@ static int trace_prepare(struct trace_opts *o, struct trace *tr, struct collect 
 	int ret = add_events(o, evl, &filters);
 	/* Every event is traced: one sample per occurrence. */
 	event_list__set_sampling(evl, 0, 1);
+	/* Stacks and the functions in events' fields (%pS) are named through
+	 * it; it reads kallsyms on its first kernel address. */
+	struct symbolizer_opts so;
+	symbolizer_opts__init(&so);
+	tr->sym = symbolizer__new(&so);
 	if (!ret)
-		ret = setup_events(c, evl, filters);
+		ret = setup_events(c, evl, filters, tr->sym);
 	free(filters);
 	if (!ret)
 		ret = setup_sampling(tr, &o->co);

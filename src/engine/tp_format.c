@@ -15,6 +15,7 @@
 
 #include "tp_format.h"
 #include "tracefs.h"
+#include "pprobe/symbolize.h"
 
 void tp_format__free(struct tp_format *fmt)
 {
@@ -240,6 +241,27 @@ err:
 	tp_format__free(fmt);
 	errno = -err;
 	return NULL;
+}
+
+/* libtraceevent's function resolver: the name of the kernel function
+ * around *addrp, and *addrp moved to its start. The name stays owned by the
+ * symbolizer. */
+static char *resolve_kernel_function(void *priv, unsigned long long *addrp, char **modp)
+{
+	struct sym_frame f;
+	if (symbolizer__kernel(priv, *addrp, false, &f, 1) < 1 || !f.name)
+		return NULL;
+	*addrp -= f.offset;
+	*modp = NULL;
+	return (char *)f.name;
+}
+
+void tp_format__set_kernel_symbols(struct tp_format *fmt, struct symbolizer *sym)
+{
+	if (sym)
+		tep_set_function_resolver(fmt->tep, resolve_kernel_function, sym);
+	else
+		tep_reset_function_resolver(fmt->tep);
 }
 
 struct tp_format *tp_format__load(const char *sys, const char *name)

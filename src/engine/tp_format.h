@@ -73,6 +73,16 @@ struct tp_format {
  * (EINVAL: not a format file). */
 struct tp_format *tp_format__parse(const char *text, const char *sys);
 
+struct symbolizer;
+/* Kernel addresses the print fmt shows as functions (%pS, %ps, %pF, %pf:
+ * timer and workqueue callbacks, kmalloc call sites) are named through sym,
+ * as the kernel's trace_pipe names them ("hrtimer_wakeup",
+ * "kmem_cache_alloc+0x5c"; libtraceevent leaves out the kernel's "/0xSIZE"
+ * and " [module]"). Without it, or where sym cannot name one (kallsyms
+ * hidden from a non-root user), they print in hex. sym is borrowed: it
+ * must outlive every tp_format__print() of fmt. */
+void tp_format__set_kernel_symbols(struct tp_format *fmt, struct symbolizer *sym);
+
 /* Load and parse tracefs events/SYS/NAME/format. NULL + errno. */
 struct tp_format *tp_format__load(const char *sys, const char *name);
 
