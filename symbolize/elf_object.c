@@ -1,6 +1,7 @@
 /* One ELF object: load segments (for runtime -> ELF address translation),
  * build-id, and a symbol table merged from .symtab, .dynsym, a separate
  * debug file and MiniDebugInfo. */
+#include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -285,6 +286,53 @@ static int read_segments(struct elf_object *o, Elf *elf)
 	return 0;
 }
 
+/* The code at e_entry is where the kernel (or ld.so) starts a program's main
+ * thread: glibc's crt1 _start. A stripped executable (as, the gcc driver) has
+ * no symbol there, so its complete stacks would end in "[as]" where every
+ * other program's end in "_start", and a reader could not tell them from a
+ * frame of unknown code. perf leaves it unnamed; we name it "_start", as the
+ * unwinder already treats it as the outermost frame (uctx__is_entry). Only
+ * for programs: ET_EXEC, or ET_DYN with PT_INTERP (PIE; also runnable
+ * libraries like libc.so.6, whose e_entry is their entry when run). A
+ * shared library's e_entry is merely the start of .text, some function.
+ * Called on a finished symtab; a real symbol covering e_entry, from any
+ * source (.symtab, .dynsym, debug file, MiniDebugInfo), always wins. The
+ * range is _start's FDE (glibc's start.S has CFI), else 64 bytes, the
+ * unwinder's entry window; a sized symbol starting inside it still wins. */
+static int entry_symbol(struct symtab *t, Elf *elf)
+{
+	GElf_Ehdr eh;
+	size_t phnum, i;
+	bool interp = false;
+	uint64_t size = 64;
+
+	if (!gelf_getehdr(elf, &eh) || !eh.e_entry || elf_getphdrnum(elf, &phnum))
+		return 0;
+	for (i = 0; i < phnum && !interp; i++) {
+		GElf_Phdr ph;
+
+		interp = gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP;
+	}
+	if (eh.e_type != ET_EXEC && !(eh.e_type == ET_DYN && interp))
+		return 0;
+	if (symtab__find(t, eh.e_entry))
+		return 0;
+	Dwarf_CFI *cfi = dwarf_getcfi_elf(elf);
+	Dwarf_Frame *fr;
+	Dwarf_Addr start, end;
+
+	if (cfi && dwarf_cfi_addrframe(cfi, eh.e_entry, &fr) == 0) {
+		if (dwarf_frame_info(fr, &start, &end, NULL) >= 0 && start == eh.e_entry && end > start)
+			size = end - start;
+		free(fr);
+	}
+	if (cfi)
+		dwarf_cfi_end(cfi);
+	if (symtab__add(t, eh.e_entry, size, 0, "_start", strlen("_start"), NULL, 0))
+		return -ENOMEM;
+	return symtab__finish(t);
+}
+
 /* Symbols from a separate file (debug file or MiniDebugInfo image). */
 static int symbols_from_file(struct elf_object *o, const char *path, uint32_t bonus)
 {
@@ -346,7 +394,10 @@ static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
 				return err;
 		}
 	}
-	return symtab__finish(&o->syms);
+	err = symtab__finish(&o->syms);
+	if (err)
+		return err;
+	return entry_symbol(&o->syms, elf);
 }
 
 static struct elf_object *object_new(const char *path, const char *map_path)
