@@ -1,13 +1,17 @@
 /* symbolize.h on real data: every N-th /proc/kallsyms text symbol, this
  * program's own functions (return addresses at pc-1), libc, the vdso,
- * a JIT perf map, build-id mismatch, and the demanglers. */
+ * a JIT perf map, build-id mismatch, the demanglers, and the entry point of
+ * a stripped system executable (named _start from e_entry). */
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pprobe/maps.h"
@@ -293,6 +297,142 @@ static void test_jit(struct symbolizer *s)
 	unlink(fn);
 }
 
+/* What the test needs to know of an ELF file, read with libelf apart from
+ * the code under test: e_type, e_entry, PT_INTERP, .symtab, the PT_LOAD
+ * holding e_entry, and whether a .dynsym symbol covers e_entry. */
+struct elf_facts {
+	bool ok, interp, symtab, dynsym_covers;
+	int type;
+	uint64_t entry, seg_vaddr, seg_offset, seg_filesz;
+};
+
+static struct elf_facts elf_facts(const char *path)
+{
+	struct elf_facts f = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+	GElf_Ehdr eh;
+	size_t phnum;
+
+	if (fd < 0)
+		return f;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && gelf_getehdr(elf, &eh) && !elf_getphdrnum(elf, &phnum)) {
+		f.ok = true;
+		f.type = eh.e_type;
+		f.entry = eh.e_entry;
+		for (size_t i = 0; i < phnum; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(elf, (int)i, &ph))
+				continue;
+			f.interp |= ph.p_type == PT_INTERP;
+			if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) && f.entry >= ph.p_vaddr &&
+			    f.entry < ph.p_vaddr + ph.p_filesz) {
+				f.seg_vaddr = ph.p_vaddr;
+				f.seg_offset = ph.p_offset;
+				f.seg_filesz = ph.p_filesz;
+			}
+		}
+		Elf_Scn *scn = NULL;
+		GElf_Shdr sh;
+		while ((scn = elf_nextscn(elf, scn))) {
+			Elf_Data *d;
+
+			if (!gelf_getshdr(scn, &sh))
+				continue;
+			f.symtab |= sh.sh_type == SHT_SYMTAB;
+			if (sh.sh_type != SHT_DYNSYM || !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+				continue;
+			for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+				GElf_Sym sym;
+
+				if (gelf_getsym(d, (int)i, &sym) && sym.st_shndx != SHN_UNDEF && sym.st_value <= f.entry &&
+				    f.entry < sym.st_value + (sym.st_size ? sym.st_size : 1))
+					f.dynsym_covers = true;
+			}
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return f;
+}
+
+/* A stripped executable's complete stacks end at e_entry, which has no
+ * symbol: it is named _start (issue 12), at most over _start's own code,
+ * where a library's e_entry (just the start of its .text) is not. */
+static void test_stripped_entry(struct symbolizer *s, struct maps *maps)
+{
+	static const char *cands[] = { "/usr/bin/x86_64-linux-gnu-as", "/usr/bin/x86_64-linux-gnu-ld.bfd",
+				       "/usr/bin/x86_64-linux-gnu-gcc-12", "/usr/bin/x86_64-linux-gnu-objdump" };
+	const char *path = NULL;
+	struct elf_facts f = { 0 };
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(cands) / sizeof(cands[0]) && !path; i++) {
+		f = elf_facts(cands[i]);
+		if (f.ok && !f.symtab && !f.dynsym_covers && f.entry && f.seg_filesz &&
+		    (f.type == ET_EXEC || (f.type == ET_DYN && f.interp)))
+			path = cands[i];
+	}
+	if (!path || stat(path, &st)) {
+		printf("skip stripped entry: none of as, ld.bfd, gcc-12, objdump is a stripped executable here\n");
+		return;
+	}
+	/* map its text as the kernel would: a PIE at a typical base */
+	uint64_t base = f.type == ET_DYN ? 0x555555554000ull : 0;
+	struct map m = { .start = base + (f.seg_vaddr & ~0xfffull), .pgoff = f.seg_offset & ~0xfffull,
+			 .prot = PROT_READ | PROT_EXEC, .ino = st.st_ino, .path = (char *)path };
+	m.end = m.start + ((f.seg_vaddr - (f.seg_vaddr & ~0xfffull) + f.seg_filesz + 0xfff) & ~0xfffull);
+	const char *dso = strrchr(path, '/') + 1;
+	struct sym_frame fr[4];
+	int n = symbolizer__user(s, 0, &m, base + f.entry, false, fr, 4);
+
+	printf("stripped entry: %s e_entry %#" PRIx64 " -> %s+%#" PRIx64 "\n", path, f.entry,
+	       n >= 1 && fr[n - 1].name ? fr[n - 1].name : "?", n >= 1 ? fr[n - 1].offset : 0);
+	CHECK(n >= 1 && fr[n - 1].name && !strcmp(fr[n - 1].name, "_start") && fr[n - 1].offset == 0 &&
+	      !strcmp(fr[0].dso, dso), "%s e_entry: %s+%#" PRIx64 " in %s, want _start+0", path,
+	      n >= 1 && fr[n - 1].name ? fr[n - 1].name : "?", n >= 1 ? fr[n - 1].offset : 0, n >= 1 ? fr[0].dso : "?");
+	/* the outermost frame of a walk: a return address inside _start */
+	n = symbolizer__user(s, 0, &m, base + f.entry + 0x10, true, fr, 4);
+	CHECK(n >= 1 && fr[n - 1].name && !strcmp(fr[n - 1].name, "_start") && fr[n - 1].offset == 0xf,
+	      "return into _start: %s", n >= 1 && fr[n - 1].name ? fr[n - 1].name : "?");
+	/* _start is glibc's crt1 code (34 bytes on x86-64), not everything up to the next .dynsym symbol */
+	uint64_t a = f.entry;
+	while (a < f.entry + 4096) {
+		n = symbolizer__user(s, 0, &m, base + a, false, fr, 4);
+		if (n < 1 || !fr[n - 1].name || strcmp(fr[n - 1].name, "_start"))
+			break;
+		a++;
+	}
+	CHECK(a > f.entry + 16 && a <= f.entry + 64, "_start covers %" PRIu64 " bytes, want 17 to 64", a - f.entry);
+
+	/* a library's e_entry (no PT_INTERP) is just some function: never _start */
+	bool seen = false;
+	for (size_t i = 0; i < maps__count(maps) && !seen; i++) {
+		const struct map *lm = maps__at(maps, i);
+		struct elf_facts lf;
+
+		if (!lm->path || lm->path[0] != '/' || !strstr(lm->path, ".so") || !(lm->prot & PROT_EXEC) ||
+		    strstr(lm->path, "/ld-linux"))	/* ld.so's e_entry is its _start */
+			continue;
+		lf = elf_facts(lm->path);
+		if (!lf.ok || lf.type != ET_DYN || lf.interp || !lf.entry || !lf.seg_filesz)
+			continue;
+		struct elf_object *o = elf_object__open(lm->path, lm->path, NULL);
+		const struct symtab_entry *e = o ? symtab__find(&o->syms, lf.entry) : NULL;
+
+		seen = true;
+		printf("library entry: %s e_entry %#" PRIx64 " -> %s\n", lm->path, lf.entry, e ? e->name : "(none)");
+		CHECK(o && o->loaded && (!e || strcmp(e->name, "_start")),
+		      "%s: library e_entry named _start", lm->path);
+		elf_object__delete(o);
+	}
+	if (!seen)
+		printf("library entry: no library mapped here has a nonzero e_entry without PT_INTERP\n");
+}
+
 static void test_demangle(void)
 {
 	static const char *cases[][2] = {
@@ -333,6 +473,7 @@ int main(void)
 	test_libc(s, maps);
 	test_vdso(s, maps);
 	test_jit(s);
+	test_stripped_entry(s, maps);
 	CHECK(symbolizer__user(s, getpid(), NULL, 0, false, NULL, 0) == -EINVAL, "EINVAL");
 	symbolizer__delete(s);
 	symbolizer__delete(NULL);
