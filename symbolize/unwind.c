@@ -1,6 +1,7 @@
 /* Unwinder front end: process and file caches, memory access for the
  * backends (stack copy, validated live stack, ELF file contents). */
 #define _GNU_SOURCE
+#include <dwarf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -91,6 +92,8 @@ static void ufile__free(struct ufile *f)
 		return;
 	if (f->data)
 		munmap((void *)f->data, f->size);
+	dwarf_cfi_end(f->eh_cfi);
+	elf_end(f->cfi_elf);
 	if (f->vdso_fd > 0)
 		close(f->vdso_fd);
 	free(f->path);
@@ -630,9 +633,73 @@ static bool file_read(const struct uctx *c, uint64_t addr, void *buf, size_t len
 	return false;
 }
 
+static Dwarf_CFI *ufile__eh_cfi(struct ufile *f)
+{
+	if (!f->cfi_tried) {
+		f->cfi_tried = true;
+		f->cfi_elf = elf_memory((char *)f->data, f->size);
+		f->eh_cfi = f->cfi_elf ? dwarf_getcfi_elf(f->cfi_elf) : NULL;
+	}
+	return f->eh_cfi;
+}
+
+/* gcc's CFI keeps a callee-saved register's offset rule through the
+ * epilogue that pops it (only the CFA offset follows the pops), so at a
+ * pop, or at a tail call after the pops, the sampled frame's rules place
+ * saved registers below sp, where the stack copy (from sp up) has nothing.
+ * Each pop restored its register from that slot: the slot holds the
+ * register's sampled value. Found from .eh_frame once per sample that reads
+ * below sp (both backends read through here). */
+static void find_popped(struct uctx *c)
+{
+	const struct unwind_regs *r = c->regs;
+	uint64_t pc = r->r[UNWIND_REG_IP], sp = r->r[UNWIND_REG_SP];
+	const struct umod *m = uproc__find_mod(c->proc, pc);
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *fr;
+	Dwarf_Op *ops, mem[3];
+	size_t nops;
+
+	c->popped_done = true;
+	if (!m || !(cfi = ufile__eh_cfi(m->file)) || dwarf_cfi_addrframe(cfi, pc - m->bias, &fr))
+		return;
+	if (dwarf_frame_cfa(fr, &ops, &nops) || nops != 1 || ops[0].atom != DW_OP_bregx ||
+	    ops[0].number >= UNWIND_NR_REGS || !(r->valid & (1u << ops[0].number)))
+		goto out;
+	uint64_t cfa = r->r[ops[0].number] + ops[0].number2;
+	for (unsigned reg = 0; reg < UNWIND_NR_REGS; reg++) {
+		if (reg == UNWIND_REG_SP || reg == UNWIND_REG_IP || !(r->valid & (1u << reg)))
+			continue;
+		if (dwarf_frame_register(fr, (int)reg, mem, &ops, &nops) || nops < 1 || nops > 2 ||
+		    ops[0].atom != DW_OP_call_frame_cfa || (nops == 2 && ops[1].atom != DW_OP_plus_uconst))
+			continue;
+		uint64_t slot = cfa + (nops == 2 ? ops[1].number : 0);
+		if (slot < sp && sp - slot <= 8 * UNWIND_NR_REGS) {
+			c->popped[c->nr_popped].addr = slot;
+			c->popped[c->nr_popped].val = r->r[reg];
+			c->nr_popped++;
+		}
+	}
+out:
+	free(fr);
+}
+
 bool uctx__read_word(struct uctx *c, uint64_t addr, uint64_t *val)
 {
 	uint64_t copy_end = c->sp + c->size;
+
+	uint64_t sp = c->regs->r[UNWIND_REG_SP];
+	if (addr < sp && sp - addr <= 8 * UNWIND_NR_REGS) {
+		if (!c->popped_done)
+			find_popped(c);
+		for (int i = 0; i < c->nr_popped; i++) {
+			if (c->popped[i].addr == addr) {
+				*val = c->popped[i].val;
+				return true;
+			}
+		}
+		goto fail;
+	}
 
 	if (addr >= c->sp && addr + 8 <= copy_end && addr + 8 > addr) {
 		memcpy(val, c->data + (addr - c->sp), 8);

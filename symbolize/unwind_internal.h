@@ -3,6 +3,7 @@
 #ifndef PPROBE_UNWIND_INTERNAL_H
 #define PPROBE_UNWIND_INTERNAL_H
 
+#include <elfutils/libdw.h>
 #include <gelf.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,6 +39,10 @@ struct ufile {
 	uint64_t eh_table_vaddr;
 	uint64_t eh_fde_count;
 	bool has_eh_frame, has_debug_frame;
+	/* .eh_frame read by libdw, opened on first need (popped slots) */
+	Elf *cfi_elf;
+	Dwarf_CFI *eh_cfi;
+	bool cfi_tried;
 };
 
 /* An ELF file placed in a process: addresses [low, high) = file vaddr + bias. */
@@ -70,6 +75,11 @@ struct uctx {
 	uint64_t fail_addr;
 	bool live_allowed;
 	bool cfi_miss;			/* libunwind: a find_proc_info found nothing */
+	/* the sampled frame's register save slots below sp, which its
+	 * epilogue already popped, with the values the pops restored */
+	bool popped_done;
+	int nr_popped;
+	struct { uint64_t addr, val; } popped[UNWIND_NR_REGS];
 };
 
 struct uproc {

@@ -4,6 +4,8 @@
  *
  *   unwind_wl sort DEPTH SECONDS       leaf_sort -> libc qsort -> cmp_spin
  *   unwind_wl signal DEPTH SECONDS     leaf_signal -> raise -> [signal frame] -> on_usr1 -> spin
+ *   unwind_wl qsort DEPTH SECONDS      leaf_qsort -> libc qsort of 300 ints -> cmp_cheap: the time
+ *                                      goes to glibc's msort_with_tmp, its epilogues included
  *   unwind_wl threads DEPTH SECONDS    4 threads, each recurse(DEPTH) -> leaf_sort
  *   unwind_wl dlopen DEPTH SECONDS     leaf_plugin -> plugin_run (dlopen'd .so, 5 levels) -> leaf_sort
  *   unwind_wl inline DEPTH SECONDS     leaf_inline with always-inline helpers
@@ -63,6 +65,23 @@ NOINL void leaf_sort(void)
 		for (int i = 0; i < 64; i++)
 			v[i] = (i * 7919) % 64;
 		qsort(v, 64, sizeof(v[0]), cmp_spin);
+	}
+}
+
+NOINL int cmp_cheap(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+NOINL void leaf_qsort(void)
+{
+	int v[300];
+	while (!stop) {
+		for (int i = 0; i < 300; i++)
+			v[i] = (i * 7919) % 300;
+		qsort(v, 300, sizeof(v[0]), cmp_cheap);
+		sink += (unsigned)v[0];
 	}
 }
 
@@ -192,6 +211,8 @@ NOINL int run(const char *mode)
 {
 	if (!strcmp(mode, "sort")) {
 		leaf = leaf_sort;
+	} else if (!strcmp(mode, "qsort")) {
+		leaf = leaf_qsort;
 	} else if (!strcmp(mode, "signal")) {
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
@@ -230,7 +251,7 @@ NOINL int run(const char *mode)
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
-		fprintf(stderr, "usage: unwind_wl sort|signal|threads|dlopen|inline|vdso|nocfi|nofp|buffer DEPTH SECONDS | exitburst DEPTH N\n");
+		fprintf(stderr, "usage: unwind_wl sort|qsort|signal|threads|dlopen|inline|vdso|nocfi|nofp|buffer DEPTH SECONDS | exitburst DEPTH N\n");
 		return 2;
 	}
 	depth = atoi(argv[2]);
