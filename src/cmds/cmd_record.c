@@ -174,22 +174,16 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 		/* The kernel's callchain: kernel frames, and with fp the user
 		 * frames too. Each context starts with its exact ip; the rest are
 		 * return addresses. */
-		uint64_t ctx = 0;
-		bool first = true;
-		for (uint64_t i = 0; i < s->callchain_nr && n < MAX_FRAMES; i++) {
-			uint64_t ip = s->callchain[i];
-			if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-				ctx = ip;
-				first = true;
-				continue;
-			}
+		struct callchain_iter it;
+		uint64_t ip, ctx;
+		bool ret;
+		callchain_iter__init(&it, s);
+		while (n < MAX_FRAMES && callchain_iter__next(&it, &ip, &ctx, &ret)) {
 			if (ctx == (uint64_t)PERF_CONTEXT_KERNEL)
-				fr[n++] = frametab__kernel(r->frames, ip, !first);
+				fr[n++] = frametab__kernel(r->frames, ip, ret);
 			else if (ctx == (uint64_t)PERF_CONTEXT_USER && r->cg == CG_FP)
-				fr[n++] = frametab__user(r->frames, pid, p ? maps__find(p->maps, ip) : NULL, ip, !first);
-			else
-				continue;	/* hypervisor/guest contexts: not ours */
-			first = false;
+				fr[n++] = frametab__user(r->frames, pid, p ? maps__find(p->maps, ip) : NULL, ip, ret);
+			/* hypervisor/guest contexts: not ours */
 		}
 		/* The kernel stops at sample_max_stack entries (markers count). */
 		if (r->cg == CG_FP && s->callchain_nr >= r->max_stack) {

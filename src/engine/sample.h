@@ -48,4 +48,40 @@ int sample__parse_id(const struct perf_event_header *hdr, const struct sample_la
 /* Timestamp of any record (sample or sideband); 0 when it has none. */
 uint64_t sample__record_time(const struct perf_event_header *hdr, const struct sample_layout *l);
 
+/* A walk over a sample's callchain: the kernel writes a context marker
+ * (PERF_CONTEXT_KERNEL, PERF_CONTEXT_USER, ...) before each context's
+ * addresses; the first address of a context is the exact ip, the rest are
+ * return addresses. */
+struct callchain_iter {
+	const struct sample *s;
+	uint64_t i;
+	uint64_t ctx;		/* the marker the last address came under; 0 before one */
+	bool first;		/* no address of this context returned yet */
+};
+
+static inline void callchain_iter__init(struct callchain_iter *it, const struct sample *s)
+{
+	*it = (struct callchain_iter){ .s = s, .first = true };
+}
+
+/* The next address (markers skipped), its context, and whether it is a
+ * return address. false at the end. */
+static inline bool callchain_iter__next(struct callchain_iter *it, uint64_t *ip, uint64_t *ctx, bool *is_return)
+{
+	while (it->i < it->s->callchain_nr) {
+		uint64_t v = it->s->callchain[it->i++];
+		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+			it->ctx = v;
+			it->first = true;
+			continue;
+		}
+		*ip = v;
+		*ctx = it->ctx;
+		*is_return = !it->first;
+		it->first = false;
+		return true;
+	}
+	return false;
+}
+
 #endif

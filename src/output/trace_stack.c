@@ -69,22 +69,16 @@ static void user_stack(const struct trace_print *tp, const struct sample *s, con
 void trace_print__stacks(const struct trace_print *tp, const struct sample *s, const struct process *p)
 {
 	int first_json = 1;
-	uint64_t ctx = 0;
-	bool first = true;
+	struct callchain_iter it;
+	uint64_t ip, ctx;
+	bool ret;
 
 	if (tp->json)
 		fputs(",\"stack\":[", tp->out);
-	for (uint64_t i = 0; i < s->callchain_nr; i++) {
-		uint64_t ip = s->callchain[i];
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			ctx = ip;
-			first = true;
-			continue;
-		}
+	callchain_iter__init(&it, s);
+	while (callchain_iter__next(&it, &ip, &ctx, &ret))
 		if (ctx == (uint64_t)PERF_CONTEXT_KERNEL)
-			print_frame(tp, (pid_t)s->pid, NULL, ip, true, !first, &first_json);
-		first = false;
-	}
+			print_frame(tp, (pid_t)s->pid, NULL, ip, true, ret, &first_json);
 	if (tp->ustack && s->regs_abi && s->regs && p)
 		user_stack(tp, s, p, &first_json);
 	if (tp->json)
