@@ -18,6 +18,8 @@ case "${PPROBE_SANITIZED:-}" in *address*) asan=true ;; esac
 "$PPROBE" record -g -e syscalls:sys_enter_prctl -o "$T/d.folded" -- "$W/wl_record" prctl 10000 2>"$T/err"
 check "dwarf burst: exit 0" [ $? -eq 0 ]
 kept=$(folded_sum "$T/d.folded"); lost=$(lost_of "$T/err")
+# what a failure needs to be understood: the counts and pprobe's summary
+[ "$kept" -eq 10000 ] || { echo "dwarf burst: kept $kept, lost ${lost:-?}; pprobe said:"; sed 's/^/  /' "$T/err"; }
 if $asan && [ "$kept" -ne 10000 ]; then
 	echo "note: ASan build kept $kept of 10000 with DWARF stacks"
 	check "dwarf burst (ASan): kept + lost = 10000" [ $((kept + lost)) -eq 10000 ]
