@@ -39,6 +39,9 @@ struct ufile {
 	uint64_t eh_table_vaddr;
 	uint64_t eh_fde_count;
 	bool has_eh_frame, has_debug_frame;
+	/* the separate debug file libdw finds: 0 not looked at yet, 1 it has
+	 * a .debug_frame, -1 none or no file (then libdw is not given it) */
+	int8_t debug_file_cfi;
 	/* .eh_frame read by libdw, opened on first need (popped slots) */
 	Elf *cfi_elf;
 	Dwarf_CFI *eh_cfi;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "unwind_internal.h"
 
@@ -38,10 +39,54 @@ static int cb_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 	return -1;
 }
 
+static bool fd_has_section(int fd, const char *want)
+{
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t shstrndx;
+	bool found = false;
+	if (e && elf_getshdrstrndx(e, &shstrndx) == 0) {
+		for (Elf_Scn *s = elf_nextscn(e, NULL); s && !found; s = elf_nextscn(e, s)) {
+			GElf_Shdr sh;
+			const char *n = gelf_getshdr(s, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
+			found = n && !strcmp(n, want) && sh.sh_type == SHT_PROGBITS;
+		}
+	}
+	elf_end(e);
+	return found;
+}
+
+/* The unwinder wants a separate debug file only for its .debug_frame
+ * (.eh_frame is in the loaded file). Distributions' debug files usually
+ * have none, and opening one makes libdw inflate every compressed
+ * .debug_* section of it, once per process: libc6-dbg's took 90% of the
+ * unwinder's time on a compiler build, where each cc1 is a new process.
+ * So a debug file without .debug_frame is looked at once per file and
+ * then never given to libdw. */
+static int cb_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			     Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			     GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct ufile *f = *userdata;
+	if (f && f->debug_file_cfi < 0)
+		return -1;
+	int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					      debuglink_file, debuglink_crc, debuginfo_file_name);
+	if (!f || f->debug_file_cfi > 0)
+		return fd;
+	f->debug_file_cfi = fd >= 0 && fd_has_section(fd, ".debug_frame") ? 1 : -1;
+	if (f->debug_file_cfi < 0 && fd >= 0) {
+		close(fd);
+		free(*debuginfo_file_name);
+		*debuginfo_file_name = NULL;
+		fd = -1;
+	}
+	return fd;
+}
+
 static char *debuginfo_path;
 static const Dwfl_Callbacks dwfl_cbs = {
 	.find_elf = cb_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = cb_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 	.debuginfo_path = &debuginfo_path,
 };
