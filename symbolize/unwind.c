@@ -98,6 +98,7 @@ static void ufile__free(struct ufile *f)
 		close(f->vdso_fd);
 	free(f->path);
 	free(f->open_path);
+	free(f->interp_name);
 	free(f);
 }
 
@@ -153,10 +154,31 @@ static int ufile__parse(struct ufile *f)
 	f->e_type = eh.e_type;
 	f->entry = eh.e_entry;
 	f->align = 4096;
+	f->program = eh.e_type == ET_EXEC;
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf, (int)i, &ph))
 			goto out;
+		if (ph.p_type == PT_INTERP && ph.p_offset < f->size && ph.p_filesz <= f->size - ph.p_offset) {
+			/* the loader's name: its e_entry is an entry too */
+			const char *in = (const char *)f->data + ph.p_offset;
+			size_t len = strnlen(in, ph.p_filesz);
+			const char *base = memrchr(in, '/', len);
+			base = base ? base + 1 : in;
+			free(f->interp_name);
+			f->interp_name = strndup(base, len - (size_t)(base - in));
+			f->program = true;
+		}
+		if (ph.p_type == PT_DYNAMIC && ph.p_offset <= f->size && ph.p_filesz <= f->size - ph.p_offset) {
+			for (uint64_t o = 0; o + sizeof(Elf64_Dyn) <= ph.p_filesz; o += sizeof(Elf64_Dyn)) {
+				Elf64_Dyn d;
+				memcpy(&d, f->data + ph.p_offset + o, sizeof(d));
+				if (d.d_tag == DT_NULL)
+					break;
+				if (d.d_tag == DT_FLAGS_1 && (d.d_un.d_val & DF_1_PIE))
+					f->program = true;	/* a static-pie program */
+			}
+		}
 		if (ph.p_type == PT_LOAD && !f->nr_loads)
 			f->first_load = ph.p_vaddr & -(ph.p_align ? ph.p_align : 1);
 		if (ph.p_type == PT_LOAD && f->nr_loads < UNW_MAX_LOADS) {
@@ -643,6 +665,48 @@ static Dwarf_CFI *ufile__eh_cfi(struct ufile *f)
 	return f->eh_cfi;
 }
 
+/* Does a call instruction end at ra? The forms compilers emit: call rel32,
+ * call *disp32(%rip) (through the GOT), call *%reg (with or without REX),
+ * call *disp8(%reg) and call *disp32(%reg). */
+static bool after_call(const struct uctx *c, uint64_t ra)
+{
+	uint8_t b[7];	/* the 7 bytes before ra */
+	if (ra < 7 || !file_read(c, ra - 7, b, 7))
+		return false;
+	if (b[2] == 0xe8 || (b[1] == 0xff && b[2] == 0x15))
+		return true;
+	if (b[5] == 0xff && (b[6] & 0xf8) == 0xd0)
+		return true;
+	if (b[4] == 0xff && (b[5] & 0xf8) == 0x50 && (b[5] & 7) != 4)
+		return true;
+	return b[1] == 0xff && (b[2] & 0xf8) == 0x90 && (b[2] & 7) != 4;
+}
+
+/* The sampled pc has no CFI, in a function that has not touched the stack
+ * yet: an assembly leaf (GMP's mpn routines), or a system call wrapper past
+ * the end of its CFI (glibc's clone3 ends its FDE before the syscall, for
+ * the child's sake). Its return address is then the word at sp. Taken only
+ * when that word is the address right after a call instruction, in code;
+ * otherwise the walk goes on as without (the frame-pointer fallback). */
+static bool cfi_less_leaf(struct uctx *c, uint64_t *ra)
+{
+	uint64_t pc = c->regs->r[UNWIND_REG_IP], sp = c->regs->r[UNWIND_REG_SP];
+	const struct umod *m = uproc__find_mod(c->proc, pc);
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *fr;
+
+	if (!m || m->file->has_debug_frame || m->file->debug_file_cfi > 0 || uctx__is_entry(c, pc))
+		return false;
+	if ((cfi = ufile__eh_cfi(m->file)) && dwarf_cfi_addrframe(cfi, pc - m->bias, &fr) == 0) {
+		free(fr);
+		return false;
+	}
+	if (sp < c->sp || sp - c->sp + 8 > c->size)
+		return false;
+	memcpy(ra, c->data + (sp - c->sp), 8);
+	return uctx__is_exec(c, *ra) && after_call(c, *ra);
+}
+
 /* gcc's CFI keeps a callee-saved register's offset rule through the
  * epilogue that pops it (only the CFA offset follows the pops), so at a
  * pop, or at a tail call after the pops, the sampled frame's rules place
@@ -734,10 +798,27 @@ bool uctx__is_exec(const struct uctx *c, uint64_t addr)
 	return m && (m->prot & PROT_EXEC);
 }
 
+/* The kernel starts threads at the e_entry of a program (ET_EXEC, ET_DYN
+ * with an interpreter, static-pie) or of the loader a program of this
+ * process names (ld.so). A shared library's e_entry is no thread's start:
+ * often just the start of its .text, or, as with a plugin linked -e, any
+ * function. */
+static bool entry_file(const struct uproc *p, const struct ufile *f)
+{
+	if (f->program)
+		return true;
+	for (int i = 0; i < p->nr_mods; i++) {
+		const char *in = p->mods[i].file->interp_name;
+		if (in && !strcmp(in, f->name))
+			return true;
+	}
+	return false;
+}
+
 bool uctx__is_entry(const struct uctx *c, uint64_t addr)
 {
 	const struct umod *um = uproc__find_mod(c->proc, addr);
-	if (!um || !um->file->entry)
+	if (!um || !um->file->entry || !entry_file(c->proc, um->file))
 		return false;
 	uint64_t va = addr - um->bias;
 	return va >= um->file->entry && va < um->file->entry + 64;
@@ -836,8 +917,19 @@ int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
 	}
 	c.stack_end = stack_end_of(p, maps, regs->r[UNWIND_REG_SP]);
 	p->ctx = &c;
-	int n = u->backend == UNWIND_LIBDW ? udw__unwind(&c, ips, max, res)
-					   : uun__unwind(&c, ips, max, res);
+	/* a leaf without CFI: the backends walk from its caller */
+	struct unwind_regs caller;
+	uint64_t ra;
+	int leaf = max > 1 && cfi_less_leaf(&c, &ra);
+	if (leaf) {
+		caller = *regs;
+		caller.r[UNWIND_REG_IP] = ra;
+		caller.r[UNWIND_REG_SP] += 8;
+		c.regs = &caller;
+		ips[1] = ra;
+	}
+	int n = u->backend == UNWIND_LIBDW ? udw__unwind(&c, ips + leaf, max - leaf, res)
+					   : uun__unwind(&c, ips + leaf, max - leaf, res);
 	if (c.used_live && (res->end == UNWIND_UNMAPPED || res->end == UNWIND_ERROR)) {
 		/* Astray beyond the copy: the live stack there was not the
 		 * sample's after all (the thread left and re-entered those
@@ -850,9 +942,13 @@ int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
 		c.fail_addr = 0;
 		memset(res, 0, sizeof(*res));
 		res->nr = 1;
-		n = u->backend == UNWIND_LIBDW ? udw__unwind(&c, ips, max, res)
-					       : uun__unwind(&c, ips, max, res);
+		n = u->backend == UNWIND_LIBDW ? udw__unwind(&c, ips + leaf, max - leaf, res)
+					       : uun__unwind(&c, ips + leaf, max - leaf, res);
 	}
+	if (n > 0)
+		n += leaf;
+	if (leaf)
+		res->fp_frames++;	/* a frame found without CFI */
 	p->ctx = NULL;
 	u->live_buf = c.live;
 	u->live_cap = c.live_cap;

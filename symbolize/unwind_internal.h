@@ -27,6 +27,8 @@ struct ufile {
 	size_t size;
 	uint16_t e_type;
 	uint64_t entry;		/* e_entry */
+	bool program;		/* ET_EXEC, PT_INTERP or DF_1_PIE (uctx__is_entry) */
+	char *interp_name;	/* a program's PT_INTERP, basename */
 	int nr_loads;
 	struct {
 		uint64_t vaddr, memsz, offset, filesz;

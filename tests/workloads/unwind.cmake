@@ -31,3 +31,13 @@ if(PPROBE_LLD)
   target_link_options(unwind_wl_lld PRIVATE -pie -fuse-ld=lld)
   add_dependencies(unwind_wl_lld unwind_plugin)
 endif()
+# nocfi_call (no CFI, frame pointer) in a library whose ELF e_entry is that
+# function (mode entrylib): a library's e_entry is no thread's entry, so the
+# walk must go on through its frame pointer to main, not end there as at _start.
+add_library(unwind_entrylib MODULE unwind_nocfi.c)
+target_compile_options(unwind_entrylib PRIVATE -fno-sanitize=all -O2 -g0 -fno-asynchronous-unwind-tables
+  -fno-unwind-tables -fno-omit-frame-pointer)
+target_link_options(unwind_entrylib PRIVATE -fno-sanitize=all -Wl,-e,nocfi_call)
+set_target_properties(unwind_entrylib PROPERTIES PREFIX "lib" OUTPUT_NAME unwind_entrylib
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+add_dependencies(unwind_wl unwind_entrylib)

@@ -12,6 +12,10 @@
  *   unwind_wl vdso DEPTH SECONDS       leaf_vdso -> clock_gettime in [vdso]
  *   unwind_wl nocfi DEPTH SECONDS      leaf_nocfi -> nocfi_call (no CFI, frame pointer) -> leaf_sort
  *   unwind_wl nofp DEPTH SECONDS       leaf_nofp -> nocfi_nofp_call (no CFI, no fp) -> leaf_sort
+ *   unwind_wl nocfileaf DEPTH SECONDS  leaf_nocfileaf -> nocfi_leaf_spin (no CFI, no fp, a leaf
+ *                                      that pushes nothing: its return address at sp)
+ *   unwind_wl entrylib DEPTH SECONDS   leaf_entrylib -> nocfi_call in libunwind_entrylib.so, whose
+ *                                      ELF e_entry is nocfi_call -> leaf_sort
  *   unwind_wl buffer DEPTH SECONDS     leaf_buffer (12 KB buffer) -> fill_spin, which keeps
  *                                      writing the buffer: a 4 KB stack copy ends inside it
  *   unwind_wl exitburst DEPTH N        leaf_exitburst: N prctl(PR_GET_DUMPABLE) calls, then
@@ -144,7 +148,28 @@ NOINL void leaf_nofp(void)
 	sink += (unsigned long)nocfi_nofp_call(leaf_sort);
 }
 
+void nocfi_leaf_spin(unsigned long n);	/* unwind_nocfi_nofp.c: no CFI, no push */
+NOINL void leaf_nocfileaf(void)
+{
+	while (!stop)
+		nocfi_leaf_spin(100000);
+	sink++;	/* not a tail call */
+}
+
 static char plugin_path[PATH_MAX];
+static char entrylib_path[PATH_MAX];
+/* nocfi_call again, from a library whose ELF e_entry is that function */
+NOINL void leaf_entrylib(void)
+{
+	void *h = dlopen(entrylib_path, RTLD_NOW);
+	int (*call)(void (*)(void)) = h ? (int (*)(void (*)(void)))dlsym(h, "nocfi_call") : NULL;
+	if (!call) {
+		fprintf(stderr, "unwind_wl: %s: %s\n", entrylib_path, dlerror());
+		exit(1);
+	}
+	sink += (unsigned long)call(leaf_sort);
+}
+
 NOINL void leaf_plugin(void)
 {
 	void *h = dlopen(plugin_path, RTLD_NOW);
@@ -233,6 +258,10 @@ NOINL int run(const char *mode)
 		leaf = leaf_exitburst;
 	} else if (!strcmp(mode, "dlopen")) {
 		leaf = leaf_plugin;
+	} else if (!strcmp(mode, "entrylib")) {
+		leaf = leaf_entrylib;
+	} else if (!strcmp(mode, "nocfileaf")) {
+		leaf = leaf_nocfileaf;
 	} else if (!strcmp(mode, "threads")) {
 		pthread_t t[4];
 		leaf = leaf_sort;
@@ -251,7 +280,7 @@ NOINL int run(const char *mode)
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
-		fprintf(stderr, "usage: unwind_wl sort|qsort|signal|threads|dlopen|inline|vdso|nocfi|nofp|buffer DEPTH SECONDS | exitburst DEPTH N\n");
+		fprintf(stderr, "usage: unwind_wl sort|qsort|signal|threads|dlopen|entrylib|nocfileaf|inline|vdso|nocfi|nofp|buffer DEPTH SECONDS | exitburst DEPTH N\n");
 		return 2;
 	}
 	depth = atoi(argv[2]);
@@ -261,6 +290,9 @@ int main(int argc, char **argv)
 		plugin_path[n] = 0;
 		char *s = strrchr(plugin_path, '/');
 		strcpy(s ? s + 1 : plugin_path, "libunwind_plugin.so");
+		memcpy(entrylib_path, plugin_path, sizeof(plugin_path));
+		s = strrchr(entrylib_path, '/');
+		strcpy(s ? s + 1 : entrylib_path, "libunwind_entrylib.so");
 	}
 	signal(SIGALRM, on_alarm);
 	if (!strcmp(argv[1], "exitburst"))
