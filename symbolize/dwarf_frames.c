@@ -259,9 +259,12 @@ static struct cu_index *cu_index_get(struct dwarf_state *st, Dwarf_Die *cudie)
 		return NULL;
 	}
 	ci.by_die = malloc((ci.nranges ? ci.nranges : 1) * sizeof(*ci.by_die));
-	if (ci.by_die)
+	/* a CU may have no ranges at all (ci.ranges NULL): memcpy and qsort
+	 * must not see a NULL pointer, even for 0 bytes */
+	if (ci.by_die && ci.nranges)
 		memcpy(ci.by_die, ci.ranges, ci.nranges * sizeof(*ci.by_die));
-	qsort(ci.ranges, ci.nranges, sizeof(*ci.ranges), range_cmp);
+	if (ci.nranges)
+		qsort(ci.ranges, ci.nranges, sizeof(*ci.ranges), range_cmp);
 	v = ci.by_die ? realloc(st->cus, (st->ncus + 1) * sizeof(*v)) : NULL;
 	if (!v) {
 		free(ci.by_die);
