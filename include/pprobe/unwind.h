@@ -66,6 +66,16 @@ struct unwind_regs {
  * 256+ bytes, 32 KB ~60, 64 KB ~200. */
 #define UNWIND_DEFAULT_STACK_COPY 4096
 
+/* The copy for events sampled at a rate (cpu-clock, cycles: a sample per
+ * ms per CPU, never a burst): the most the kernel allows. Real programs
+ * keep their stacks' lower part moving: on a make -j2 of C sources (cc1
+ * stacks of 6 to 14 KB, frames of KBs) the live stack beyond a 4 KB copy
+ * had moved on for 7% of the samples; copies of 16, 32, 48 and 64 KB
+ * completed 98.0, 99.3, 99.5 and 99.8%. The kernel copies only up to the
+ * top of the stack (dyn_size), and pprobe keeps only those bytes, so the
+ * cost follows the stack's real depth, not this size. */
+#define UNWIND_RATED_STACK_COPY 65528
+
 /* Bytes copied from [sp, sp + size) at sample time (not owned).
  * live_floor: the highest sp the thread is known to have reached since the
  * sample (from its later samples), 0 if unknown. The frames below it have

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "collect.h"
@@ -341,8 +342,10 @@ static const struct opt record_table[] = {
 	OPT_GROUP("Stacks:"),
 	OPT_SET('g', NULL, R, cg, CG_DWARF, "kernel callchains and DWARF-unwound user stacks"),
 	OPT_FN(0, "call-graph", "MODE", R, cg, parse_call_graph,
-	       "dwarf[,SIZE]: user stacks unwound with CFI from a SIZE-byte stack copy (default 4096), "
-	       "completed from the live stack when the copy ends early; fp: frame-pointer user stacks"),
+	       "dwarf[,SIZE]: user stacks unwound with CFI from a SIZE-byte stack copy, completed from the "
+	       "live stack when the copy ends early (default: 65528, what the stack fills of it kept, for "
+	       "events sampled at a rate; 4096 for tracepoints and probes, which come in bursts); "
+	       "fp: frame-pointer user stacks"),
 	OPT_FN(0, "unwinder", "NAME", R, backend, parse_unwinder, "libdw (default) or libunwind"),
 	OPT_FLAG(0, "hold-exits", R, hold_exits,
 		 "with dwarf: hold each exiting thread of the command (ptrace exit-stops) until its samples "
@@ -436,11 +439,13 @@ static int setup_stacks(struct record *rec, struct collect *c, struct collect_op
 		co->exclude_callchain_user = true;
 		co->extra_sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		co->regs_user_mask = UNWIND_X86_SAMPLE_REGS_MASK;
-		/* 4 KB, measured (test_unwind --sweep): with the live stack beyond
-		 * the copy, 2 KB already completes 100% at depths 10 to 1000; 4 KB
-		 * is twice that margin at half of perf's 8 KB per sample. */
+		/* Events that fire on every occurrence (tracepoints, probes)
+		 * come in bursts: 4 KB each, the rest from the live stack
+		 * (test_unwind --sweep: 2 KB already completes 100% at depths
+		 * 10 to 1000 there). Events sampled at a rate get all the
+		 * kernel gives (see UNWIND_RATED_STACK_COPY). */
 		co->stack_user_size = rec->stack_size ? rec->stack_size : UNWIND_DEFAULT_STACK_COPY;
-		rec->stack_size = co->stack_user_size;
+		co->stack_user_size_rated = rec->stack_size ? rec->stack_size : UNWIND_RATED_STACK_COPY;
 		rec->unwinder = unwinder__new(rec->backend);
 		if (!rec->unwinder) {
 			fprintf(stderr, "pprobe record: cannot set up the %s unwinder: %s\n",
@@ -458,12 +463,19 @@ static int setup_stacks(struct record *rec, struct collect *c, struct collect_op
 	 * kernel writes stack copies faster than a reader on another CPU can
 	 * copy them out (about 1.8 GB/s measured here), so the ring takes the
 	 * difference: of a 10,000-prctl burst (41 MB), 16 MB rings kept all in
-	 * 4 runs of 6 on a loaded 2-CPU machine, 32 MB rings in 6 of 6.
-	 * Those 32 MB are per CPU and locked: on a machine with many CPUs the
-	 * DWARF default halves until all rings together take at most 512 MB
-	 * (2048 pages at least: 8 MB, 64 CPUs). */
+	 * 4 runs of 6 on a loaded 2-CPU machine, 32 MB rings in 6 of 6, but
+	 * 0 of 3 right after a compiler build under pprobe and perf (the
+	 * drain thread slower then): so 64 MB, which hold that burst whole
+	 * however late the drain thread comes, where an event fires on every
+	 * occurrence. Events sampled at a rate (1 sample per ms per CPU of up
+	 * to 64 KB) keep 32 MB. These rings are per CPU and locked: on a
+	 * machine with many CPUs the DWARF default halves until all rings
+	 * together take at most 512 MB (2048 pages at least: 8 MB, 64 CPUs). */
 	if (!co->ring_pages) {	/* -m not given */
-		co->ring_pages = rec->cg == CG_DWARF ? 8192 : rec->cg == CG_FP ? 1024 : 256;
+		bool bursts = false;
+		for (int i = 0; i < c->evlist.nr_evsels; i++)
+			bursts |= !collect__rated(&c->evlist.evsels[i]->attr);
+		co->ring_pages = rec->cg == CG_DWARF ? (bursts ? 16384 : 8192) : rec->cg == CG_FP ? 1024 : 256;
 		long ncpu = sysconf(_SC_NPROCESSORS_ONLN), psz = sysconf(_SC_PAGESIZE);
 		while (rec->cg == CG_DWARF && co->ring_pages > 2048 && ncpu > 0 && psz > 0 &&
 		       (uint64_t)co->ring_pages * (uint64_t)psz * (uint64_t)ncpu > (512ULL << 20))
@@ -552,6 +564,13 @@ static void print_summary(struct collect *c, const struct record *rec)
 		(unsigned long long)c->lost_samples, queue, c->stop_signal ? " (stopped by signal)" : "");
 	collect__report_lost(c, "pprobe record");
 	print_unwind_quality(rec);
+	/* pprobe's own threads, not the command's: what profiling costs */
+	struct rusage ru;
+	if (!getrusage(RUSAGE_SELF, &ru)) {
+		double u = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+		double k = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+		fprintf(stderr, "pprobe record: profiler CPU %.2f s (%.2f user, %.2f system)\n", u + k, u, k);
+	}
 	if (rec->truncated)
 		fprintf(stderr, "pprobe record: %llu stacks deeper than %u frames ended in [truncated]\n",
 			(unsigned long long)rec->truncated, rec->max_stack);

@@ -175,6 +175,16 @@ int collect__unwind_user(struct collect *c, struct unwinder *u, const struct sam
 	return unwinder__unwind(u, (pid_t)s->pid, p->maps, &regs, &st, ips, max, res);
 }
 
+/* On the drain thread: where a sample's stack copy size is (drain.h). */
+static size_t stack_field_of(void *arg, const struct perf_event_header *hdr)
+{
+	const struct collect *c = arg;
+	struct sample s;
+	if (sample__parse(hdr, &c->layout, &s) || !s.stack || !s.stack_size)
+		return 0;
+	return (size_t)((const unsigned char *)s.stack - 8 - (const unsigned char *)hdr);
+}
+
 /* A sample just read from a ring: remember its thread's user sp. */
 static void sp_note_sample(struct collect *c, const struct perf_event_header *hdr)
 {
@@ -364,8 +374,10 @@ static int normalize_attr(struct collect *c, struct evsel *ev, bool on_command)
 	}
 	a->sample_type = c->layout.sample_type;
 	a->sample_regs_user = c->layout.regs_user_mask;
-	if (c->opts.extra_sample_type & PERF_SAMPLE_STACK_USER)
-		a->sample_stack_user = c->opts.stack_user_size;
+	if (c->opts.extra_sample_type & PERF_SAMPLE_STACK_USER) {
+		a->sample_stack_user = collect__rated(a) && c->opts.stack_user_size_rated ?
+				       c->opts.stack_user_size_rated : c->opts.stack_user_size;
+	}
 	if (c->opts.extra_sample_type & PERF_SAMPLE_CALLCHAIN) {
 		a->sample_max_stack = c->opts.max_stack;
 		a->exclude_callchain_user = c->opts.exclude_callchain_user;
@@ -1002,6 +1014,10 @@ int collect__run(struct collect *c)
 	if (err) {
 		fprintf(stderr, "pprobe: eventfd: %s\n", strerror(-err));
 		return 1;
+	}
+	if (c->layout.sample_type & PERF_SAMPLE_STACK_USER) {
+		c->drain.stack_field = stack_field_of;
+		c->drain.stack_field_arg = c;
 	}
 	err = drain__start(&c->drain);
 	if (err)

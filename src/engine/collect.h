@@ -30,6 +30,8 @@ struct collect_opts {
 	uint64_t extra_sample_type;	/* CALLCHAIN, REGS_USER, STACK_USER, RAW... */
 	uint64_t regs_user_mask;
 	uint32_t stack_user_size;
+	uint32_t stack_user_size_rated;	/* for events sampled at a rate
+					 * (collect__rated), when not 0 */
 	uint16_t max_stack;		/* sample_max_stack */
 	bool exclude_callchain_user;
 	bool quiet;
@@ -133,5 +135,13 @@ int collect__run(struct collect *c);
 int collect__exit_status(const struct collect *c);
 /* Close everything; kills and reaps a child that is still running. */
 void collect__cleanup(struct collect *c);
+
+/* Sampled at a rate (a frequency, or a period above 1: cpu-clock, cycles),
+ * not on every occurrence (tracepoints, probes): such an event never comes
+ * in a burst. */
+static inline bool collect__rated(const struct perf_event_attr *a)
+{
+	return a->freq || a->sample_period > 1;
+}
 
 #endif

@@ -161,11 +161,40 @@ struct copy_ctx {
 	bool left;		/* records were left in the ring at the bound */
 };
 
+/* The size of h once the unwritten part of its stack copy is cut (*off:
+ * where the stack size field is, 0 if nothing is cut). A sample of a
+ * rate-sampled event reserves 64 KB of stack and fills what the thread's
+ * stack holds above sp, often a tenth of it. */
+static size_t trimmed_size(const struct drain *d, const struct perf_event_header *h, size_t *off,
+			   uint64_t *keep)
+{
+	*off = 0;
+	if (h->type != PERF_RECORD_SAMPLE || !d->stack_field)
+		return h->size;
+	size_t o = d->stack_field(d->stack_field_arg, h);
+	uint64_t size, dyn;
+	if (!o || o + 16 > h->size)
+		return h->size;
+	memcpy(&size, (const char *)h + o, 8);
+	if (size > h->size || o + 8 + size + 8 != h->size)
+		return h->size;	/* not the record's last field */
+	memcpy(&dyn, (const char *)h + o + 8 + size, 8);
+	uint64_t k = (dyn + 7) & ~7ULL;
+	if (k >= size)
+		return h->size;
+	*off = o;
+	*keep = k;
+	return o + 8 + k + 8;
+}
+
 static int copy_record(void *ctx, const struct perf_event_header *h, int cpu)
 {
 	struct copy_ctx *x = ctx;
 	struct drain *d = x->d;
-	size_t sz = sizeof(struct drain_ent) + ((h->size + 7u) & ~7u);
+	size_t off;
+	uint64_t keep = 0;
+	size_t rsz = trimmed_size(d, h, &off, &keep);
+	size_t sz = sizeof(struct drain_ent) + ((rsz + 7u) & ~7u);
 	uint64_t total = ld(&d->staged) + ld(&d->consumer) + sz;
 	if (x->bounded && total > d->max_bytes) {
 		d->stalled[x->ring] = true;
@@ -188,7 +217,21 @@ static int copy_record(void *ctx, const struct perf_event_header *h, int cpu)
 	}
 	unsigned char *p = d->fill->data + d->fill->used;
 	memcpy(p, &e, sizeof(e));
-	memcpy(p + sizeof(e), h, h->size);
+	if (off) {
+		/* header and fields up to the stack size, the size (now keep),
+		 * the written bytes, dyn_size */
+		unsigned char *r = p + sizeof(e);
+		const unsigned char *src = (const unsigned char *)h;
+		uint64_t size;
+		memcpy(&size, src + off, 8);
+		memcpy(r, src, off);
+		memcpy(r + off, &keep, 8);
+		memcpy(r + off + 8, src + off + 8, keep);
+		memcpy(r + off + 8 + keep, src + off + 8 + size, 8);
+		((struct perf_event_header *)r)->size = (uint16_t)rsz;
+	} else {
+		memcpy(p + sizeof(e), h, h->size);
+	}
 	d->fill->used += sz;
 	add(&d->staged, sz);
 	add(&d->bytes, h->size);

@@ -53,6 +53,13 @@ struct drain {
 	uint64_t pass_ns;		/* start of the last pass over every ring */
 	uint64_t bad;			/* corrupt records (the ring was reset) */
 	uint64_t bytes;			/* bytes read from the rings */
+	/* Set before drain__start, called on the drain thread for each
+	 * PERF_RECORD_SAMPLE: the offset in the record of its
+	 * PERF_SAMPLE_STACK_USER size, or 0. When the stack copy ends the
+	 * record, the bytes past its dyn_size (which the kernel reserved but
+	 * did not write) are not staged. */
+	size_t (*stack_field)(void *arg, const struct perf_event_header *hdr);
+	void *stack_field_arg;
 };
 
 /* Record callback of drain__pull: hdr is valid during the call only. */
