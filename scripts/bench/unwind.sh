@@ -7,7 +7,9 @@
 # Reports per depth: complete-stack ratio (stack reaches _start), profiler CPU
 # seconds (record + script for perf; the driver process for pprobe), bytes
 # written, lost samples, and pprobe's unwind cost per sample.
+# Then a real program: a compiler build (see the end).
 #   scripts/bench/unwind.sh [BUILD_DIR]    (default: build)
+#   UNWIND_ONLY=build scripts/bench/unwind.sh    the real build only
 set -u
 BUILD=${1:-build}
 WL=$BUILD/tests/workloads
@@ -21,8 +23,10 @@ cpu_of() { # CPU seconds (user+sys) of a finished command, from /usr/bin/time -f
 	tail -1 "$1" | awk '{print $1 + $2}'
 }
 
-printf '%-8s %-16s %9s %8s %12s %6s %s\n' depth profiler complete cpu_s bytes lost note
+[ "${UNWIND_ONLY:-}" = build ] ||
+	printf '%-8s %-16s %9s %8s %12s %6s %s\n' depth profiler complete cpu_s bytes lost note
 for depth in 10 60 200 1000; do
+	[ "${UNWIND_ONLY:-}" = build ] && break
 	for mode in dwarf dwarf,65528; do
 		"$WL/unwind_wl" sort "$depth" $((SECS + 2)) &
 		pid=$!
@@ -64,4 +68,39 @@ for depth in 10 60 200 1000; do
 		printf '%-8s %-16s %9s %8.2f %12s %6s %s\n' "$depth" "pprobe $backend" "$ratio" "$cpu" 0 0 \
 			"$n samples, ${med} us/sample median (raw stacks never written)"
 	done
+done
+
+# A real program (issue 12): make -j2 compiling ~55 of pprobe's sources with
+# the system gcc (tests/tools/build-workload.sh: cc1 and as forked and
+# exec'd per file, stripped, no frame pointers), at each profiler's default
+# DWARF options and 999 Hz. Complete: the stack's outermost frame is a
+# process or thread entry (for perf also __libc_start_call_main, where its
+# walks through glibc 2.36 end). Profiler CPU: pprobe's own threads (its summary);
+# perf record's own process (perf stat --no-inherit) plus perf script.
+echo
+echo "real build: make -j2 of $(ls "$(dirname "$0")"/../../symbolize/*.c "$(dirname "$0")"/../../src/*/*.c | wc -l) C files"
+"$(dirname "$0")/../../tests/tools/build-workload.sh" "$(dirname "$0")/../.." "$TMP/b"
+printf '%-30s %9s %8s %10s %6s %s\n' profiler complete cpu_s us/stack lost note
+rm -f "$TMP"/b/*.o
+perf stat -x, --no-inherit -e task-clock -o "$TMP/pst" -- perf record -q -o "$TMP/perf.data" -e cpu-clock -F 999 \
+	--call-graph dwarf -- make -C "$TMP/b" -s -j2 >/dev/null 2>&1
+lost=$(perf report -i "$TMP/perf.data" --stats 2>/dev/null | awk '$1 ~ /^LOST/ {s += $3} END {print s + 0}')
+/usr/bin/time -f '%U %S' -o "$TMP/t2" perf script -i "$TMP/perf.data" -F ip,sym > "$TMP/script.txt" 2>/dev/null
+read -r total complete < <(awk '
+	function end() { if (n) { total++; if (last ~ /^(_start|_dl_start_user|clone3|start_thread|__libc_start_call_main)$/) ok++ } n = 0 }
+	NF == 0 { end(); next }
+	{ n++; last = $2 }
+	END { end(); print total + 0, ok + 0 }' "$TMP/script.txt")
+cpu=$(awk -F, '/task-clock/ { print $1 / 1000 }' "$TMP/pst")
+cpu=$(echo "$cpu $(cpu_of "$TMP/t2")" | awk '{ print $1 + $2 }')
+printf '%-30s %9s %8.2f %10s %6s %s\n' "perf record dwarf + script" \
+	"$(awk -v c="$complete" -v t="$total" 'BEGIN { printf "%.1f%%", t ? 100 * c / t : 0 }')" "$cpu" - "$lost" "$total samples"
+for backend in libdw libunwind; do
+	rm -f "$TMP"/b/*.o
+	"$BUILD/pprobe" record -g --unwinder "$backend" -F 999 -o "$TMP/pp.folded" -- make -C "$TMP/b" -s -j2 \
+		>/dev/null 2>"$TMP/pp.err"
+	read -r n ratio us < <(sed -n "s/.*unwinding: \([0-9]*\) user stacks, \([0-9.]*%\) complete, \([0-9.]*\) us per stack.*/\1 \2 \3/p" "$TMP/pp.err")
+	cpu=$(sed -n 's/.*profiler CPU \([0-9.]*\) s.*/\1/p' "$TMP/pp.err")
+	lost=$(sed -n 's/.*samples, \([0-9]*\) lost records, \([0-9]*\) lost samples.*/\1 \2/p' "$TMP/pp.err" | awk '{print $1 + $2}')
+	printf '%-30s %9s %8.2f %10s %6s %s\n' "pprobe record -g ($backend)" "$ratio" "$cpu" "$us" "${lost:-?}" "$n samples"
 done
