@@ -343,8 +343,8 @@ static const struct opt record_table[] = {
 	OPT_SET('g', NULL, R, cg, CG_DWARF, "kernel callchains and DWARF-unwound user stacks"),
 	OPT_FN(0, "call-graph", "MODE", R, cg, parse_call_graph,
 	       "dwarf[,SIZE]: user stacks unwound with CFI from a SIZE-byte stack copy, completed from the "
-	       "live stack when the copy ends early (default: 65528, what the stack fills of it kept, for "
-	       "events sampled at a rate; 4096 for tracepoints and probes, which come in bursts); "
+	       "live stack when the copy ends early (default: 65528 for events sampled at a rate, of which "
+	       "only what the stack fills is kept; 4096 for tracepoints and probes, which come in bursts); "
 	       "fp: frame-pointer user stacks"),
 	OPT_FN(0, "unwinder", "NAME", R, backend, parse_unwinder, "libdw (default) or libunwind"),
 	OPT_FLAG(0, "hold-exits", R, hold_exits,
