@@ -29,22 +29,10 @@ static const char *debug_root(void)
 
 static bool has_dwarf(Elf *elf)
 {
-	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
-	size_t shstrndx;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
-			return true;
-	}
-	return false;
+	return (elf_file__section(elf, ".debug_info", &sh) && sh.sh_type == SHT_PROGBITS) ||
+	       (elf_file__section(elf, ".zdebug_info", &sh) && sh.sh_type == SHT_PROGBITS);
 }
 
 static bool same_file(const char *a, const char *b)
@@ -176,28 +164,16 @@ char *debuginfo__find(const char *path, const char *map_path, void *elfp,
 void *debuginfo__minidebuginfo(void *elfp, size_t *size)
 {
 	Elf *elf = elfp;
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn;
 	GElf_Shdr sh;
-	size_t shstrndx;
 	Elf_Data *d = NULL;
 	lzma_stream strm = LZMA_STREAM_INIT;
 	uint8_t *out = NULL, *grown;
 	size_t cap;
 	lzma_ret ret;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS)
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, ".gnu_debugdata")) {
-			d = elf_rawdata(scn, NULL);
-			break;
-		}
-	}
+	if ((scn = elf_file__section(elf, ".gnu_debugdata", &sh)) && sh.sh_type == SHT_PROGBITS)
+		d = elf_rawdata(scn, NULL);
 	if (!d || !d->d_size)
 		return NULL;
 	if (lzma_stream_decoder(&strm, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)

@@ -176,7 +176,7 @@ static int elf_symbols(struct symtab *t, Elf *elf, uint32_t bonus)
 	return elf_file__foreach_symbol(elf, add_symbol, &a);
 }
 
-static Elf_Scn *section_by_name(Elf *elf, const char *want, GElf_Shdr *sh)
+Elf_Scn *elf_file__section(Elf *elf, const char *want, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
@@ -212,17 +212,17 @@ static int plt_symbols(struct symtab *t, Elf *elf)
 
 	if (!gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64)
 		return 0;
-	rela = section_by_name(elf, ".rela.plt", &rsh);
+	rela = elf_file__section(elf, ".rela.plt", &rsh);
 	if (!rela || rsh.sh_type != SHT_RELA || !rsh.sh_entsize)
 		return 0;
-	if ((plt = section_by_name(elf, ".plt.sec", &psh)) && psh.sh_type == SHT_PROGBITS) {
+	if ((plt = elf_file__section(elf, ".plt.sec", &psh)) && psh.sh_type == SHT_PROGBITS) {
 		base = psh.sh_addr;
-	} else if ((plt = section_by_name(elf, ".plt", &psh)) && psh.sh_type == SHT_PROGBITS) {
+	} else if ((plt = elf_file__section(elf, ".plt", &psh)) && psh.sh_type == SHT_PROGBITS) {
 		base = psh.sh_addr + 16;
 	} else {
 		return 0;
 	}
-	got = section_by_name(elf, ".got.plt", &gsh);
+	got = elf_file__section(elf, ".got.plt", &gsh);
 	if (!got)
 		return 0;
 	dyn = elf_getscn(elf, rsh.sh_link);
@@ -286,15 +286,42 @@ static int read_segments(struct elf_object *o, Elf *elf)
 	return 0;
 }
 
+bool elf_file__is_program(Elf *elf)
+{
+	GElf_Ehdr eh;
+	size_t phnum;
+
+	if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &phnum))
+		return false;
+	if (eh.e_type == ET_EXEC)
+		return true;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			continue;
+		if (ph.p_type == PT_INTERP)
+			return true;
+		if (ph.p_type != PT_DYNAMIC)
+			continue;
+		Elf_Data *d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_DYN);
+		GElf_Dyn dyn;
+		for (int k = 0; d && gelf_getdyn(d, k, &dyn) && dyn.d_tag != DT_NULL; k++)
+			if (dyn.d_tag == DT_FLAGS_1 && (dyn.d_un.d_val & DF_1_PIE))
+				return true;	/* static-pie */
+	}
+	return false;
+}
+
 /* The code at e_entry is where the kernel (or ld.so) starts a program's main
  * thread: glibc's crt1 _start. A stripped executable (as, the gcc driver) has
  * no symbol there, so its complete stacks would end in "[as]" where every
  * other program's end in "_start", and a reader could not tell them from a
  * frame of unknown code. perf leaves it unnamed; we name it "_start", as the
  * unwinder already treats it as the outermost frame (uctx__is_entry). Only
- * for programs: ET_EXEC, or ET_DYN with PT_INTERP (PIE; also runnable
- * libraries like libc.so.6, whose e_entry is their entry when run). A
- * shared library's e_entry is merely the start of .text, some function.
+ * for programs (elf_file__is_program; also runnable libraries like
+ * libc.so.6, whose e_entry is their entry when run). A shared library's
+ * e_entry is merely the start of .text, some function.
  * Called on a finished symtab; a real symbol covering e_entry, from any
  * source (.symtab, .dynsym, debug file, MiniDebugInfo), always wins. The
  * range is _start's FDE (glibc's start.S has CFI), else 64 bytes, the
@@ -302,18 +329,9 @@ static int read_segments(struct elf_object *o, Elf *elf)
 static int entry_symbol(struct symtab *t, Elf *elf)
 {
 	GElf_Ehdr eh;
-	size_t phnum, i;
-	bool interp = false;
 	uint64_t size = 64;
 
-	if (!gelf_getehdr(elf, &eh) || !eh.e_entry || elf_getphdrnum(elf, &phnum))
-		return 0;
-	for (i = 0; i < phnum && !interp; i++) {
-		GElf_Phdr ph;
-
-		interp = gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_INTERP;
-	}
-	if (eh.e_type != ET_EXEC && !(eh.e_type == ET_DYN && interp))
+	if (!gelf_getehdr(elf, &eh) || !eh.e_entry || !elf_file__is_program(elf))
 		return 0;
 	if (symtab__find(t, eh.e_entry))
 		return 0;

@@ -100,6 +100,13 @@ bool elf_object__to_vaddr(const struct elf_object *o, const struct map *m, uint6
  * elf_object's symtab and pprobe/sym_table.h both use it. */
 typedef int elf_sym_fn(void *arg, Elf *elf, const GElf_Sym *sym, const char *name, bool symtab);
 int elf_file__foreach_symbol(Elf *elf, elf_sym_fn *fn, void *arg);
+/* The first section named want (its header in *sh), or NULL. */
+Elf_Scn *elf_file__section(Elf *elf, const char *want, GElf_Shdr *sh);
+/* A program, whose e_entry is where the kernel starts its main thread:
+ * ET_EXEC, an interpreter (PT_INTERP: PIE), or DF_1_PIE (static-pie). The
+ * symbolizer names a stripped program's entry _start, and the unwinder
+ * ends a walk there (with the e_entry of the loader the program names). */
+bool elf_file__is_program(Elf *elf);
 /* MiniDebugInfo: decompressed .gnu_debugdata ELF image (malloc'ed) or NULL */
 void *debuginfo__minidebuginfo(void *elf, size_t *size);
 

@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "sym_internal.h"
 #include "unwind_internal.h"
 
 #define LIVE_OVERLAP 256	/* bytes at the end of the copy compared with the live stack */
@@ -154,7 +155,7 @@ static int ufile__parse(struct ufile *f)
 	f->e_type = eh.e_type;
 	f->entry = eh.e_entry;
 	f->align = 4096;
-	f->program = eh.e_type == ET_EXEC;
+	f->program = elf_file__is_program(elf);
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf, (int)i, &ph))
@@ -167,17 +168,6 @@ static int ufile__parse(struct ufile *f)
 			base = base ? base + 1 : in;
 			free(f->interp_name);
 			f->interp_name = strndup(base, len - (size_t)(base - in));
-			f->program = true;
-		}
-		if (ph.p_type == PT_DYNAMIC && ph.p_offset <= f->size && ph.p_filesz <= f->size - ph.p_offset) {
-			for (uint64_t o = 0; o + sizeof(Elf64_Dyn) <= ph.p_filesz; o += sizeof(Elf64_Dyn)) {
-				Elf64_Dyn d;
-				memcpy(&d, f->data + ph.p_offset + o, sizeof(d));
-				if (d.d_tag == DT_NULL)
-					break;
-				if (d.d_tag == DT_FLAGS_1 && (d.d_un.d_val & DF_1_PIE))
-					f->program = true;	/* a static-pie program */
-			}
 		}
 		if (ph.p_type == PT_LOAD && !f->nr_loads)
 			f->first_load = ph.p_vaddr & -(ph.p_align ? ph.p_align : 1);

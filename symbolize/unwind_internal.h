@@ -27,7 +27,7 @@ struct ufile {
 	size_t size;
 	uint16_t e_type;
 	uint64_t entry;		/* e_entry */
-	bool program;		/* ET_EXEC, PT_INTERP or DF_1_PIE (uctx__is_entry) */
+	bool program;		/* elf_file__is_program (uctx__is_entry) */
 	char *interp_name;	/* a program's PT_INTERP, basename */
 	int nr_loads;
 	struct {

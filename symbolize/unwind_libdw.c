@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sym_internal.h"
 #include "unwind_internal.h"
 
 #define CFI_CACHE 4096
@@ -39,18 +40,11 @@ static int cb_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 	return -1;
 }
 
-static bool fd_has_section(int fd, const char *want)
+static bool has_debug_frame(int fd)
 {
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	size_t shstrndx;
-	bool found = false;
-	if (e && elf_getshdrstrndx(e, &shstrndx) == 0) {
-		for (Elf_Scn *s = elf_nextscn(e, NULL); s && !found; s = elf_nextscn(e, s)) {
-			GElf_Shdr sh;
-			const char *n = gelf_getshdr(s, &sh) ? elf_strptr(e, shstrndx, sh.sh_name) : NULL;
-			found = n && !strcmp(n, want) && sh.sh_type == SHT_PROGBITS;
-		}
-	}
+	GElf_Shdr sh;
+	bool found = e && elf_file__section(e, ".debug_frame", &sh) && sh.sh_type == SHT_PROGBITS;
 	elf_end(e);
 	return found;
 }
@@ -73,7 +67,7 @@ static int cb_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 					      debuglink_file, debuglink_crc, debuginfo_file_name);
 	if (!f || f->debug_file_cfi > 0)
 		return fd;
-	f->debug_file_cfi = fd >= 0 && fd_has_section(fd, ".debug_frame") ? 1 : -1;
+	f->debug_file_cfi = fd >= 0 && has_debug_frame(fd) ? 1 : -1;
 	if (f->debug_file_cfi < 0 && fd >= 0) {
 		close(fd);
 		free(*debuginfo_file_name);
