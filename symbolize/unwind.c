@@ -655,6 +655,20 @@ static Dwarf_CFI *ufile__eh_cfi(struct ufile *f)
 	return f->eh_cfi;
 }
 
+/* The .eh_frame row for pc (free it), or NULL; *mod (if not NULL): pc's module. */
+static Dwarf_Frame *eh_frame_at(const struct uctx *c, uint64_t pc, const struct umod **mod)
+{
+	const struct umod *m = uproc__find_mod(c->proc, pc);
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *fr;
+
+	if (mod)
+		*mod = m;
+	if (!m || !(cfi = ufile__eh_cfi(m->file)) || dwarf_cfi_addrframe(cfi, pc - m->bias, &fr))
+		return NULL;
+	return fr;
+}
+
 /* Does a call instruction end at ra? The forms compilers emit: call rel32,
  * call *disp32(%rip) (through the GOT), call *%reg (with or without REX),
  * call *disp8(%reg) and call *disp32(%reg). */
@@ -681,20 +695,19 @@ static bool after_call(const struct uctx *c, uint64_t ra)
 static bool cfi_less_leaf(struct uctx *c, uint64_t *ra)
 {
 	uint64_t pc = c->regs->r[UNWIND_REG_IP], sp = c->regs->r[UNWIND_REG_SP];
-	const struct umod *m = uproc__find_mod(c->proc, pc);
-	Dwarf_CFI *cfi;
-	Dwarf_Frame *fr;
+	const struct umod *m;
 
-	if (!m || m->file->has_debug_frame || m->file->debug_file_cfi > 0 || uctx__is_entry(c, pc))
-		return false;
-	if ((cfi = ufile__eh_cfi(m->file)) && dwarf_cfi_addrframe(cfi, pc - m->bias, &fr) == 0) {
-		free(fr);
-		return false;
-	}
+	/* every sample comes here: the cheap tests on the word at sp first,
+	 * the CFI lookup (which the backend repeats) only when it passes */
 	if (sp < c->sp || sp - c->sp + 8 > c->size)
 		return false;
 	memcpy(ra, c->data + (sp - c->sp), 8);
-	return uctx__is_exec(c, *ra) && after_call(c, *ra);
+	if (!uctx__is_exec(c, *ra) || !after_call(c, *ra))
+		return false;
+	Dwarf_Frame *fr = eh_frame_at(c, pc, &m);
+	bool has_cfi = fr != NULL;
+	free(fr);
+	return !has_cfi && m && !m->file->has_debug_frame && m->file->debug_file_cfi <= 0 && !uctx__is_entry(c, pc);
 }
 
 /* gcc's CFI keeps a callee-saved register's offset rule through the
@@ -707,15 +720,13 @@ static bool cfi_less_leaf(struct uctx *c, uint64_t *ra)
 static void find_popped(struct uctx *c)
 {
 	const struct unwind_regs *r = c->regs;
-	uint64_t pc = r->r[UNWIND_REG_IP], sp = r->r[UNWIND_REG_SP];
-	const struct umod *m = uproc__find_mod(c->proc, pc);
-	Dwarf_CFI *cfi;
-	Dwarf_Frame *fr;
+	uint64_t sp = r->r[UNWIND_REG_SP];
 	Dwarf_Op *ops, mem[3];
 	size_t nops;
 
 	c->popped_done = true;
-	if (!m || !(cfi = ufile__eh_cfi(m->file)) || dwarf_cfi_addrframe(cfi, pc - m->bias, &fr))
+	Dwarf_Frame *fr = eh_frame_at(c, r->r[UNWIND_REG_IP], NULL);
+	if (!fr)
 		return;
 	if (dwarf_frame_cfa(fr, &ops, &nops) || nops != 1 || ops[0].atom != DW_OP_bregx ||
 	    ops[0].number >= UNWIND_NR_REGS || !(r->valid & (1u << ops[0].number)))
@@ -863,6 +874,12 @@ static uint64_t stack_end_of(struct uproc *p, const struct maps *maps, uint64_t 
 	return end;
 }
 
+static int backend_unwind(const struct unwinder *u, struct uctx *c, uint64_t *ips, int max,
+			  struct unwind_result *res)
+{
+	return u->backend == UNWIND_LIBDW ? udw__unwind(c, ips, max, res) : uun__unwind(c, ips, max, res);
+}
+
 int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
 		     const struct unwind_regs *regs,
 		     const struct unwind_stack *stack, uint64_t *ips, int max,
@@ -918,8 +935,7 @@ int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
 		c.regs = &caller;
 		ips[1] = ra;
 	}
-	int n = u->backend == UNWIND_LIBDW ? udw__unwind(&c, ips + leaf, max - leaf, res)
-					   : uun__unwind(&c, ips + leaf, max - leaf, res);
+	int n = backend_unwind(u, &c, ips + leaf, max - leaf, res);
 	if (c.used_live && (res->end == UNWIND_UNMAPPED || res->end == UNWIND_ERROR)) {
 		/* Astray beyond the copy: the live stack there was not the
 		 * sample's after all (the thread left and re-entered those
@@ -932,8 +948,7 @@ int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
 		c.fail_addr = 0;
 		memset(res, 0, sizeof(*res));
 		res->nr = 1;
-		n = u->backend == UNWIND_LIBDW ? udw__unwind(&c, ips + leaf, max - leaf, res)
-					       : uun__unwind(&c, ips + leaf, max - leaf, res);
+		n = backend_unwind(u, &c, ips + leaf, max - leaf, res);
 	}
 	if (n > 0)
 		n += leaf;
