@@ -353,7 +353,8 @@ static const struct opt record_table[] = {
 		 "the command cannot be ptraced by anything else then (gdb, strace, LeakSanitizer)"),
 	OPT_GROUP("Output:"),
 	OPT_STRING('o', "output", "FILE", R, output,
-		   "default pprobe.folded; '-' for stdout; several events write FILE's stem + .EVENT.folded each"),
+		   "default pprobe.folded; '-' for stdout (the command's stdout then goes to stderr); "
+		   "several events write FILE's stem + .EVENT.folded each"),
 	OPT_FN(0, "format", "FMT", R, format, parse_format,
 	       "folded (default) or svg: an interactive flame graph (the default when FILE ends in .svg)"),
 	OPT_FN(0, "weight", "KIND", R, weight_period, parse_weight,
@@ -543,7 +544,9 @@ static int write_outputs(struct collect *c, const struct event_list *evl, const 
 			lines = stacktab__write_folded(es->stacks, of.f);
 		}
 		err = outfile__commit(&of);
-		if (err) {
+		if (err == -EPIPE && !strcmp(path, "-")) {
+			ret = CMD_EXIT_SIGPIPE;	/* the reader went away: as any filter */
+		} else if (err) {
 			fprintf(stderr, "pprobe record: writing %s failed: %s\n", path, strerror(-err));
 			ret = 1;
 		} else if (!c->opts.quiet) {
@@ -653,6 +656,9 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	if (ret)
 		return ret;
 	o->co.status_prefix = "pprobe record";
+	/* stdout carries the folded stacks: the command's own stdout goes to
+	 * our stderr, so that its lines do not become stacks. */
+	o->co.child_stdout_to_stderr = !strcmp(o->output, "-");
 	return try_outputs(c, o->output, nr_shown > 1, *svg);
 }
 
@@ -688,9 +694,13 @@ int cmd_record(int argc, char **argv)
 	ret = record_prepare(&o, &rec, &c, &evl, &svg);
 	if (!ret)
 		ret = collect__prepare(&c, &o.co);
+	if (!ret && !strcmp(o.output, "-"))
+		collect__watch_output(&c, 1);
 	if (!ret)
 		ret = collect__run(&c);
-	if (!ret) {
+	if (!ret && c.out_err == EPIPE) {
+		ret = CMD_EXIT_SIGPIPE;	/* nobody reads the stacks: none are written */
+	} else if (!ret) {
 		/* Symbolize the unique addresses once, then write each event's file. */
 		frametab__symbolize(rec.frames, rec.sym);
 		ret = write_outputs(&c, &evl, &rec, svg);

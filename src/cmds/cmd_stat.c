@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "util.h"
 #include "commands.h"
 #include "options.h"
 #include "event_spec.h"
@@ -72,8 +73,9 @@ static void print_counts(const struct stat_print *pp, const struct event_list *e
 	free(v);
 }
 
-/* -I: the counts since the previous interval, then remember these. */
-static void print_interval(const struct stat_print *pp_in, const struct event_list *evl, double ts, double interval_s,
+/* -I: the counts since the previous interval, then remember these.
+ * Returns 0, or the errno of a failed write (EPIPE: nobody reads on). */
+static int print_interval(const struct stat_print *pp_in, const struct event_list *evl, double ts, double interval_s,
 			   const struct stat_count *counts, struct stat_count *prev, size_t n)
 {
 	struct stat_count *d = pp_xcalloc(n, sizeof(*d));
@@ -87,9 +89,12 @@ static void print_interval(const struct stat_print *pp_in, const struct event_li
 	pp.interval_ts = ts;
 	pp.elapsed = interval_s;
 	print_counts(&pp, evl, d, n);
-	fflush(pp.out);
+	int err = 0;
+	if (fflush(pp.out) || ferror(pp.out))
+		err = fd__reader_gone(fileno(pp.out)) ? EPIPE : errno ? errno : EIO;
 	memcpy(prev, counts, n * sizeof(*prev));
 	free(d);
+	return err;
 }
 
 static int stat_once(const struct event_list *evl, const struct collect_opts *co, double interval_ms,
@@ -123,6 +128,7 @@ static int stat_once(const struct event_list *evl, const struct collect_opts *co
 		ret = 1;
 		goto out;
 	}
+	collect__watch_output(&c, fileno(pp_in->out));
 	ret = collect__start(&c);
 	if (ret)
 		goto out;
@@ -143,7 +149,9 @@ static int stat_once(const struct event_list *evl, const struct collect_opts *co
 		now = now_seconds();
 		if (next && now >= next) {
 			read_counts(&c, counts);
-			print_interval(pp_in, evl, now - c.t_start, interval_ms / 1e3, counts, prev, evl->nr);
+			int err = print_interval(pp_in, evl, now - c.t_start, interval_ms / 1e3, counts, prev, evl->nr);
+			if (err)
+				collect__output_error(&c, err);
 			next += interval_ms / 1e3;
 		}
 		if (deadline && now >= deadline)
@@ -152,7 +160,15 @@ static int stat_once(const struct event_list *evl, const struct collect_opts *co
 	evlist__disable(&c.evlist);
 	read_counts(&c, counts);
 	*elapsed = now_seconds() - c.t_start;
-	if (prev) {
+	if (c.out_err) {
+		free(prev);
+		if (c.out_err == EPIPE) {
+			ret = CMD_EXIT_SIGPIPE;	/* the command, if any, is let go */
+		} else {
+			fprintf(stderr, "pprobe stat: writing the counts failed: %s\n", strerror(c.out_err));
+			ret = 1;
+		}
+	} else if (prev) {
 		/* The last, partial interval: the intervals add up to the total. */
 		double last = next - interval_ms / 1e3;
 		print_interval(pp_in, evl, *elapsed, *elapsed - (last - c.t_start), counts, prev, evl->nr);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "util.h"
 #include "commands.h"
 #include "options.h"
 #include "event_spec.h"
@@ -40,12 +41,14 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 {
 	struct trace *tr = c->priv;
 	struct trace_event *te = ev->priv;
-	if (!te)
+	if (!te || c->out_err)
 		return 0;
 	te->count++;
 	const struct trace_print tp = { .out = tr->out, .json = tr->json, .kstack = tr->kstack, .ustack = tr->ustack,
 					.sym = tr->sym, .unwinder = tr->unwinder, .collect = c };
 	trace_print__sample(&tp, te->spec, te->fmt, s, t, p);
+	if (ferror(tr->out))	/* EPIPE: nobody reads on */
+		collect__output_error(c, fd__reader_gone(fileno(tr->out)) ? EPIPE : errno);
 	return 0;
 }
 
@@ -306,7 +309,13 @@ int cmd_trace(int argc, char **argv)
 		const struct trace_print tp = { .out = tr.out, .json = tr.json };
 		trace_print__header(&tp);
 	}
+	collect__watch_output(&c, fileno(tr.out));
 	ret = collect__run(&c);
+	if (c.out_err && c.out_err != EPIPE) {
+		fprintf(stderr, "pprobe trace: writing %s failed: %s\n", o.output ? o.output : "stdout",
+			strerror(c.out_err));
+		ret = 1;
+	}
 	if (c.lost || c.lost_samples) {
 		char queue[96];
 		collect__queue_summary(&c, queue, sizeof(queue));
@@ -332,7 +341,7 @@ out:
 	}
 	collect__cleanup(&c);
 	if (!ret)
-		ret = collect__exit_status(&c);
+		ret = c.out_err == EPIPE ? CMD_EXIT_SIGPIPE : collect__exit_status(&c);
 	symbolizer__delete(tr.sym);
 	unwinder__delete(tr.unwinder);
 	event_list__exit(&evl);

@@ -16,6 +16,12 @@ int cmd_diff(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 
+/* A streaming command's output pipe was closed by its reader, and the
+ * command has cleaned up: die of SIGPIPE, as a filter in a pipeline does
+ * (perf, coreutils), so the shell sees status 141. What the command returns
+ * for main() to return: CMD_EXIT_SIGPIPE. */
+#define CMD_EXIT_SIGPIPE 1000
+
 extern const struct cmd_def record_cmd, trace_cmd, stat_cmd, flamegraph_cmd, diff_cmd, probe_cmd, list_cmd;
 
 #endif

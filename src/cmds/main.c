@@ -1,4 +1,7 @@
 /* pprobe: the subcommand table, and nothing else. */
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,6 +37,23 @@ static void usage(FILE *f)
 		   "'pprobe <command> --help' describes a command's options.\n");
 }
 
+static bool sigpipe_at_exit;
+
+/* Registered first, so it runs last: after every exit handler (the removal
+ * of temporary probes, tracer state) has run, die of SIGPIPE. */
+static void exit_by_sigpipe(void)
+{
+	if (!sigpipe_at_exit)
+		return;
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, SIGPIPE);
+	fflush(stderr);
+	signal(SIGPIPE, SIG_DFL);
+	sigprocmask(SIG_UNBLOCK, &s, NULL);
+	raise(SIGPIPE);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -53,8 +73,15 @@ int main(int argc, char **argv)
 	if (name[0] == '-')
 		return cmd_probe(argc, argv);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(name, commands[i].def->name))
-			return commands[i].fn(argc - 1, argv + 1);
+		if (!strcmp(name, commands[i].def->name)) {
+			atexit(exit_by_sigpipe);
+			int st = commands[i].fn(argc - 1, argv + 1);
+			if (st == CMD_EXIT_SIGPIPE) {
+				sigpipe_at_exit = true;
+				st = 128 + SIGPIPE;	/* if the signal cannot kill us */
+			}
+			return st;
+		}
 	const char *close = NULL;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (edit_distance(name, commands[i].def->name, 2) <= 2 && !close)

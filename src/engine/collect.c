@@ -15,6 +15,7 @@
 #include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
@@ -298,6 +299,8 @@ static int start_child(struct collect *c, bool hold_until_go)
 		sigprocmask(SIG_UNBLOCK, &sigs, NULL);
 		close(go[1]);
 		close(errp[0]);
+		if (c->opts.child_stdout_to_stderr && dup2(2, 1) < 0)
+			_exit(126);
 		if (hold_until_go) {
 			char b;
 			/* EOF without a byte: pprobe gave up; do not run the command. */
@@ -458,6 +461,7 @@ void collect__init(struct collect *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->sigfd = -1;
+	c->out_fd = -1;
 	c->child_go_fd = c->child_err_fd = -1;
 	evlist__init(&c->evlist);
 	session__init(&c->session);
@@ -904,6 +908,28 @@ static void handle_signals(struct collect *c)
 	}
 }
 
+void collect__watch_output(struct collect *c, int fd)
+{
+	struct stat st;
+	if (fd >= 0 && fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		c->out_fd = fd;
+}
+
+void collect__output_error(struct collect *c, int err)
+{
+	if (!c->out_err)
+		c->out_err = err ? err : EIO;
+	c->stop = true;
+}
+
+/* A pipe's write end polls POLLERR once the read end is closed; a socket's
+ * POLLHUP once the peer shut down. */
+static void check_output(struct collect *c, short revents)
+{
+	if (c->out_fd >= 0 && (revents & (POLLERR | POLLHUP)))
+		collect__output_error(c, EPIPE);
+}
+
 static bool targets_gone(struct collect *c)
 {
 	if (!c->nr_target_pids)
@@ -956,11 +982,12 @@ int collect__start(struct collect *c)
 
 void collect__wait(struct collect *c, int timeout_ms)
 {
-	struct pollfd p = { .fd = c->sigfd, .events = POLLIN };
+	struct pollfd p[2] = { { .fd = c->sigfd, .events = POLLIN }, { .fd = c->out_fd } };
 	if (c->nr_target_pids && (timeout_ms < 0 || timeout_ms > TARGETS_POLL_MS))
 		timeout_ms = TARGETS_POLL_MS;
-	poll(&p, 1, timeout_ms);
+	poll(p, 2, timeout_ms);
 	handle_signals(c);
+	check_output(c, p[1].revents);
 	if (targets_gone(c))
 		c->stop = true;
 }
@@ -1023,9 +1050,10 @@ int collect__run(struct collect *c)
 	if (err)
 		fprintf(stderr, "pprobe: no drain thread (%s): the rings are read between samples, "
 			"a burst may overflow them\n", strerror(-err));
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[3] = {
 		{ .fd = c->sigfd, .events = POLLIN },
 		{ .fd = c->drain.wake_fd, .events = POLLIN },
+		{ .fd = c->out_fd },	/* negative: ignored */
 	};
 	uint64_t slack = c->opts.order_slack_us ? c->opts.order_slack_us * 1000ULL : ORDER_SLACK_NS;
 
@@ -1046,8 +1074,11 @@ int collect__run(struct collect *c)
 			if (left * 1000 < timeout)
 				timeout = (int)(left * 1000) + 1;
 		}
-		poll(pfd, 2, timeout);
+		poll(pfd, 3, timeout);
 		handle_signals(c);
+		check_output(c, pfd[2].revents);
+		if (c->stop)
+			break;
 		/* Records written before the drain thread's last pass over every
 		 * ring are staged: those older than that by the slack can go. */
 		uint64_t limit = now_ns();
@@ -1068,8 +1099,11 @@ int collect__run(struct collect *c)
 	}
 	drain__stop(&c->drain);
 	evlist__disable(&c->evlist);
-	drain_until(c, UINT64_MAX);
-	count_events(c);	/* after every sample is counted */
+	/* With nobody reading our output, what is still queued goes unread. */
+	if (c->out_err != EPIPE) {
+		drain_until(c, UINT64_MAX);
+		count_events(c);	/* after every sample is counted */
+	}
 	release_held(c, false);
 	c->t_end = now_seconds();
 	show_status(c, true);
@@ -1094,7 +1128,13 @@ void collect__cleanup(struct collect *c)
 	if (c->child_err_fd >= 0)
 		close(c->child_err_fd);
 	c->child_go_fd = c->child_err_fd = -1;
-	if (c->child && !c->child_exited) {
+	if (c->child && !c->child_exited && c->out_err == EPIPE) {
+		/* Nobody reads what we print any more: the command goes on as
+		 * it would have without us (its own output may well be that
+		 * closed pipe too). Our exit detaches it from ptrace. */
+		release_held(c, false);
+		c->child_exited = true;
+	} else if (c->child && !c->child_exited) {
 		/* Never leave a child behind: ask, then insist. */
 		release_held(c, false);
 		reap(c, false, false);

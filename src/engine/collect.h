@@ -42,6 +42,8 @@ struct collect_opts {
 					 * MMAP2 of its code) are ordered by causality, so
 					 * any slack keeps them right; only unrelated
 					 * records of different CPUs may then come late. */
+	bool child_stdout_to_stderr;	/* the command's stdout is our stderr: our
+					 * stdout carries our output (record -o -) */
 	bool hold_exits;		/* a command's threads wait at exit until their
 					 * samples are processed (ptrace exit-stops), so
 					 * the live stack beyond a copy is still there */
@@ -77,6 +79,9 @@ struct collect {
 	pid_t *target_pids;		/* -p processes, to notice when they are all gone */
 	int nr_target_pids;
 	int stop_signal;		/* SIGINT/SIGTERM that stopped us, 0 if none */
+	int out_fd;			/* collect__watch_output's pipe or socket, or -1 */
+	int out_err;			/* errno of the first failed write of our output
+					 * (EPIPE: its reader went away), 0 if none */
 	bool stop;
 	double t_start, t_end;
 	/* counters */
@@ -131,9 +136,19 @@ void collect__wait(struct collect *c, int timeout_ms);
 /* Run until the command exits, -d expires, the targets are gone, or
  * SIGINT/SIGTERM. Returns 0 or an exit status. */
 int collect__run(struct collect *c);
+/* Our output is a pipe or socket (else nothing is done): when its reader
+ * goes away (POLLERR/POLLHUP), collecting stops as if our next write had
+ * failed with EPIPE, even when nothing is being written. */
+void collect__watch_output(struct collect *c, int fd);
+/* A write of our output failed with err: collecting stops. With EPIPE (the
+ * reader went away) the command, if one runs, is left to run on untraced
+ * (collect__cleanup neither kills nor waits for it), as it would if it had
+ * been started without pprobe in front of the closed pipe. */
+void collect__output_error(struct collect *c, int err);
 /* The exit status for pprobe: the command's own status where one ran. */
 int collect__exit_status(const struct collect *c);
-/* Close everything; kills and reaps a child that is still running. */
+/* Close everything; kills and reaps a child that is still running, unless
+ * our output's reader went away (out_err EPIPE): then it is let go. */
 void collect__cleanup(struct collect *c);
 
 /* Sampled at a rate (a frequency, or a period above 1: cpu-clock, cycles),

@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -265,6 +266,12 @@ int cpulist__online(int **cpus)
 	return cpulist__parse(buf, cpus);
 }
 
+bool fd__reader_gone(int fd)
+{
+	struct pollfd p = { .fd = fd };
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
 int outfile__open(struct outfile *o, const char *path)
 {
 	memset(o, 0, sizeof(*o));
@@ -315,7 +322,7 @@ int outfile__commit(struct outfile *o)
 		return -EBADF;
 	if (o->f == stdout) {
 		if (fflush(stdout) || ferror(stdout))
-			err = -EIO;
+			err = fd__reader_gone(1) ? -EPIPE : -EIO;
 		o->f = NULL;
 		return err;
 	}

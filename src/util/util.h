@@ -62,6 +62,9 @@ int outfile__open(struct outfile *o, const char *path);
 int outfile__open_or_say(struct outfile *o, const char *path, const char *prog);
 int outfile__commit(struct outfile *o);	/* returns 0 or -errno; removes tmp on error */
 void outfile__abort(struct outfile *o);
+/* fd is a pipe or socket whose reader went away (a write would fail with
+ * EPIPE); false for anything else, regular files included. */
+bool fd__reader_gone(int fd);
 
 /* Format a message into a caller's error buffer (err may be NULL or len 0:
  * nothing is written). Returns 0 so "return seterr(...)" reads as success
