@@ -411,6 +411,7 @@ static void add_tracking(struct collect *c)
 	a.comm_exec = 1;
 	a.task = 1;
 	a.build_id = 1;
+	a.context_switch = c->opts.context_switch;
 	/* Sideband only: the dummy never samples. Put it first so it owns each
 	 * CPU's ring. */
 	struct evsel *ev = evlist__add(&c->evlist, "dummy:sideband", &a);
@@ -799,6 +800,15 @@ static int process_record(void *ctx, const struct perf_event_header *hdr, int cp
 	case PERF_RECORD_THROTTLE:
 		c->throttled++;
 		return 0;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		if (!c->on_switch)
+			return 0;
+		if (sample__parse_id(hdr, &c->layout, &s))
+			c->bad_records++;
+		else
+			c->on_switch(c, &s, hdr->misc);
+		return 0;
 	default:
 		(void)cpu;
 		return 0;
@@ -1067,6 +1077,7 @@ int collect__run(struct collect *c)
 		}
 	}
 	drain__stop(&c->drain);
+	c->t_stop_ns = now_ns();
 	evlist__disable(&c->evlist);
 	drain_until(c, UINT64_MAX);
 	count_events(c);	/* after every sample is counted */
