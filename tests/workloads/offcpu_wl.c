@@ -16,9 +16,11 @@
  *   offcpu_wl contend MS
  *     two threads pinned to one CPU, each spin()s for MS ms of its own CPU
  *     time: each waits, runnable, about as long as it runs (preempted).
- *   offcpu_wl pingpong N
- *     two threads pass a byte back and forth over two pipes N times: a
- *     switch-heavy workload for scripts/bench/offcpu.sh.
+ *   offcpu_wl pingpong N [CPU]
+ *     two threads (pinned to CPU if given) pass a byte back and forth over
+ *     two pipes N times: a
+ *     switch-heavy workload for scripts/bench/offcpu.sh; prints "elapsed
+ *     SECONDS".
  *
  * So, in the main thread's wall-clock profile: burn (on-CPU) ~= nap
  * (off-CPU, blocked) and wait_reply (off-CPU, blocked) ~= nap / 4.
@@ -182,23 +184,34 @@ static void *pong(void *arg)
 	return NULL;
 }
 
-static int pingpong(long n)
+static int pingpong(long n, int cpu)
 {
+	if (cpu >= 0) {	/* both threads (pong inherits it) on one CPU: direct hand-offs */
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		if (sched_setaffinity(0, sizeof(one), &one))
+			return 1;
+	}
 	pthread_t t;
 	char b = 'p';
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (pipe(pp[0]) || pipe(pp[1]) || pthread_create(&t, NULL, pong, (void *)n))
 		return 1;
 	for (long i = 0; i < n; i++)
 		if (write(pp[0][1], &b, 1) != 1 || read(pp[1][0], &b, 1) != 1)
 			return 1;
 	pthread_join(t, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("elapsed %.6f\n", (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc == 3 && !strcmp(argv[1], "pingpong"))
-		return pingpong(atol(argv[2]));
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "pingpong"))
+		return pingpong(atol(argv[2]), argc == 4 ? atoi(argv[3]) : -1);
 	if (argc == 3 && !strcmp(argv[1], "contend"))
 		return contend(atol(argv[2]));
 	if (argc < 2) {
