@@ -426,7 +426,7 @@ static const struct opt record_table[] = {
 		 "the CPU, under a leaf frame [off-cpu: blocked] (it slept: I/O, locks, sleep) or [off-cpu: "
 		 "preempted] (still runnable); from sched:sched_switch samples and context-switch records, no "
 		 "BPF. A wait still going on when recording ends is counted up to the end; one that began "
-		 "before recording began is not counted"),
+		 "before recording began is not counted; not with -C"),
 	RING_OPTS(R, co, "default sized to lose nothing"),
 	OPT_GROUP("Stacks:"),
 	OPT_SET('g', NULL, R, cg, CG_DWARF, "kernel callchains and DWARF-unwound user stacks"),
@@ -831,6 +831,9 @@ int cmd_record(int argc, char **argv)
 		ret = opts__usage_error(&record_cmd, "-F and -c exclude each other");
 	else if (o.co.pid_list && o.co.tid_list)
 		ret = opts__usage_error(&record_cmd, "give either -p or -t");
+	else if (o.off_cpu && o.co.cpu_list)
+		ret = opts__usage_error(&record_cmd, "--off-cpu and -C exclude each other: a thread leaving one "
+					"CPU may come back on another that -C leaves out");
 	else if (o.off_cpu && o.weight_given && !o.weight_period)
 		ret = opts__usage_error(&record_cmd, "--off-cpu weighs by time (ns): --weight samples does not apply");
 	else

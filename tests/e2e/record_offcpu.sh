@@ -149,6 +149,9 @@ check "--off-cpu -e page-faults: one line" [ "$(wc -l <"$T/bad.err")" -eq 1 ]
 "$PPROBE" record --off-cpu --weight samples -- true 2>"$T/bad.err"
 check "--off-cpu --weight samples: exit 2" [ $? -eq 2 ]
 check "--off-cpu --weight samples: says why" grep -q "off-cpu weighs by time" "$T/bad.err"
+"$PPROBE" record --off-cpu -C 0 -o "$T/bad.folded" -- true 2>"$T/bad.err"
+check "--off-cpu -C 0: exit 2" [ $? -eq 2 ]
+check "--off-cpu -C 0: says why" grep -q "a thread leaving one CPU may come back on another" "$T/bad.err"
 check "no output written on a usage error" [ ! -e "$T/bad.folded" ]
 
 # --- an SVG says its unit
