@@ -89,7 +89,9 @@ child=$(awk '$1 == "child" { print $2 }' "$T/p.out")
 side=$(awk '$1 == "side" { print $2 }' "$T/p.out")
 read -r burn nap wait < <(shares "$T/p.folded" "offcpu_wl/$child")
 echo "-p child $child: burn=$burn nap=$nap wait=$wait ns"
-check "-p: the exec'd child is followed: its own line, 4 rounds (burn 40 ms within 10%)" within "$burn" 40000000 0.9 1.1
+# (40 samples: a 1 ms hrtimer that fires late on a loaded machine skips
+# a tick, 35 to 43 seen; the main thread's hundreds are within 3%)
+check "-p: the exec'd child is followed: its own line, 4 rounds (burn 40 ms within 25%)" within "$burn" 40000000 0.75 1.25
 # (4 naps and one wait: too few for shares; a wait cannot be shorter than asked)
 check "-p: the exec'd child's 4 naps (>= 40 ms)" within "$nap" 40000000 1 4
 check "-p: the exec'd child's one wait (>= 10 ms)" within "$wait" 10000000 1 4
