@@ -13,6 +13,8 @@
 #include "commands.h"
 #include "options.h"
 #include "event_spec.h"
+#include "offcpu.h"
+#include "tp_format.h"
 #include "target_opts.h"
 #include "stacks.h"
 #include "svg.h"
@@ -48,6 +50,16 @@ struct record {
 	size_t nr_quality;
 	uint64_t ips[MAX_FRAMES];
 	uint32_t frame_buf[MAX_FRAMES + 8];
+	bool per_thread;		/* --per-thread: root frames comm/TID */
+	/* --off-cpu: switch-outs (sched:sched_switch samples) paired with
+	 * switch-ins (PERF_RECORD_SWITCH), weighed in ns into off_stacks,
+	 * the on-CPU event's table */
+	bool off_cpu;
+	struct offcpu off;
+	struct stacktab *off_stacks;
+	struct tp_format *switch_fmt;
+	const struct tp_field *prev_state;
+	uint64_t bad_prev_state;
 };
 
 static const char *basename_of(const char *path)
@@ -157,20 +169,19 @@ struct evstate {
 	char *path;		/* its output, tried before the command starts */
 	struct outfile out;
 	bool shared;		/* another site of a probe: stacks are the first site's */
+	bool switch_out;	/* --off-cpu's sched:sched_switch: switch-outs, not an output */
 	char rate_buf[64];	/* "999 Hz", "every event", "every 1000 events" */
 };
 
-static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s,
-		     struct thread *t, struct process *p)
+/* A sample's stack into fr (leaf first): the kernel's callchain, with fp
+ * its user frames too, with dwarf the user stack unwound here; without -g
+ * the sampled address alone. Returns the number of frames. */
+static uint32_t sample_stack(struct record *r, struct collect *c, const struct sample *s, struct process *p,
+			     uint32_t *fr, uint32_t room)
 {
-	struct record *r = c->priv;
-	struct evstate *es = ev->priv;
-	uint32_t *fr = r->frame_buf;
 	uint32_t n = 0;
 	pid_t pid = (pid_t)s->pid;
 
-	if (!es)
-		return 0;
 	if (r->cg != CG_NONE) {
 		/* The kernel's callchain: kernel frames, and with fp the user
 		 * frames too. Each context starts with its exact ip; the rest are
@@ -179,7 +190,7 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 		uint64_t ip, ctx;
 		bool ret;
 		callchain_iter__init(&it, s);
-		while (n < MAX_FRAMES && callchain_iter__next(&it, &ip, &ctx, &ret)) {
+		while (n < room && callchain_iter__next(&it, &ip, &ctx, &ret)) {
 			if (ctx == (uint64_t)PERF_CONTEXT_KERNEL)
 				fr[n++] = frametab__kernel(r->frames, ip, ret);
 			else if (ctx == (uint64_t)PERF_CONTEXT_USER && r->cg == CG_FP)
@@ -187,12 +198,12 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 			/* hypervisor/guest contexts: not ours */
 		}
 		/* The kernel stops at sample_max_stack entries (markers count). */
-		if (r->cg == CG_FP && s->callchain_nr >= r->max_stack) {
+		if (r->cg == CG_FP && s->callchain_nr >= r->max_stack && n < room) {
 			fr[n++] = frametab__special(r->frames, "[truncated]");
 			r->truncated++;
 		}
-		if (r->cg == CG_DWARF && s->regs_abi && s->regs && p && n < MAX_FRAMES)
-			n += unwind_user(r, c, s, p, fr + n, MAX_FRAMES - n);
+		if (r->cg == CG_DWARF && s->regs_abi && s->regs && p && n < room)
+			n += unwind_user(r, c, s, p, fr + n, room - n);
 	} else {
 		uint16_t mode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 		if (mode == PERF_RECORD_MISC_KERNEL)
@@ -200,7 +211,75 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 		else
 			fr[n++] = frametab__user(r->frames, pid, p ? maps__find(p->maps, s->ip) : NULL, s->ip, false);
 	}
-	stacktab__add(es->stacks, t ? t->comm : "[unknown]", fr, n, r->weight_period ? s->period : 1);
+	return n;
+}
+
+/* The root frame: the thread's comm, with --per-thread "comm/TID". */
+static const char *stack_label(const struct record *r, const struct sample *s, const struct thread *t, char *buf,
+			       size_t len)
+{
+	const char *comm = t ? t->comm : "[unknown]";
+	if (!r->per_thread)
+		return comm;
+	snprintf(buf, len, "%s/%u", comm, s->tid);
+	return buf;
+}
+
+/* --off-cpu: a sched_switch sample, in the thread that leaves the CPU:
+ * its stack, under a leaf frame saying whether it blocked or was
+ * preempted, waits for the thread's next switch-in. */
+static void on_switch_out(struct record *r, struct collect *c, const struct sample *s, struct thread *t,
+			  struct process *p)
+{
+	int64_t state;
+	if (!s->tid)
+		return;	/* the idle task (-a): not a thread that waits */
+	if (!r->prev_state || !s->raw || tp_field__int(r->prev_state, s->raw, s->raw_size, &state)) {
+		r->bad_prev_state++;
+		return;
+	}
+	enum offcpu_kind kind = offcpu__kind_of_prev_state(state);
+	uint32_t *fr = r->frame_buf;
+	uint32_t n = 0;
+	char label[64];
+	if (kind != OFFCPU_EXITING) {
+		fr[0] = frametab__special(r->frames, offcpu_kind__frame(kind));
+		n = 1 + sample_stack(r, c, s, p, fr + 1, MAX_FRAMES - 1);
+	}
+	offcpu__switch_out(&r->off, (pid_t)s->pid, (pid_t)s->tid, stack_label(r, s, t, label, sizeof(label)), s->time,
+			   kind, fr, n);
+}
+
+static void add_interval(void *ctx, const struct offcpu_interval *iv)
+{
+	struct record *r = ctx;
+	stacktab__add(r->off_stacks, iv->label, iv->words, iv->nr, iv->end - iv->start);
+}
+
+/* --off-cpu: a thread back on a CPU closes its interval. */
+static void on_switch(struct collect *c, const struct sample *id, uint16_t misc)
+{
+	struct record *r = c->priv;
+	if (!(misc & PERF_RECORD_MISC_SWITCH_OUT) && id->tid)
+		offcpu__switch_in(&r->off, (pid_t)id->tid, id->time, add_interval, r);
+}
+
+static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s,
+		     struct thread *t, struct process *p)
+{
+	struct record *r = c->priv;
+	struct evstate *es = ev->priv;
+	char label[64];
+
+	if (!es)
+		return 0;
+	if (es->switch_out) {
+		on_switch_out(r, c, s, t, p);
+		return 0;
+	}
+	uint32_t n = sample_stack(r, c, s, p, r->frame_buf, MAX_FRAMES);
+	stacktab__add(es->stacks, stack_label(r, s, t, label, sizeof(label)), r->frame_buf, n,
+		      r->weight_period ? s->period : 1);
 	return 0;
 }
 
@@ -252,6 +331,8 @@ struct record_opts {
 	uint32_t stack_size;		/* --call-graph dwarf,SIZE; 0: the default */
 	enum unwind_backend backend;
 	bool hold_exits, srcline, weight_period;
+	bool weight_given;		/* --weight was given */
+	bool off_cpu, per_thread;
 };
 
 static int parse_freq(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
@@ -311,6 +392,7 @@ static int parse_weight(const struct opt *o, void *opts, const char *arg, char *
 	if (strcmp(arg, "period") && strcmp(arg, "samples"))
 		return seterr(err, errlen, "--weight is 'samples' or 'period', not '%s'", arg), -EINVAL;
 	((struct record_opts *)opts)->weight_period = !strcmp(arg, "period");
+	((struct record_opts *)opts)->weight_given = true;
 	return 0;
 }
 
@@ -338,6 +420,13 @@ static const struct opt record_table[] = {
 	OPT_FN('F', "freq", "HZ", R, freq, parse_freq, "samples per second (default 999 for clock events)"),
 	OPT_FN('c', "count", "PERIOD", R, period, parse_period,
 	       "one sample every PERIOD events (tracepoints: every event)"),
+	OPT_FLAG(0, "off-cpu", R, off_cpu,
+		 "wall-clock profile: on-CPU samples (cpu-clock or task-clock) and the time each thread spent "
+		 "switched out, both in ns, in one output; an off-CPU stack is the thread's stack when it left "
+		 "the CPU, under a leaf frame [off-cpu: blocked] (it slept: I/O, locks, sleep) or [off-cpu: "
+		 "preempted] (still runnable); from sched:sched_switch samples and context-switch records, no "
+		 "BPF. A wait still going on when recording ends is counted up to the end; one that began "
+		 "before recording began is not counted; not with -C"),
 	RING_OPTS(R, co, "default sized to lose nothing"),
 	OPT_GROUP("Stacks:"),
 	OPT_SET('g', NULL, R, cg, CG_DWARF, "kernel callchains and DWARF-unwound user stacks"),
@@ -358,7 +447,8 @@ static const struct opt record_table[] = {
 	OPT_FN(0, "format", "FMT", R, format, parse_format,
 	       "folded (default) or svg: an interactive flame graph (the default when FILE ends in .svg)"),
 	OPT_FN(0, "weight", "KIND", R, weight_period, parse_weight,
-	       "samples (default) or period (sum the sample periods)"),
+	       "samples (default) or period (sum the sample periods); --off-cpu weighs in ns"),
+	OPT_FLAG(0, "per-thread", R, per_thread, "stacks per thread: the root frame is comm/TID"),
 	OPT_FLAG(0, "srcline", R, srcline,
 		 "user frames with debug info as func:file.c:LINE (the sampled line at the leaf, call sites "
 		 "above it)"),
@@ -380,10 +470,38 @@ const struct cmd_def record_cmd = {
 "  pprobe record -g -- ./app                       # profile a command at 999 Hz\n"
 "  pprobe record -e syscalls:sys_enter_write -g -a sleep 5\n"
 "  pprobe record -g -x ./app -e probe:handle_request -- ./app   # who calls it\n"
-"  pprobe record -g -p 1234 -d 10 -o app.folded && flamegraph.pl app.folded > app.svg\n",
+"  pprobe record -g -p 1234 -d 10 -o app.folded && flamegraph.pl app.folded > app.svg\n"
+"  pprobe record --off-cpu -g -o app.svg -- ./app   # where the wall-clock time went, in ns\n",
 };
 
 /* ---- setup ---- */
+
+/* --off-cpu: the one on-CPU event must count time (ns, the off-CPU unit);
+ * sched:sched_switch joins it, sampled on every switch (prev_state read
+ * from its raw record). 0, or -1 after saying why. */
+static int off_cpu_events(struct event_list *evl, struct record *rec)
+{
+	char err[1024];
+	const struct event_spec *on = &evl->v[0];
+	if (evl->nr != 1 || on->kind != EVENT_KIND_SOFTWARE ||
+	    (on->attr.config != PERF_COUNT_SW_CPU_CLOCK && on->attr.config != PERF_COUNT_SW_TASK_CLOCK)) {
+		fprintf(stderr, "pprobe record: --off-cpu weighs on-CPU samples by their time: -e must be one of "
+			"cpu-clock or task-clock, not '%s'\n", evl->nr == 1 ? on->name : "several events");
+		return -1;
+	}
+	if (event_list__add(evl, "sched:sched_switch", err, sizeof(err))) {
+		fprintf(stderr, "pprobe record: --off-cpu needs the sched:sched_switch tracepoint: %s\n", err);
+		return -1;
+	}
+	rec->switch_fmt = tp_format__load("sched", "sched_switch");
+	rec->prev_state = rec->switch_fmt ? tp_format__field(rec->switch_fmt, "prev_state") : NULL;
+	if (!rec->prev_state) {
+		fprintf(stderr, "pprobe record: --off-cpu: cannot read the format of sched:sched_switch (%s)\n",
+			rec->switch_fmt ? "no prev_state field" : strerror(errno));
+		return -1;
+	}
+	return 0;
+}
 
 /* The events of -e (cpu-clock by default), each with its stack table
  * (other sites of a probe share the first's). Returns the number of
@@ -399,12 +517,20 @@ static int add_events(const struct record_opts *o, struct event_list *evl, struc
 		}
 	}
 	event_list__set_sampling(evl, (uint64_t)o->freq, o->period);
+	if (o->off_cpu && off_cpu_events(evl, rec))
+		return -1;
 	int nr_shown = 0;
 	for (size_t i = 0; i < evl->nr; i++) {
 		const struct event_spec *spec = &evl->v[i];
 		struct evsel *ev = evlist__add(&c->evlist, spec->name, &spec->attr);
 		struct evstate *es = pp_xcalloc(1, sizeof(*es));
 		ev->spec = spec;
+		ev->priv = es;
+		if (rec->off_cpu && spec->kind == EVENT_KIND_TRACEPOINT) {
+			/* the switch-outs: their intervals go to the on-CPU event's table */
+			es->switch_out = es->shared = true;
+			continue;
+		}
 		if (spec->same_as > 0 && (size_t)spec->same_as <= i) {
 			/* another site of a probe: its stacks go with the first's */
 			es->stacks = ((struct evstate *)c->evlist.evsels[spec->same_as - 1]->priv)->stacks;
@@ -413,7 +539,8 @@ static int add_events(const struct record_opts *o, struct event_list *evl, struc
 			es->stacks = stacktab__new(rec->frames);
 			nr_shown++;
 		}
-		ev->priv = es;
+		if (rec->off_cpu)
+			rec->off_stacks = es->stacks;
 		if (ev->attr.freq)
 			snprintf(es->rate_buf, sizeof(es->rate_buf), "%llu Hz",
 				 (unsigned long long)ev->attr.sample_freq);
@@ -532,7 +659,8 @@ static int write_outputs(struct collect *c, const struct event_list *evl, const 
 		if (svg) {
 			char title[300];
 			snprintf(title, sizeof(title), "pprobe record: %s", ev->name);
-			err = stacktab__write_svg(es->stacks, title, rec->weight_period ? "events" : "samples", of.f,
+			err = stacktab__write_svg(es->stacks, title,
+						  rec->off_cpu ? "ns" : rec->weight_period ? "events" : "samples", of.f,
 						  &lines);
 			if (err) {
 				fprintf(stderr, "pprobe record: drawing %s failed: %s\n", path, strerror(-err));
@@ -558,6 +686,23 @@ static int write_outputs(struct collect *c, const struct event_list *evl, const 
 	return ret;
 }
 
+static void print_off_cpu(const struct record *rec)
+{
+	const struct offcpu_stats *st = &rec->off.st;
+	fprintf(stderr, "pprobe record: off-CPU: %llu waits, %.3f s blocked, %.3f s preempted; weights in ns "
+		"(on-CPU samples by their period)\n", (unsigned long long)(st->intervals + st->open_at_end),
+		(double)st->ns[0] / 1e9, (double)st->ns[1] / 1e9);
+	if (st->open_at_end)
+		fprintf(stderr, "pprobe record: off-CPU: %llu threads were still off-CPU at the end: counted up "
+			"to it\n", (unsigned long long)st->open_at_end);
+	if (st->unmatched_in || st->unmatched_out || st->backwards || rec->bad_prev_state)
+		fprintf(stderr, "pprobe record: off-CPU: not counted: %llu switch-ins without their switch-out, "
+			"%llu switch-outs without their switch-in (records lost), %llu out of order, "
+			"%llu sched_switch records without a readable prev_state\n",
+			(unsigned long long)st->unmatched_in, (unsigned long long)st->unmatched_out,
+			(unsigned long long)st->backwards, (unsigned long long)rec->bad_prev_state);
+}
+
 static void print_summary(struct collect *c, const struct record *rec)
 {
 	char queue[96];
@@ -566,6 +711,8 @@ static void print_summary(struct collect *c, const struct record *rec)
 		c->t_end - c->t_start, (unsigned long long)c->nr_samples, (unsigned long long)c->lost,
 		(unsigned long long)c->lost_samples, queue, c->stop_signal ? " (stopped by signal)" : "");
 	collect__report_lost(c, "pprobe record");
+	if (rec->off_cpu)
+		print_off_cpu(rec);
 	print_unwind_quality(rec);
 	/* pprobe's own threads, not the command's: what profiling costs */
 	struct rusage ru;
@@ -614,6 +761,8 @@ static void record_exit(struct record *rec)
 	unwinder__delete(rec->unwinder);
 	strtab__free(&rec->objs);
 	free(rec->quality);
+	offcpu__exit(&rec->off);
+	tp_format__free(rec->switch_fmt);
 }
 
 /* Everything before the run: events, stacks, outputs. 0, or the exit status. */
@@ -628,7 +777,15 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	rec->backend = o->backend;
 	rec->hold_exits = o->hold_exits;
 	rec->srcline = o->srcline;
-	rec->weight_period = o->weight_period;
+	rec->weight_period = o->weight_period || o->off_cpu;
+	rec->per_thread = o->per_thread;
+	rec->off_cpu = o->off_cpu;
+	offcpu__init(&rec->off);
+	if (o->off_cpu) {
+		c->on_switch = on_switch;
+		o->co.context_switch = true;
+		o->co.extra_sample_type |= PERF_SAMPLE_RAW;	/* prev_state */
+	}
 	rec->frames = frametab__new();
 	strtab__init(&rec->objs);
 	struct symbolizer_opts so;
@@ -680,6 +837,11 @@ int cmd_record(int argc, char **argv)
 		ret = opts__usage_error(&record_cmd, "-F and -c exclude each other");
 	else if (o.co.pid_list && o.co.tid_list)
 		ret = opts__usage_error(&record_cmd, "give either -p or -t");
+	else if (o.off_cpu && o.co.cpu_list)
+		ret = opts__usage_error(&record_cmd, "--off-cpu and -C exclude each other: a thread leaving one "
+					"CPU may come back on another that -C leaves out");
+	else if (o.off_cpu && o.weight_given && !o.weight_period)
+		ret = opts__usage_error(&record_cmd, "--off-cpu weighs by time (ns): --weight samples does not apply");
 	else
 		ret = 0;
 	if (ret) {
@@ -701,6 +863,8 @@ int cmd_record(int argc, char **argv)
 	if (!ret && c.out_err == EPIPE) {
 		ret = CMD_EXIT_SIGPIPE;	/* nobody reads the stacks: none are written */
 	} else if (!ret) {
+		if (rec.off_cpu)	/* waits still going on: up to the end */
+			offcpu__finish(&rec.off, c.t_stop_ns, add_interval, &rec);
 		/* Symbolize the unique addresses once, then write each event's file. */
 		frametab__symbolize(rec.frames, rec.sym);
 		ret = write_outputs(&c, &evl, &rec, svg);

@@ -106,10 +106,23 @@ static int threads_of(const pid_t *pids, int nr, pid_t **out, pid_t *missing)
 
 /* ---- user sp of later samples ---- */
 
+/* A ring of (time, sp), oldest at head, and the running maximum of its sps
+ * (a monotonic queue: the seqs of entries each with a higher sp than every
+ * later one), so that asking for the highest sp after a time costs no scan
+ * of a long backlog (a switch-heavy --off-cpu queues 100,000s of samples
+ * of one thread). Entry k from head has seq first + k. */
 struct sp_history {
-	uint64_t *time, *sp;	/* a ring of (time, sp), oldest at head */
+	uint64_t *time, *sp;
 	size_t head, nr, cap;
+	uint64_t first;		/* seq of the entry at head */
+	uint64_t *maxq;		/* seqs, decreasing sps; a ring of cap, like the entries */
+	size_t mhead, mnr;
 };
+
+static uint64_t sp_at(const struct sp_history *h, uint64_t seq)
+{
+	return h->sp[(h->head + (seq - h->first)) % h->cap];
+}
 
 static void sp_note(struct collect *c, pid_t tid, uint64_t time, uint64_t sp)
 {
@@ -121,20 +134,29 @@ static void sp_note(struct collect *c, pid_t tid, uint64_t time, uint64_t sp)
 	if (h->nr == h->cap) {
 		size_t cap = h->cap ? h->cap * 2 : 64;
 		uint64_t *t = pp_xmalloc(cap * sizeof(*t)), *v = pp_xmalloc(cap * sizeof(*v));
+		uint64_t *q = pp_xmalloc(cap * sizeof(*q));
 		for (size_t i = 0; i < h->nr; i++) {
 			t[i] = h->time[(h->head + i) % h->cap];
 			v[i] = h->sp[(h->head + i) % h->cap];
 		}
+		for (size_t i = 0; i < h->mnr; i++)
+			q[i] = h->maxq[(h->mhead + i) % h->cap];
 		free(h->time);
 		free(h->sp);
+		free(h->maxq);
 		h->time = t;
 		h->sp = v;
-		h->head = 0;
+		h->maxq = q;
+		h->head = h->mhead = 0;
 		h->cap = cap;
 	}
+	uint64_t seq = h->first + h->nr;
 	size_t i = (h->head + h->nr++) % h->cap;
 	h->time[i] = time;
 	h->sp[i] = sp;
+	while (h->mnr && sp_at(h, h->maxq[(h->mhead + h->mnr - 1) % h->cap]) <= sp)
+		h->mnr--;
+	h->maxq[(h->mhead + h->mnr++) % h->cap] = seq;
 }
 
 static void sp_history__free(struct sp_history *h)
@@ -143,6 +165,7 @@ static void sp_history__free(struct sp_history *h)
 		return;
 	free(h->time);
 	free(h->sp);
+	free(h->maxq);
 	free(h);
 }
 
@@ -155,7 +178,19 @@ uint64_t collect__sp_high_after(struct collect *c, pid_t tid, uint64_t time,
 	while (h->nr && h->time[h->head] <= time) {
 		h->head = (h->head + 1) % h->cap;
 		h->nr--;
+		h->first++;
 	}
+	while (h->mnr && h->maxq[h->mhead] < h->first) {
+		h->mhead = (h->mhead + 1) % h->cap;
+		h->mnr--;
+	}
+	if (!h->mnr)
+		return 0;
+	/* The highest of all: the answer when in [lo, hi); none is when it is
+	 * below lo. Above hi (another stack: sigaltstack), look at each. */
+	uint64_t top = sp_at(h, h->maxq[h->mhead]);
+	if (top < hi)
+		return top >= lo ? top : 0;
 	uint64_t high = 0;
 	for (size_t i = 0; i < h->nr; i++) {
 		uint64_t sp = h->sp[(h->head + i) % h->cap];
@@ -414,6 +449,7 @@ static void add_tracking(struct collect *c)
 	a.comm_exec = 1;
 	a.task = 1;
 	a.build_id = 1;
+	a.context_switch = c->opts.context_switch;
 	/* Sideband only: the dummy never samples. Put it first so it owns each
 	 * CPU's ring. */
 	struct evsel *ev = evlist__add(&c->evlist, "dummy:sideband", &a);
@@ -803,6 +839,15 @@ static int process_record(void *ctx, const struct perf_event_header *hdr, int cp
 	case PERF_RECORD_THROTTLE:
 		c->throttled++;
 		return 0;
+	case PERF_RECORD_SWITCH:
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		if (!c->on_switch)
+			return 0;
+		if (sample__parse_id(hdr, &c->layout, &s))
+			c->bad_records++;
+		else
+			c->on_switch(c, &s, hdr->misc);
+		return 0;
 	default:
 		(void)cpu;
 		return 0;
@@ -1098,6 +1143,7 @@ int collect__run(struct collect *c)
 		}
 	}
 	drain__stop(&c->drain);
+	c->t_stop_ns = now_ns();
 	evlist__disable(&c->evlist);
 	/* With nobody reading our output, what is still queued goes unread. */
 	if (c->out_err != EPIPE) {

@@ -51,6 +51,10 @@ struct collect_opts {
 	uint64_t max_queue;		/* --max-queue: bytes of records read from the
 					 * rings and not yet processed (0: the default,
 					 * drain__default_max()) */
+	bool context_switch;		/* PERF_RECORD_SWITCH records to on_switch
+					 * (attr.context_switch on the sideband event):
+					 * the target's threads' switches, or every
+					 * switch on the CPUs with -a/-C */
 };
 
 struct collect {
@@ -64,6 +68,10 @@ struct collect {
 	void (*on_mmap)(struct collect *c, pid_t pid, const struct map *m);
 	/* A process exited or replaced its image (exec): drop state kept for it. */
 	void (*on_process_gone)(struct collect *c, pid_t pid);
+	/* A context switch (opts.context_switch): id is the record's sample_id
+	 * (pid, tid, time, cpu of the task switched in or out), misc its
+	 * PERF_RECORD_MISC_SWITCH_OUT[_PREEMPT] bits. */
+	void (*on_switch)(struct collect *c, const struct sample *id, uint16_t misc);
 	void *priv;
 	int sigfd;
 	pid_t child;			/* our command, 0 if none */
@@ -84,6 +92,7 @@ struct collect {
 					 * (EPIPE: its reader went away), 0 if none */
 	bool stop;
 	double t_start, t_end;
+	uint64_t t_stop_ns;		/* when the events were disabled (now_ns) */
 	/* counters */
 	uint64_t nr_samples, lost, lost_samples, throttled, bad_records, unknown_id;
 	uint64_t lost_queue_full;	/* of lost: while the queue was at max_queue */

@@ -1,0 +1,47 @@
+#!/bin/sh
+# Guest script (busybox ash) for tests/e2e/vm_record_offcpu.sh: record
+# --off-cpu on Debian's 6.1 kernel (the host runs 6.18): the same
+# prev_state encoding and PERF_RECORD_SWITCH records on an older kernel.
+# Under TCG time is slow and uneven, so only what cannot vary is checked:
+# a sleep never ends early (naps and pipe waits at least as long as asked,
+# blocked, with their kernel frames), and a thread spinning beside another
+# on one CPU is preempted.
+. /vmtest/lib.sh
+
+W=$WORKLOADS/offcpu_wl
+T=/tmp/offcpu
+mkdir -p $T
+[ -x "$W" ] || skip "no workload $W in the guest"
+[ -d $TRACEFS/events/sched/sched_switch ] || skip "guest kernel has no sched:sched_switch"
+
+# sum FILE REGEX: total weight of the folded lines matching REGEX (busybox
+# awk reads escapes in -v values: a literal [ is [[] there, not \[)
+sum() { awk -v re="$2" '$0 ~ re { n += $NF } END { printf "%.0f\n", n }' "$1"; }
+# at_least A B [MAX_RATIO]: B <= A <= B * MAX_RATIO (default 4)
+at_least() { awk -v a="$1" -v b="$2" -v m="${3:-4}" 'BEGIN { exit !(a >= b && a <= b * m) }'; }
+
+# 8 rounds in the parent (2 pipe waits), 4 in its exec'd child (1 wait);
+# the fork, exec and a thread come halfway.
+$PPROBE record --off-cpu -g -o $T/cmd.folded -- $W 8 4 >$T/wl.out 2>$T/err
+st=$?
+cat $T/err
+check_eq "command: its exit status" 3 $st
+burn=$(sum $T/cmd.folded '^offcpu_wl;.*;main;rounds;burn(;| )[^[]*$')
+nap=$(sum $T/cmd.folded '^offcpu_wl;.*;main;rounds;nap;.*do_nanosleep_[[]k[]];.*schedule_[[]k[]];.*[[]off-cpu: blocked[]] [0-9]+$')
+wait=$(sum $T/cmd.folded '^offcpu_wl;.*;main;rounds;wait_reply;.*pipe_read_[[]k[]];.*schedule_[[]k[]];.*[[]off-cpu: blocked[]] [0-9]+$')
+echo "burn=$burn nap=$nap wait=$wait ns"
+# (cpu-clock's 1 ms hrtimer misses ticks under TCG: 12 x 10 ms burnt gave
+# 55 ms of samples here, the host's kernel gives it within 2%)
+check "command: burn on-CPU" [ "$burn" -gt 10000000 ]
+check "command: 12 naps of 10 ms at least, blocked in do_nanosleep" at_least "$nap" 120000000
+check "command: 3 pipe waits of 10 ms at least, blocked in pipe_read" at_least "$wait" 30000000
+check "command: the side thread's naps" at_least "$(sum $T/cmd.folded '^offcpu_wl;.*;side_work;nap;.*[[]off-cpu: blocked[]] ')" 40000000
+check "command: stacks from _start" [ "$(sum $T/cmd.folded '^offcpu_wl;_start;.*;main;rounds;nap;.*[[]off-cpu: blocked[]] ')" = "$nap" ]
+
+$PPROBE record --off-cpu -g -o $T/c.folded -- $W contend 100 2>/dev/null
+pre=$(sum $T/c.folded ';spin;burn_ms;.*[[]off-cpu: preempted[]] [0-9]+$')
+spin=$(sum $T/c.folded ';spin;burn_ms( |;)[^[]*$')
+echo "contend: on-CPU $spin, preempted $pre ns"
+check "contend: each spinning thread preempted about as long as the other ran (>= 50%)" \
+	awk -v p="$pre" -v s="$spin" 'BEGIN { exit !(s > 0 && p >= s / 2) }'
+done_testing
