@@ -50,6 +50,17 @@ static const struct sym map_flags[] = {	/* after the type (the low 4 bits) */
 	{ 0x100000, "MAP_FIXED_NOREPLACE" }, { 0x4000000, "MAP_UNINITIALIZED" }, { 0, NULL },
 };
 
+static const struct sym clone_flags[] = {	/* after the exit signal (the low byte) */
+	{ 0x100, "CLONE_VM" }, { 0x200, "CLONE_FS" }, { 0x400, "CLONE_FILES" }, { 0x800, "CLONE_SIGHAND" },
+	{ 0x1000, "CLONE_PIDFD" }, { 0x2000, "CLONE_PTRACE" }, { 0x4000, "CLONE_VFORK" },
+	{ 0x8000, "CLONE_PARENT" }, { 0x10000, "CLONE_THREAD" }, { 0x20000, "CLONE_NEWNS" },
+	{ 0x40000, "CLONE_SYSVSEM" }, { 0x80000, "CLONE_SETTLS" }, { 0x100000, "CLONE_PARENT_SETTID" },
+	{ 0x200000, "CLONE_CHILD_CLEARTID" }, { 0x400000, "CLONE_DETACHED" }, { 0x800000, "CLONE_UNTRACED" },
+	{ 0x1000000, "CLONE_CHILD_SETTID" }, { 0x2000000, "CLONE_NEWCGROUP" }, { 0x4000000, "CLONE_NEWUTS" },
+	{ 0x8000000, "CLONE_NEWIPC" }, { 0x10000000, "CLONE_NEWUSER" }, { 0x20000000, "CLONE_NEWPID" },
+	{ 0x40000000, "CLONE_NEWNET" }, { 0x80000000, "CLONE_IO" }, { 0, NULL },
+};
+
 static const struct sym access_flags[] = {
 	{ 4, "R_OK" }, { 2, "W_OK" }, { 1, "X_OK" }, { 0, NULL },
 };
@@ -214,6 +225,17 @@ int syscall_print__arg(const struct syscall_desc *d, int i, uint64_t v, const vo
 		else
 			snprintf(first, sizeof(first), "0x%" PRIx64, t);
 		return print_flags(buf, len, map_flags, u & ~0xfULL, first[0] ? first : NULL, "0");
+	}
+	if (!strcmp(sc, "clone") && !strcmp(name, "clone_flags")) {
+		int n = print_flags(buf, len, clone_flags, u & ~0xffULL, NULL, NULL);
+		if (!(u & 0xff))
+			return n;
+		if (u == (u & 0xff))	/* the signal alone */
+			n = 0;
+		char sig[24];
+		print_signal(sig, sizeof(sig), (int64_t)(u & 0xff));
+		size_t at = n < 0 ? 0 : (size_t)n < len ? (size_t)n : len;
+		return n + snprintf(buf + at, len - at, "%s%s", n ? "|" : "", sig);
 	}
 	if (is(name, hex_args))
 		return snprintf(buf, len, "0x%" PRIx64, u);

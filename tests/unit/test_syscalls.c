@@ -229,6 +229,15 @@ static void test_kernel_formats(struct syscalls *sc)
 		syscall_print__ret(mm, 0x7f1234560000, buf, sizeof(buf));
 		CHECK_STREQ(buf, "0x7f1234560000");
 	}
+	const struct syscall_desc *cl = syscalls__desc(sc, SYS_clone);
+	if (CHECK(cl->fmt, "sys_enter_clone's format loaded")) {
+		check_arg(cl, "clone_flags", 0x1200011, "CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD");
+		check_arg(cl, "clone_flags", 0x3d0f00,
+			  "CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM|CLONE_SETTLS|"
+			  "CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID");
+		check_arg(cl, "clone_flags", 17, "SIGCHLD");
+		check_arg(cl, "clone_flags", 0, "0");
+	}
 	const struct syscall_desc *ac = syscalls__desc(sc, SYS_access);
 	if (CHECK(ac->fmt, "sys_enter_access's format loaded")) {
 		check_arg(ac, "mode", 0, "F_OK");
