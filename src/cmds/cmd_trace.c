@@ -107,7 +107,8 @@ static const struct opt trace_table[] = {
 		 "0x4a70d0, data: 0x7ffc...) = 0', from the sys_enter/sys_exit tracepoints; -e ptrace,openat "
 		 "or -e 'open*' chooses syscalls (default: all, through raw_syscalls); values named (O_RDONLY, "
 		 "AT_FDCWD, SIGTERM, -1 ENOENT (...)); pointers in hex: strings only where the kernel's "
-		 "tracepoint copies them (user memory is not read); '= ?': never returned (exit_group) or, "
+		 "tracepoint copies them (from 6.19; user memory is not read later); '= ?': never returned "
+		 "(exit_group) or, "
 		 "with <unfinished ...>, still in the call when tracing ended"),
 	OPT_FLAG(0, "summary", T, summary,
 		 "only the summary: per thread, per syscall calls, errors, total/min/avg/max time (perf trace -s)"),

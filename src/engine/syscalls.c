@@ -271,38 +271,40 @@ void syscalls__delete(struct syscalls *sc)
 	free(sc);
 }
 
-/* Argument names and types from sys_enter_NAME's format; the strings newer
- * kernels copy into the record go with the argument they are named after
- * ("__filename_val" or "filename_val" for filename). */
-static void desc_load(struct syscall_desc *d)
+void syscall_desc__set_format(struct syscall_desc *d, struct tp_format *fmt)
 {
-	char ev[128];
-	snprintf(ev, sizeof(ev), "sys_enter_%s", d->name);
-	d->fmt = syscall__name(d->nr) ? tp_format__load("syscalls", ev) : NULL;
-	if (!d->fmt)
+	d->fmt = fmt;
+	d->nargs = 0;
+	memset(d->args, 0, sizeof(d->args));
+	memset(d->strs, 0, sizeof(d->strs));
+	if (!fmt)
 		return;
-	const struct tp_format *f = d->fmt;
-	for (size_t i = f->nr_common; i < f->nr_fields; i++) {
-		const struct tp_field *a = &f->fields[i];
+	for (size_t i = fmt->nr_common; i < fmt->nr_fields; i++) {
+		const struct tp_field *a = &fmt->fields[i];
 		if (!strcmp(a->name, "__syscall_nr") || a->is_dynamic)
 			continue;
 		if (d->nargs < SYSCALL_MAX_ARGS)
 			d->args[d->nargs++] = a;
 	}
-	for (size_t i = f->nr_common; i < f->nr_fields; i++) {
-		const struct tp_field *s = &f->fields[i];
-		if (!s->is_dynamic || !s->is_string)
+	/* the user memory the kernel copied for argument ARG: "__ARG_val" */
+	for (size_t i = fmt->nr_common; i < fmt->nr_fields; i++) {
+		const struct tp_field *s = &fmt->fields[i];
+		size_t len = strlen(s->name);
+		if (!s->is_dynamic || !s->is_string || len < 7 || strncmp(s->name, "__", 2) ||
+		    strcmp(s->name + len - 4, "_val"))
 			continue;
-		const char *n = s->name;
-		while (*n == '_')
-			n++;
-		size_t len = strlen(n);
-		if (len > 4 && !strcmp(n + len - 4, "_val"))
-			len -= 4;
 		for (int k = 0; k < d->nargs; k++)
-			if (strlen(d->args[k]->name) == len && !strncmp(d->args[k]->name, n, len))
+			if (strlen(d->args[k]->name) == len - 6 && !strncmp(d->args[k]->name, s->name + 2, len - 6))
 				d->strs[k] = s;
 	}
+}
+
+/* Argument names and types from sys_enter_NAME's format. */
+static void desc_load(struct syscall_desc *d)
+{
+	char ev[128];
+	snprintf(ev, sizeof(ev), "sys_enter_%s", d->name);
+	syscall_desc__set_format(d, syscall__name(d->nr) ? tp_format__load("syscalls", ev) : NULL);
 }
 
 const struct syscall_desc *syscalls__desc(struct syscalls *sc, int nr)
@@ -334,7 +336,6 @@ const struct syscall_desc *syscalls__desc(struct syscalls *sc, int nr)
 			d->name = pp_xstrdup(buf);
 		}
 		desc_load(d);
-		d->loaded = true;
 		*slot = d;
 	}
 	return *slot;

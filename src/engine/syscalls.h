@@ -56,11 +56,15 @@ struct syscall_desc {
 	struct tp_format *fmt;		/* sys_enter_NAME's format; NULL: none (no tracepoint) */
 	int nargs;
 	const struct tp_field *args[SYSCALL_MAX_ARGS];	/* in fmt, in order */
-	/* A string the tracepoint itself copied for argument i (a
-	 * __data_loc char[] field of newer kernels, named after it), or NULL. */
+	/* What the tracepoint itself copied from user memory for argument
+	 * i (6.19 and later: "__data_loc char[] __filename_val" for
+	 * filename, a string, or the bytes of a buffer), or NULL. */
 	const struct tp_field *strs[SYSCALL_MAX_ARGS];
-	bool loaded;
 };
+
+/* Fill d's arguments from FMT, a sys_enter_NAME format (d owns it; NULL:
+ * none). */
+void syscall_desc__set_format(struct syscall_desc *d, struct tp_format *fmt);
 
 enum syscall_end {
 	SYSCALL_RETURNED,		/* enter and exit seen */

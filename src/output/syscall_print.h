@@ -12,8 +12,8 @@
  * printed, by its name in the sys_enter format, with symbolic values where
  * the meaning is known (O_RDONLY|O_CLOEXEC, AT_FDCWD, SIGTERM, PEEKDATA,
  * PROT_READ, MAP_PRIVATE, R_OK), pointers in hex, and strings only where the
- * tracepoint itself copied them (newer kernels): user memory is never read
- * afterwards. */
+ * tracepoint itself copied them (from 6.19, "__ARG_val" fields): user memory
+ * is never read afterwards. */
 #ifndef PPROBE_SYSCALL_PRINT_H
 #define PPROBE_SYSCALL_PRINT_H
 

@@ -254,6 +254,65 @@ static void test_kernel_formats(struct syscalls *sc)
 	CHECK_STREQ(buf, "-5000");
 }
 
+/* Kernels from 6.19 copy user strings into the record: "__data_loc char[]
+ * __ARG_val" after the arguments. Such a format (text as that kernel writes
+ * it; the host's is older) puts the string in place of the pointer. */
+static void test_user_strings(void)
+{
+	static const char text[] =
+		"name: sys_enter_openat\n"
+		"ID: 782\n"
+		"format:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
+		"\n"
+		"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield:int dfd;\toffset:16;\tsize:8;\tsigned:0;\n"
+		"\tfield:const char * filename;\toffset:24;\tsize:8;\tsigned:0;\n"
+		"\tfield:int flags;\toffset:32;\tsize:8;\tsigned:0;\n"
+		"\tfield:umode_t mode;\toffset:40;\tsize:8;\tsigned:0;\n"
+		"\tfield:__data_loc char[] __filename_val;\toffset:48;\tsize:4;\tsigned:0;\n"
+		"\n"
+		"print fmt: \"dfd: 0x%08lx, filename: 0x%08lx \\\"%s\\\"\", ((unsigned long)(REC->dfd)), "
+		"((unsigned long)(REC->filename)), __get_str(__filename_val)\n";
+	struct tp_format *fmt = tp_format__parse(text, "syscalls");
+	if (!CHECK(fmt, "a 6.19 sys_enter_openat format parses"))
+		return;
+	struct syscall_desc d = { .nr = SYS_openat, .name = "openat" };
+	syscall_desc__set_format(&d, fmt);
+	CHECK_EQ_INT(d.nargs, 4);
+	CHECK(d.strs[1] && !strcmp(d.strs[1]->name, "__filename_val"), "filename's string found");
+	CHECK(!d.strs[0] && !d.strs[2], "no string for dfd or flags");
+
+	unsigned char rec[96] = { 0 };
+	static const char path[] = "/etc/hostname";
+	uint64_t vals[4] = { (uint64_t)-100, 0x7ffd1000, 0x80000, 0 };
+	int nr = SYS_openat;
+	memcpy(rec + 8, &nr, 4);
+	for (int i = 0; i < 4; i++)
+		memcpy(rec + 16 + 8 * i, &vals[i], 8);
+	uint32_t loc = (uint32_t)sizeof(path) << 16 | 52;	/* len << 16 | offset */
+	memcpy(rec + 48, &loc, 4);
+	memcpy(rec + 52, path, sizeof(path));
+	size_t size = 52 + sizeof(path);
+
+	uint64_t got[SYSCALL_MAX_ARGS];
+	CHECK_EQ_INT(syscalls__enter_args(fmt, rec, size, &nr, got), 0);
+	CHECK_EQ_U64(got[1], 0x7ffd1000);
+	char buf[128];
+	syscall_print__arg(&d, 1, got[1], rec, size, buf, sizeof(buf));
+	CHECK_STREQ(buf, "\"/etc/hostname\"");
+	syscall_print__arg(&d, 1, got[1], NULL, 0, buf, sizeof(buf));	/* no record: the pointer */
+	CHECK_STREQ(buf, "0x7ffd1000");
+	loc = 200u << 16 | 52;	/* a payload past the record's end: not read */
+	memcpy(rec + 48, &loc, 4);
+	syscall_print__arg(&d, 1, got[1], rec, size, buf, sizeof(buf));
+	CHECK_STREQ(buf, "0x7ffd1000");
+	tp_format__free(fmt);
+}
+
 /* The line as perf trace lays it out. */
 static void test_line(struct syscalls *sc)
 {
@@ -290,6 +349,7 @@ int main(void)
 	struct syscalls *sc = syscalls__new();
 	test_pairing(sc);
 	syscalls__delete(sc);
+	test_user_strings();
 	if (!tracefs__root()) {
 		char m[256];
 		tracefs__strerror(errno, m, sizeof(m));
