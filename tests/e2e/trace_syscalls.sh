@@ -38,7 +38,17 @@ check "SEIZE, INTERRUPT, then the peeks, then DETACH, in that order" \
 check "the summary: ptracer ($pid), ptrace $((N + 3)) calls, 0 errors" \
 	grep -qE "^   ptrace +$((N + 3)) +0 " "$T/pt.txt"
 check "the summary names the thread" grep -qE "^ ptracer \($pid\), $((2 * (N + 3))) events" "$T/pt.txt"
-check "pprobe's own syscalls are not traced" not grep -q "pprobe/" "$T/pt.txt"
+
+# System-wide, pprobe's own calls (its writes of these lines, its polls)
+# stay out: none of its threads' tids appears, while sleep's call does.
+"$PPROBE" trace --syscalls -a -e write,read,poll,ppoll,clock_nanosleep -o "$T/self.txt" -- sleep 1 2>"$T/self.err" & pp=$!
+sleep 0.5
+tasks=$(ls /proc/$pp/task 2>/dev/null)
+wait $pp
+check "-a: sleep's clock_nanosleep is there" grep -qE ' sleep/[0-9]+ clock_nanosleep\(' "$T/self.txt"
+own=0
+for t in $tasks; do grep -qE "^.{24}[^ ]+/$t " "$T/self.txt" && own=$((own + 1)); done
+check "-a: no line from pprobe's own threads ($(echo $tasks))" [ -n "$tasks" ] && [ $own -eq 0 ]
 
 # perf trace's count of the same workload, where perf is there.
 if command -v perf >/dev/null && perf trace -e ptrace -- true >/dev/null 2>&1; then
