@@ -18,6 +18,7 @@
 #include "tp_format.h"
 #include "trace_filter.h"
 #include "trace_print.h"
+#include "trace_syscalls.h"
 #include "pprobe/symbolize.h"
 #include "pprobe/unwind.h"
 
@@ -89,6 +90,7 @@ struct trace_opts {
 	const char *exec;		/* -x */
 	const char *output;
 	bool header, kstack, stacks, json;
+	bool syscalls, summary, with_summary, failure;	/* --syscalls mode */
 };
 
 #define T struct trace_opts
@@ -102,6 +104,19 @@ static const struct opt trace_table[] = {
 		   "probe:FUNC[+OFF|:LINE|%return] and sdt_PROVIDER:NAME are probes in BIN"),
 	OPT_LIST(0, "filter", "EXPR", T, events,
 		 "kernel filter for the preceding -e, as perf: 'sig == 5 && pid == 42'"),
+	OPT_GROUP("Syscalls (like perf trace; -e then names syscalls):"),
+	OPT_FLAG(0, "syscalls", T, syscalls,
+		 "each syscall a line, 'TIME ( DUR ms): comm/tid ptrace(request: PEEKDATA, pid: 42, addr: "
+		 "0x4a70d0, data: 0x7ffc...) = 0', from the sys_enter/sys_exit tracepoints; -e ptrace,openat "
+		 "or -e 'open*' chooses syscalls (default: all, through raw_syscalls); values named (O_RDONLY, "
+		 "AT_FDCWD, SIGTERM, -1 ENOENT (...)); pointers in hex: strings only where the kernel's "
+		 "tracepoint copies them (from 6.19; user memory is not read later); '= ?': never returned "
+		 "(exit_group) or, "
+		 "with <unfinished ...>, still in the call when tracing ended"),
+	OPT_FLAG(0, "summary", T, summary,
+		 "only the summary: per thread, per syscall calls, errors, total/min/avg/max time (perf trace -s)"),
+	OPT_FLAG(0, "with-summary", T, with_summary, "the calls, then the summary (perf trace -S)"),
+	OPT_FLAG(0, "failure", T, failure, "only the calls that failed"),
 	OPT_GROUP("Target (default: the command, traced from its exec):"),
 	TARGET_OPTS(T, co),
 	OPT_GROUP("Output:"),
@@ -119,7 +134,9 @@ const struct cmd_def trace_cmd = {
 	.name = "trace",
 	.prog = "pprobe trace",
 	.summary = "print events as they happen, fields decoded, kernel-filtered",
-	.usage = "pprobe trace -e EVENT [--filter EXPR] [-e EVENT ...] [options] [--] [command [args...]]",
+	.usage = "pprobe trace -e EVENT [--filter EXPR] [-e EVENT ...] [options] [--] [command [args...]]\n"
+		 "pprobe trace --syscalls [-e SYSCALL[,SYSCALL...]] [--summary] [--failure] [options] "
+		 "[--] [command [args...]]",
 	.about = "Print each event as it happens, in timestamp order across CPUs:\n"
 		 "  comm-tid [cpu] seconds: subsys:event: the fields as the kernel prints them (trace_pipe)",
 	.opts = trace_table,
@@ -128,7 +145,10 @@ const struct cmd_def trace_cmd = {
 "  pprobe trace -a -e signal:signal_generate --filter 'sig == 5 && pid == 3073758'\n"
 "  pprobe trace -e 'syscalls:sys_enter_open*' -- ls\n"
 "  pprobe trace -s -e sched:sched_process_exec -a -d 10\n"
-"  pprobe trace -e uretprobe:/bin/bash:readline -p 4242\n",
+"  pprobe trace -e uretprobe:/bin/bash:readline -p 4242\n"
+"  pprobe trace --syscalls -a -e ptrace -d 10\n"
+"  pprobe trace --syscalls --failure -e 'open*' -- make\n"
+"  pprobe trace --syscalls --summary -p 4242\n",
 };
 
 /* -e and --filter in their order: the events, and each event's filter
@@ -268,6 +288,30 @@ static int trace_prepare(struct trace_opts *o, struct trace *tr, struct collect 
 	return 0;
 }
 
+/* --syscalls: the options that go with it, then the syscall mode. */
+static int run_syscalls(struct trace_opts *o, int argc, char **argv, int n)
+{
+	const char *bad = o->exec ? "-x" : o->header ? "-H" : o->kstack ? "-s (kernel stacks; perf trace's -s is --summary)"
+			: o->stacks ? "-g" : o->json ? "--json" : NULL;
+	for (size_t k = 0; k < o->events.nr && !bad; k++)
+		if (o->events.v[k].key != 'e')
+			bad = "--filter";
+	if (!o->syscalls)
+		return opts__usage_error(&trace_cmd, "%s goes with --syscalls",
+					 o->summary ? "--summary" : o->with_summary ? "--with-summary" : "--failure");
+	if (bad)
+		return opts__usage_error(&trace_cmd, "%s does not go with --syscalls", bad);
+	if (o->summary && o->with_summary)
+		return opts__usage_error(&trace_cmd, "--summary prints only the summary, --with-summary the calls "
+				       "too: give one");
+	if (n < argc)
+		o->co.argv = argv + n;
+	const struct trace_syscalls_opts so = { .co = &o->co, .events = &o->events, .output = o->output,
+						.summary = o->summary, .with_summary = o->with_summary,
+						.failure = o->failure };
+	return trace_syscalls(&so);
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	struct trace_opts o = { 0 };
@@ -281,6 +325,11 @@ int cmd_trace(int argc, char **argv)
 	if (n < 0) {
 		opt_list__free(&o.events);
 		return opts__exit_status(n);
+	}
+	if (o.syscalls || o.summary || o.with_summary || o.failure) {
+		ret = run_syscalls(&o, argc, argv, n);
+		opt_list__free(&o.events);
+		return ret;
 	}
 	if (!o.events.nr || o.events.v[0].key != 'e')
 		ret = o.events.nr ? opts__usage_error(&trace_cmd, "--filter applies to the -e before it; give -e first")
