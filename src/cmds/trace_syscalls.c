@@ -10,12 +10,14 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "commands.h"
 #include "event_spec.h"
 #include "syscall_print.h"
 #include "syscalls.h"
 #include "tp_format.h"
 #include "trace_syscalls.h"
 #include "tracefs.h"
+#include "util.h"
 
 #define PROG "pprobe trace"
 
@@ -42,10 +44,10 @@ static void on_call(void *arg, const struct syscall_call *call)
 		return;
 	errno = 0;
 	syscall_print__call(&st->sp, call);
-	if (ferror(st->sp.out)) {	/* stop, as perf trace does when its pipe closes */
-		st->write_errno = errno ? errno : EIO;
+	if (ferror(st->sp.out)) {	/* stop: EPIPE, nobody reads on */
 		st->lines = false;
-		st->c->stop = true;
+		collect__output_error(st->c, fd__reader_gone(fileno(st->sp.out)) ? EPIPE : errno ? errno : EIO);
+		st->write_errno = st->c->out_err;
 	}
 }
 
@@ -241,7 +243,11 @@ int trace_syscalls(const struct trace_syscalls_opts *o)
 		ret = filter_self(&c);
 	if (ret)
 		goto out;
+	collect__watch_output(&c, fileno(st.sp.out));
 	ret = collect__run(&c);
+	if (c.out_err == EPIPE)
+		st.lines = false;	/* the reader went away while nothing was printed */
+	st.write_errno = st.write_errno ? st.write_errno : c.out_err;
 	syscalls__flush(st.sc, on_call, &st);
 	if ((o->summary || o->with_summary) && !st.write_errno) {
 		int nr;
@@ -276,7 +282,7 @@ out:
 	free_events(&c);
 	collect__cleanup(&c);
 	if (!ret)
-		ret = collect__exit_status(&c);
+		ret = st.write_errno == EPIPE ? CMD_EXIT_SIGPIPE : collect__exit_status(&c);
 	syscalls__delete(st.sc);
 	free(sel);
 	syscalls__free_names(avail, nr_avail);
