@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <linux/hw_breakpoint.h>
 
@@ -14,6 +15,7 @@
 #include "event_spec.h"
 #include "pmu.h"
 #include "probe_spec.h"
+#include "probe_tracefs.h"
 #include "tracefs.h"
 
 /* ---- name tables ---- */
@@ -738,6 +740,31 @@ static int parse_probe_existing_only(struct parse_ctx *c, const char *sys, const
 	return -EOPNOTSUPP;
 }
 
+/* kprobe:GLOB, kretprobe:GLOB: existing tracefs events of that group if
+ * any match; else refused, saying why (one kprobe per function; a glob can
+ * match thousands, each registered by stopping the machine): this kernel
+ * has no kprobes, or name the function, or count them all with the
+ * function tracer. */
+static int refuse_kprobe_glob(struct parse_ctx *c, const char *sys, const char *name, const char *mods)
+{
+	size_t before = c->l->nr;
+	char why[1024];
+	int err = parse_tracepoint(c, sys, name, mods, EVENT_KIND_PROBE);
+	if (err != -ENOENT)
+		return err;
+	list_truncate(c->l, before);
+	if (!probe_tracefs__kprobes_available(NULL, why, sizeof(why)) &&
+	    access("/sys/bus/event_source/devices/kprobe", F_OK)) {
+		seterr(c->err, c->errlen, "'%s:%s': %s", sys, name, why);
+		return -EOPNOTSUPP;
+	}
+	seterr(c->err, c->errlen,
+	       "'%s:%s': globs are not supported for kernel probes (one kprobe per function: name it, e.g. "
+	       "%s:__x64_sys_ptrace); to count calls of every matching function use pprobe ftrace -T '%s' --count",
+	       sys, name, sys, name);
+	return -EOPNOTSUPP;
+}
+
 /* probe:, kprobe:, kretprobe:, uprobe:, uretprobe:, sdt:, usdt: ephemeral
  * PMU probes (probe_spec.c); an existing tracefs event of that group and
  * name (probe:NAME made by perf probe) is used as a tracepoint. */
@@ -751,8 +778,11 @@ static int parse_probe_pmu(struct parse_ctx *c, const char *sys, const char *nam
 	if (plain && tracefs__root() && tracefs__event_id(sys, name) > 0)
 		return parse_tracepoint(c, sys, name, mods, EVENT_KIND_PROBE);
 	/* a glob names existing events ('probe:*' after pprobe --add on the kernel) */
-	if (strpbrk(name, "*?[") && !strpbrk(name, " \t:/"))
+	if (strpbrk(name, "*?[") && !strpbrk(name, " \t:/")) {
+		if (!strcmp(sys, "kprobe") || !strcmp(sys, "kretprobe"))
+			return refuse_kprobe_glob(c, sys, name, mods);
 		return parse_probe_existing_only(c, sys, name, mods);
+	}
 	/* sdt_PROVIDER:NAME (pprobe list's name) is a USDT probe of the -x binary */
 	if (!probe_spec__is_group(sys) && !(c->l->ctx.exec && !strncmp(sys, "sdt_", 4)))
 		return parse_probe_existing_only(c, sys, name, mods);
@@ -841,6 +871,17 @@ static int parse_tracepoint(struct parse_ctx *c, const char *sys, const char *na
 		tracefs__strerror(err, msg, sizeof(msg));
 		seterr(c->err, c->errlen, "cannot use tracepoint '%s:%s': %s", sys, name, msg);
 		return err;
+	}
+	/* events/ftrace/ holds the formats of the ftrace tracers' own records
+	 * (function, funcgraph_entry, ...): they have ids but are not events
+	 * perf_event_open can enable (perf refuses them too); available_events
+	 * does not list them, so only an exact name gets here. */
+	if (!strcmp(sys, "ftrace")) {
+		seterr(c->err, c->errlen,
+		       "'%s:%s' is the record format of an ftrace tracer, not an event that can be enabled; trace "
+		       "kernel functions with 'pprobe ftrace -T FUNC' (function tracer) or 'pprobe ftrace -G FUNC' "
+		       "(function_graph)", sys, name);
+		return -EOPNOTSUPP;
 	}
 	if (!has_glob(sys) && !has_glob(name)) {
 		int id = tracefs__event_id(sys, name);
