@@ -740,12 +740,16 @@ static int parse_probe_existing_only(struct parse_ctx *c, const char *sys, const
 	return -EOPNOTSUPP;
 }
 
-/* kprobe:GLOB, kretprobe:GLOB: existing tracefs events of that group if
- * any match; else refused, saying why (one kprobe per function; a glob can
- * match thousands, each registered by stopping the machine): this kernel
- * has no kprobes, or name the function, or count them all with the
- * function tracer. */
-static int refuse_kprobe_glob(struct parse_ctx *c, const char *sys, const char *name, const char *mods)
+/* At most this many kernel probes from one glob: each is a kprobe the
+ * kernel registers (a breakpoint in the function), per CPU with -a. */
+#define KPROBE_GLOB_MAX 64
+
+/* kprobe:GLOB, kretprobe:GLOB: existing tracefs events of that group if any
+ * match; else one probe per kernel function that matches
+ * (probe_tracefs__kernel_functions), at most KPROBE_GLOB_MAX, or refused
+ * saying why: no kprobes, no such function, too many, the function list
+ * unreadable. */
+static int parse_kprobe_glob(struct parse_ctx *c, const char *sys, const char *name, const char *mods)
 {
 	size_t before = c->l->nr;
 	char why[1024];
@@ -758,11 +762,38 @@ static int refuse_kprobe_glob(struct parse_ctx *c, const char *sys, const char *
 		seterr(c->err, c->errlen, "'%s:%s': %s", sys, name, why);
 		return -EOPNOTSUPP;
 	}
-	seterr(c->err, c->errlen,
-	       "'%s:%s': globs are not supported for kernel probes (one kprobe per function: name it, e.g. "
-	       "%s:__x64_sys_ptrace); to count calls of every matching function use pprobe ftrace -T '%s' --count",
-	       sys, name, sys, name);
-	return -EOPNOTSUPP;
+	char **funcs;
+	int n = probe_tracefs__kernel_functions(name, &funcs);
+	if (n < 0) {
+		seterr(c->err, c->errlen, "'%s:%s': cannot read the kernel's traceable functions "
+		       "(available_filter_functions: %s) to match the glob; name one function, e.g. "
+		       "%s:__x64_sys_ptrace", sys, name, strerror(-n), sys);
+		return n;
+	}
+	if (n == 0 || n > KPROBE_GLOB_MAX) {
+		if (n)
+			seterr(c->err, c->errlen, "'%s:%s' matches %d kernel functions, more than the %d kprobes "
+			       "pprobe sets from one glob; narrow it, or count calls of them all with pprobe ftrace "
+			       "-T '%s' --count", sys, name, n, KPROBE_GLOB_MAX, name);
+		else
+			seterr(c->err, c->errlen, "'%s:%s': no kernel function that kprobes can take matches "
+			       "(available_filter_functions, minus the kprobe blacklist)", sys, name);
+		tracefs__free_events(funcs, n);
+		return -ENOENT;
+	}
+	err = 0;
+	for (int i = 0; i < n && !err; i++) {
+		size_t at = c->l->nr;
+		int r = probe_spec__add(c->l, sys, funcs[i], c->err, c->errlen);
+		if (r < 0)
+			err = r;
+		for (size_t k = at; !err && k < c->l->nr; k++)
+			err = finish_spec(c, &c->l->v[k], mods);
+	}
+	tracefs__free_events(funcs, n);
+	if (err)
+		list_truncate(c->l, before);
+	return err;
 }
 
 /* probe:, kprobe:, kretprobe:, uprobe:, uretprobe:, sdt:, usdt: ephemeral
@@ -780,7 +811,7 @@ static int parse_probe_pmu(struct parse_ctx *c, const char *sys, const char *nam
 	/* a glob names existing events ('probe:*' after pprobe --add on the kernel) */
 	if (strpbrk(name, "*?[") && !strpbrk(name, " \t:/")) {
 		if (!strcmp(sys, "kprobe") || !strcmp(sys, "kretprobe"))
-			return refuse_kprobe_glob(c, sys, name, mods);
+			return parse_kprobe_glob(c, sys, name, mods);
 		return parse_probe_existing_only(c, sys, name, mods);
 	}
 	/* sdt_PROVIDER:NAME (pprobe list's name) is a USDT probe of the -x binary */

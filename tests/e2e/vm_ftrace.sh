@@ -6,7 +6,8 @@
 # funcgraph's (-G do_sys_openat2 -- cat /proc/version: nested, with
 # durations; -D), -p on a running process, and the global tracing state
 # exactly as found after every run, SIGINT, SIGTERM, kill -9 and a closed
-# pipe. The guest side is tests/vm/ftrace.sh. Skips (77) when no VM can run.
+# pipe; kernel probe globs (one kprobe per function, exact counts, capped).
+# The guest side is tests/vm/ftrace.sh. Skips (77) when no VM can run.
 . "$(dirname "$0")/lib.sh"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
 [ -x "$PPROBE" ] || skip "no pprobe binary at $PPROBE"
@@ -35,6 +36,9 @@ for e in "SIGINT of ftrace -a -G" "SIGTERM of ftrace -a -T vfs_read" \
 	"SIGKILL of ftrace -a -G" "SIGKILL of ftrace -a -T vfs_read" "a closed output pipe"; do
 	check "$e: state as found" grep -qxF "ok: $e: tracing state as found" "$T/out"
 done
+check "kprobe glob: N + 3" grep -qxF "ok: kprobe glob: kprobe:__x64_sys_ptrace ($((N + 3)))" "$T/out"
+check "kretprobe glob -a: N + 3" \
+	grep -qxF "ok: kretprobe glob -a (the kprobe PMU): kretprobe:__x64_sys_ptrace ($((N + 3)))" "$T/out"
 check "no 'FAIL' in the guest" not grep -q '^FAIL' "$T/out"
 check "nothing left in the harness's TMPDIR" [ -z "$(ls -A "$T/tmp")" ]
 echo "timing: $(sed -n 's/^vmtest: kernel .*, \(boot to init .*\)/\1/p' "$T/out")"

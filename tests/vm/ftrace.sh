@@ -13,7 +13,10 @@
 #        level with its own filters, max_graph_depth, options, instances) is
 #        exactly as before after every run: normal, SIGINT, SIGTERM, a closed
 #        output pipe, kill -9 of pprobe (its guard process restores it)
-#   -e 'kprobe:*ptrace*' and -e ftrace:function are refused, saying why
+#   -e 'kprobe:*sys_ptrace' sets one kprobe per matching function: exactly
+#        N + 3 on __x64_sys_ptrace (a command; -a with a kretprobe glob);
+#        globs matching over 64 or no functions, and -e ftrace:function, are
+#        refused, saying why
 #   usage: ftrace.sh [N]
 . /vmtest/lib.sh
 
@@ -181,10 +184,31 @@ kill -9 $(pidof ptracer) 2>/dev/null
 same_state "a closed output pipe"
 
 step "5. refusals"
-pprobe stat -e 'kprobe:*ptrace*' -- true >$T/glob.out 2>&1
-check "-e 'kprobe:*ptrace*' refused (status $?)" test $? -ne 0
+# Kernel probe globs: one kprobe per matching function (command: temporary
+# tracefs probes; -a: the kprobe PMU), exact counts; too many, or none, refused.
+pprobe stat -x, -e 'kprobe:*sys_ptrace' -o $T/kg.csv -- $P $N 2>$T/kg.err
+check "stat -e 'kprobe:*sys_ptrace' -- ptracer: exit 0 (status $?)" test $? -eq 0
+cat $T/kg.csv
+check_eq "kprobe glob: kprobe:__x64_sys_ptrace" $((N + 3)) \
+	"$(awk -F, '$3 == "kprobe:__x64_sys_ptrace" { print $1 }' $T/kg.csv)"
+check_eq "kprobe glob: every function that matches, once" \
+	"$(sed 's/[ \t].*//' available_filter_functions | grep 'sys_ptrace$' | sort -u | tr '\n' ' ')" \
+	"$(awk -F, '$3 ~ /^kprobe:/ { sub(/^kprobe:/, "", $3); print $3 }' $T/kg.csv | sort | tr '\n' ' ')"
+check_eq "kprobe glob: all of them together" $((N + 3)) \
+	"$(awk -F, '$3 ~ /^kprobe:/ { n += $1 } END { print n }' $T/kg.csv)"
+pprobe stat -x, -a -e 'kretprobe:__x64_sys_ptr*' -o $T/kga.csv -- $P $N 2>/dev/null
+cat $T/kga.csv
+check_eq "kretprobe glob -a (the kprobe PMU): kretprobe:__x64_sys_ptrace" $((N + 3)) \
+	"$(awk -F, '$3 == "kretprobe:__x64_sys_ptrace" { print $1 }' $T/kga.csv)"
+pprobe stat -e 'kprobe:vfs_*' -- true >$T/glob.out 2>&1
+check "-e 'kprobe:vfs_*' (too many) refused (status $?)" test $? -ne 0
 cat $T/glob.out
-check "the glob refusal says why" grep -q "globs are not supported for kernel probes" $T/glob.out
+check "it says how many and the cap" grep -q "matches [0-9]* kernel functions, more than the 64" $T/glob.out
+pprobe stat -e 'kprobe:no_such_fn_xyz*' -- true >$T/glob0.out 2>&1
+check "-e 'kprobe:no_such_fn_xyz*' refused, saying none matches" \
+	grep -q "no kernel function that kprobes can take matches" $T/glob0.out
+check_eq "no temporary kprobe left" "" "$(cat kprobe_events)"
+check_eq "no kprobe registered" "" "$(cat /sys/kernel/debug/kprobes/list 2>/dev/null)"
 pprobe stat -e ftrace:function -- true >$T/ff.out 2>&1
 check "-e ftrace:function refused" grep -q "use\|pprobe ftrace" $T/ff.out
 pprobe ftrace -T no_such_function_xyz -- true >$T/nf.out 2>&1
