@@ -619,11 +619,23 @@ int ftrace__line_function(const char *line, char *name, size_t len)
 		start = end;
 		while (start > line && func_char(start[-1]))
 			start--;
+	} else if (!strchr(line, '|')) {
+		/* function tracer without options/print-parent: the last word after
+		 * the timestamp's ": " */
+		const char *colon = strstr(line, ": ");
+		for (const char *p = colon; p; p = strstr(p + 1, ": "))
+			colon = p;
+		if (!colon)
+			return 0;
+		start = colon + 2;
+		end = start;
+		while (func_char(*end))
+			end++;
+		if (*end && *end != ' ' && *end != '\n')
+			return 0;
 	} else {
 		/* function_graph: after the last '|', "FUNC();" or "FUNC() {" */
 		const char *bar = strrchr(line, '|');
-		if (!bar)
-			return 0;
 		start = bar + 1;
 		while (*start == ' ')
 			start++;
