@@ -657,7 +657,8 @@ int probe_tracefs__kernel_functions(const char *glob, char ***out)
 	}
 	free(text);
 	free(bl);
-	qsort(v, (size_t)nr, sizeof(*v), cmp_name);
+	if (nr)
+		qsort(v, (size_t)nr, sizeof(*v), cmp_name);
 	int w = 0;
 	for (int i = 0; i < nr; i++) {
 		if (w && !strcmp(v[w - 1], v[i])) {

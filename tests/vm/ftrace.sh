@@ -205,6 +205,7 @@ check "-e 'kprobe:vfs_*' (too many) refused (status $?)" test $? -ne 0
 cat $T/glob.out
 check "it says how many and the cap" grep -q "matches [0-9]* kernel functions, more than the 64" $T/glob.out
 pprobe stat -e 'kprobe:no_such_fn_xyz*' -- true >$T/glob0.out 2>&1
+cat $T/glob0.out
 check "-e 'kprobe:no_such_fn_xyz*' refused, saying none matches" \
 	grep -q "no kernel function that kprobes can take matches" $T/glob0.out
 check_eq "no temporary kprobe left" "" "$(cat kprobe_events)"
