@@ -15,6 +15,7 @@ int cmd_flamegraph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_ftrace(int argc, char **argv);
 
 /* A streaming command's output pipe was closed by its reader, and the
  * command has cleaned up: die of SIGPIPE, as a filter in a pipeline does
@@ -23,5 +24,7 @@ int cmd_list(int argc, char **argv);
 #define CMD_EXIT_SIGPIPE 1000
 
 extern const struct cmd_def record_cmd, trace_cmd, stat_cmd, flamegraph_cmd, diff_cmd, probe_cmd, list_cmd;
+
+extern const struct cmd_def ftrace_cmd;
 
 #endif

@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ &diff_cmd,       cmd_diff },
 	{ &probe_cmd,      cmd_probe },
 	{ &list_cmd,       cmd_list },
+	{ &ftrace_cmd,     cmd_ftrace },
 };
 
 static void usage(FILE *f)

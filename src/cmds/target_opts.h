@@ -35,6 +35,7 @@ int opt_parse_max_queue(const struct opt *o, void *opts, const char *arg, char *
 	"  uprobe:BIN:0xADDR       uretprobe:BIN:FUNC\n" \
 	"  sdt:BIN:PROVIDER:NAME   (USDT)\n" \
 	"  kprobe:FUNC[+OFF]   kprobe:0xADDR   kretprobe:FUNC\n" \
+	"  kprobe:GLOB   kretprobe:GLOB   (each function, at most 64)\n" \
 	"  probe:FUNC[+OFF|:LINE|%return]   sdt_PROVIDER:NAME\n" \
 	"    (in BIN of " X "; probe: alone is the kernel's)\n" \
 	"  'SPEC ARG...': a temporary tracefs probe with args\n" \

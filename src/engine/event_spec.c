@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <linux/hw_breakpoint.h>
 
@@ -14,6 +15,7 @@
 #include "event_spec.h"
 #include "pmu.h"
 #include "probe_spec.h"
+#include "probe_tracefs.h"
 #include "tracefs.h"
 
 /* ---- name tables ---- */
@@ -738,6 +740,62 @@ static int parse_probe_existing_only(struct parse_ctx *c, const char *sys, const
 	return -EOPNOTSUPP;
 }
 
+/* At most this many kernel probes from one glob: each is a kprobe the
+ * kernel registers (a breakpoint in the function), per CPU with -a. */
+#define KPROBE_GLOB_MAX 64
+
+/* kprobe:GLOB, kretprobe:GLOB: existing tracefs events of that group if any
+ * match; else one probe per kernel function that matches
+ * (probe_tracefs__kernel_functions), at most KPROBE_GLOB_MAX, or refused
+ * saying why: no kprobes, no such function, too many, the function list
+ * unreadable. */
+static int parse_kprobe_glob(struct parse_ctx *c, const char *sys, const char *name, const char *mods)
+{
+	size_t before = c->l->nr;
+	char why[1024];
+	int err = parse_tracepoint(c, sys, name, mods, EVENT_KIND_PROBE);
+	if (err != -ENOENT)
+		return err;
+	list_truncate(c->l, before);
+	if (!probe_tracefs__kprobes_available(NULL, why, sizeof(why)) &&
+	    access("/sys/bus/event_source/devices/kprobe", F_OK)) {
+		seterr(c->err, c->errlen, "'%s:%s': %s", sys, name, why);
+		return -EOPNOTSUPP;
+	}
+	char **funcs;
+	int n = probe_tracefs__kernel_functions(name, &funcs);
+	if (n < 0) {
+		seterr(c->err, c->errlen, "'%s:%s': cannot read the kernel's traceable functions "
+		       "(available_filter_functions: %s) to match the glob; name one function, e.g. "
+		       "%s:__x64_sys_ptrace", sys, name, strerror(-n), sys);
+		return n;
+	}
+	if (n == 0 || n > KPROBE_GLOB_MAX) {
+		if (n)
+			seterr(c->err, c->errlen, "'%s:%s' matches %d kernel functions, more than the %d kprobes "
+			       "pprobe sets from one glob; narrow it, or count calls of them all with pprobe ftrace "
+			       "-T '%s' --count", sys, name, n, KPROBE_GLOB_MAX, name);
+		else
+			seterr(c->err, c->errlen, "'%s:%s': no kernel function that kprobes can take matches "
+			       "(available_filter_functions, minus the kprobe blacklist)", sys, name);
+		tracefs__free_events(funcs, n);
+		return -ENOENT;
+	}
+	err = 0;
+	for (int i = 0; i < n && !err; i++) {
+		size_t at = c->l->nr;
+		int r = probe_spec__add(c->l, sys, funcs[i], c->err, c->errlen);
+		if (r < 0)
+			err = r;
+		for (size_t k = at; !err && k < c->l->nr; k++)
+			err = finish_spec(c, &c->l->v[k], mods);
+	}
+	tracefs__free_events(funcs, n);
+	if (err)
+		list_truncate(c->l, before);
+	return err;
+}
+
 /* probe:, kprobe:, kretprobe:, uprobe:, uretprobe:, sdt:, usdt: ephemeral
  * PMU probes (probe_spec.c); an existing tracefs event of that group and
  * name (probe:NAME made by perf probe) is used as a tracepoint. */
@@ -751,8 +809,11 @@ static int parse_probe_pmu(struct parse_ctx *c, const char *sys, const char *nam
 	if (plain && tracefs__root() && tracefs__event_id(sys, name) > 0)
 		return parse_tracepoint(c, sys, name, mods, EVENT_KIND_PROBE);
 	/* a glob names existing events ('probe:*' after pprobe --add on the kernel) */
-	if (strpbrk(name, "*?[") && !strpbrk(name, " \t:/"))
+	if (strpbrk(name, "*?[") && !strpbrk(name, " \t:/")) {
+		if (!strcmp(sys, "kprobe") || !strcmp(sys, "kretprobe"))
+			return parse_kprobe_glob(c, sys, name, mods);
 		return parse_probe_existing_only(c, sys, name, mods);
+	}
 	/* sdt_PROVIDER:NAME (pprobe list's name) is a USDT probe of the -x binary */
 	if (!probe_spec__is_group(sys) && !(c->l->ctx.exec && !strncmp(sys, "sdt_", 4)))
 		return parse_probe_existing_only(c, sys, name, mods);
@@ -841,6 +902,17 @@ static int parse_tracepoint(struct parse_ctx *c, const char *sys, const char *na
 		tracefs__strerror(err, msg, sizeof(msg));
 		seterr(c->err, c->errlen, "cannot use tracepoint '%s:%s': %s", sys, name, msg);
 		return err;
+	}
+	/* events/ftrace/ holds the formats of the ftrace tracers' own records
+	 * (function, funcgraph_entry, ...): they have ids but are not events
+	 * perf_event_open can enable (perf refuses them too); available_events
+	 * does not list them, so only an exact name gets here. */
+	if (!strcmp(sys, "ftrace")) {
+		seterr(c->err, c->errlen,
+		       "'%s:%s' is the record format of an ftrace tracer, not an event that can be enabled; trace "
+		       "kernel functions with 'pprobe ftrace -T FUNC' (function tracer) or 'pprobe ftrace -G FUNC' "
+		       "(function_graph)", sys, name);
+		return -EOPNOTSUPP;
 	}
 	if (!has_glob(sys) && !has_glob(name)) {
 		int id = tracefs__event_id(sys, name);

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -603,6 +604,71 @@ int probe_tracefs__kprobes_available(const char *func, char *buf, size_t len)
 		snprintf(buf + o, len - o, "%s", near);
 	}
 	return 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Is NAME in the blacklist text ("0xSTART-0xEND\tNAME" lines)? */
+static bool blacklisted(const char *bl, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = bl; p && (p = strstr(p, name)); p += n)
+		if (p > bl && (p[-1] == '\t' || p[-1] == ' ') && (p[n] == '\n' || !p[n] || p[n] == ' '))
+			return true;
+	return false;
+}
+
+int probe_tracefs__kernel_functions(const char *glob, char ***out)
+{
+	char *text = tracefs__read_file("available_filter_functions", NULL);
+	*out = NULL;
+	if (!text)
+		return -errno;
+	char *bl = NULL;
+	FILE *f = fopen("/sys/kernel/debug/kprobes/blacklist", "re");
+	if (f) {
+		size_t cap = 0;
+		ssize_t r = getdelim(&bl, &cap, 0, f);
+		if (r < 0) {
+			free(bl);
+			bl = NULL;
+		}
+		fclose(f);
+	}
+	char **v = NULL;
+	int nr = 0, cap = 0;
+	for (char *line = text, *next; *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		else
+			next = line + strlen(line);
+		line[strcspn(line, " \t")] = 0;	/* "func [module]" */
+		if (!*line || fnmatch(glob, line, 0) || (bl && blacklisted(bl, line)))
+			continue;
+		if (nr == cap) {
+			cap = cap ? cap * 2 : 64;
+			v = pp_xrealloc(v, (size_t)cap * sizeof(*v));
+		}
+		v[nr++] = pp_xstrdup(line);
+	}
+	free(text);
+	free(bl);
+	if (nr)
+		qsort(v, (size_t)nr, sizeof(*v), cmp_name);
+	int w = 0;
+	for (int i = 0; i < nr; i++) {
+		if (w && !strcmp(v[w - 1], v[i])) {
+			free(v[i]);
+			continue;
+		}
+		v[w++] = v[i];
+	}
+	*out = v;
+	return w;
 }
 
 /* ---- argument names ---- */

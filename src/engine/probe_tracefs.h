@@ -131,6 +131,14 @@ int probe_tracefs__del(const char *pattern, char ***names, int *nremoved,
  * (tcp_sendmsg -> tcp:tcp_sendmsg_locked). Returns 1 available, 0 not. */
 int probe_tracefs__kprobes_available(const char *func, char *buf, size_t len);
 
+/* The kernel functions matching GLOB that a kprobe can take: traceable
+ * ones (available_filter_functions, module suffixes dropped, each name
+ * once, sorted) not in the kprobe blacklist (debugfs kprobes/blacklist,
+ * where mounted). *out is a malloc'ed array of malloc'ed names, freed with
+ * tracefs__free_events(). Returns the count (0: none) or -errno (EPERM:
+ * the kernel refuses available_filter_functions). */
+int probe_tracefs__kernel_functions(const char *glob, char ***out);
+
 /* "a:b, c:d" (or "" when none), returning how many: the tracepoints named
  * func, sys_enter_/sys_exit_ of a syscall's entry (__x64_sys_read), then those
  * whose names contain func or that func contains (>= 4 characters), at most 8.
