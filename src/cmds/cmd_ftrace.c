@@ -325,7 +325,11 @@ static int ftrace_run(struct ftrace_cmd_opts *o, struct collect *c)
 		fprintf(stderr, "pprobe ftrace: writing the output failed: %s\n", strerror(-out));
 		ret = 1;
 	}
-	/* A reader that went away (| head) ends the run; it is no failure. */
+	/* A reader that went away (| head) ends the run: what was set is
+	 * restored, a command is let run on untraced, and pprobe dies of
+	 * SIGPIPE, as the other streaming commands (collect__output_error). */
+	if (out == -EPIPE)
+		collect__output_error(c, EPIPE);
 	uint64_t lost = ftrace__lost(ft);
 	if (lost && out != -EPIPE)
 		fprintf(stderr, "pprobe ftrace: the kernel dropped %llu entries (its buffer was full): a bigger -m KB "
@@ -334,7 +338,7 @@ out:
 	ftrace__delete(ft);
 	collect__cleanup(c);
 	if (!ret)
-		ret = collect__exit_status(c);
+		ret = c->out_err == EPIPE ? CMD_EXIT_SIGPIPE : collect__exit_status(c);
 	strtab__free(&k.names);
 	free(k.n);
 	free(mask);

@@ -172,14 +172,19 @@ done
 # trace: ptracer's PEEKDATA loop, long enough to outlast the pipe.
 $P 100000000 2>/dev/null &
 rpid=$!
-pprobe ftrace -a -T '*sys_ptrace' 2>$T/pipe.err | head -1 >$T/pipe.out
+# (ash has no PIPESTATUS: pprobe's status goes to a file)
+{ pprobe ftrace -a -T '*sys_ptrace' 2>$T/pipe.err; echo $? >$T/pipe.st; } | head -1 >$T/pipe.out
 check_eq "-a | head -1: one line" 1 "$(grep -c '__x64_sys_ptrace <-' $T/pipe.out)"
+check_eq "-a | head -1: dies of SIGPIPE, as a filter" 141 "$(cat $T/pipe.st)"
 check_eq "-a | head -1: nothing said on stderr" "" "$(cat $T/pipe.err)"
 kill $rpid
-pprobe ftrace -T '*sys_ptrace' -- $P 100000000 2>$T/pipe.err | head -1 >$T/pipe.out
+{ pprobe ftrace -T '*sys_ptrace' -- $P 100000000 2>$T/pipe.err; echo $? >$T/pipe.st; } | head -1 >$T/pipe.out
 check_eq "-- ptracer | head -1: one line" 1 "$(grep -c '__x64_sys_ptrace <-' $T/pipe.out)"
+check_eq "-- ptracer | head -1: dies of SIGPIPE, as a filter" 141 "$(cat $T/pipe.st)"
 check_eq "-- ptracer | head -1: nothing said on stderr" "" "$(cat $T/pipe.err)"
-# ptracer's children wait stopped for a parent that is gone
+# the command is let go, not killed: it runs on, untraced
+check "-- ptracer | head -1: the command runs on after pprobe" pidof ptracer
+# (ptracer's children wait stopped for a parent that is gone)
 kill -9 $(pidof ptracer) 2>/dev/null
 same_state "a closed output pipe"
 
