@@ -1122,8 +1122,8 @@ int collect__run(struct collect *c)
 		poll(pfd, 3, timeout);
 		handle_signals(c);
 		check_output(c, pfd[2].revents);
-		if (c->stop)
-			break;
+		if (c->out_err == EPIPE)
+			break;	/* nothing queued is wanted any more */
 		/* Records written before the drain thread's last pass over every
 		 * ring are staged: those older than that by the slack can go. */
 		uint64_t limit = now_ns();

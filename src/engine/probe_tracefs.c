@@ -606,11 +606,6 @@ int probe_tracefs__kprobes_available(const char *func, char *buf, size_t len)
 	return 0;
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Is NAME in the blacklist text ("0xSTART-0xEND\tNAME" lines)? */
 static bool blacklisted(const char *bl, const char *name)
 {
@@ -657,18 +652,8 @@ int probe_tracefs__kernel_functions(const char *glob, char ***out)
 	}
 	free(text);
 	free(bl);
-	if (nr)
-		qsort(v, (size_t)nr, sizeof(*v), cmp_name);
-	int w = 0;
-	for (int i = 0; i < nr; i++) {
-		if (w && !strcmp(v[w - 1], v[i])) {
-			free(v[i]);
-			continue;
-		}
-		v[w++] = v[i];
-	}
 	*out = v;
-	return w;
+	return strv__sort_unique(v, nr);
 }
 
 /* ---- argument names ---- */

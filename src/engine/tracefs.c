@@ -189,11 +189,6 @@ int tracefs__event_id(const char *sys, const char *name)
 	return ok ? (int)id : -EINVAL;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 void tracefs__free_events(char **events, int nr)
 {
 	if (!events)
@@ -238,18 +233,9 @@ int tracefs__list_events(char ***out)
 		nr++;
 	}
 	free(text);
-	qsort(v, nr, sizeof(*v), cmp_str);
 	/* available_events can repeat nothing, but be safe: dedupe. */
-	int w = 0;
-	for (int i = 0; i < nr; i++) {
-		if (w && !strcmp(v[w - 1], v[i])) {
-			free(v[i]);
-			continue;
-		}
-		v[w++] = v[i];
-	}
 	*out = v;
-	return w;
+	return strv__sort_unique(v, (int)nr);
 err:
 	free(text);
 	tracefs__free_events(v, nr);

@@ -266,6 +266,27 @@ int cpulist__online(int **cpus)
 	return cpulist__parse(buf, cpus);
 }
 
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int strv__sort_unique(char **v, int nr)
+{
+	if (nr <= 0)
+		return 0;
+	qsort(v, (size_t)nr, sizeof(*v), cmp_strp);
+	int w = 0;
+	for (int i = 0; i < nr; i++) {
+		if (w && !strcmp(v[w - 1], v[i])) {
+			free(v[i]);
+			continue;
+		}
+		v[w++] = v[i];
+	}
+	return w;
+}
+
 bool fd__reader_gone(int fd)
 {
 	struct pollfd p = { .fd = fd };

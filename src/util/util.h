@@ -74,6 +74,9 @@ int seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(pr
 /* "Did you mean": optimal string alignment distance (a swap of two
  * neighbours costs 1), case-insensitive, capped: anything over cap returns
  * cap + 1. The one rule behind -e and -L/-V suggestions. */
+/* Sort the nr malloc'd strings of v and free the repeats: returns how many
+ * are left, in order, at the front of v. */
+int strv__sort_unique(char **v, int nr);
 int edit_distance(const char *a, const char *b, int cap);
 
 double now_seconds(void);	/* CLOCK_MONOTONIC */
