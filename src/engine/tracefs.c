@@ -12,6 +12,7 @@
 #include <tracefs/tracefs.h>
 
 #include "tracefs.h"
+#include "util.h"
 
 static char tracefs_root_buf[PATH_MAX];
 static const char *tracefs_root_cached;
