@@ -5,11 +5,9 @@
  * (src/engine/ftrace.c). */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collect.h"
@@ -225,13 +223,14 @@ static char *cpu_mask(const char *list)
 }
 
 /* Trace until the command exits, -d, the -p targets are gone, SIGINT or
- * SIGTERM, or the reader of our output goes away. */
+ * SIGTERM, or the reader of our output goes away (collect__watch_output:
+ * the run ends then, not at the next entry there is to write). */
 static int trace_loop(struct collect *c, struct ftrace *ft, int fd, struct counts *k, double duration)
 {
 	double end = duration > 0 ? now_seconds() + duration : 0;
 	int out = 0;
-	struct stat st;
-	bool out_is_pipe = !k && !fstat(STDOUT_FILENO, &st) && S_ISFIFO(st.st_mode);
+	if (!k)
+		collect__watch_output(c, STDOUT_FILENO);
 	while (!c->stop && !out) {
 		int ms = 50;
 		if (end) {
@@ -241,15 +240,11 @@ static int trace_loop(struct collect *c, struct ftrace *ft, int fd, struct count
 			if (left * 1000 < ms)
 				ms = (int)(left * 1000) + 1;
 		}
-		/* a pipe's write end polls POLLERR once its reader is gone: the
-		 * run ends then, not at the next entry there is to write */
-		struct pollfd p[2] = { { .fd = c->sigfd, .events = POLLIN }, { .fd = STDOUT_FILENO, .events = 0 } };
-		poll(p, out_is_pipe ? 2 : 1, ms);
-		if (out_is_pipe && (p[1].revents & POLLERR))
+		collect__wait(c, ms);
+		if (c->out_err == EPIPE)
 			out = -EPIPE;
-		if (!out)
+		else
 			out = drain_pipe(fd, k);
-		collect__wait(c, 0);
 	}
 	ftrace__stop(ft);
 	if (!out)
