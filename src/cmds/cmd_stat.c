@@ -91,7 +91,7 @@ static int print_interval(const struct stat_print *pp_in, const struct event_lis
 	print_counts(&pp, evl, d, n);
 	int err = 0;
 	if (fflush(pp.out) || ferror(pp.out))
-		err = fd__reader_gone(fileno(pp.out)) ? EPIPE : errno ? errno : EIO;
+		err = stream__write_errno(pp.out);
 	memcpy(prev, counts, n * sizeof(*prev));
 	free(d);
 	return err;

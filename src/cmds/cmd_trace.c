@@ -49,7 +49,7 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 					.sym = tr->sym, .unwinder = tr->unwinder, .collect = c };
 	trace_print__sample(&tp, te->spec, te->fmt, s, t, p);
 	if (ferror(tr->out))	/* EPIPE: nobody reads on */
-		collect__output_error(c, fd__reader_gone(fileno(tr->out)) ? EPIPE : errno);
+		collect__output_error(c, stream__write_errno(tr->out));
 	return 0;
 }
 

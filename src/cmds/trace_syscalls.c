@@ -34,7 +34,6 @@ struct sc_trace {
 	pid_t self;
 	uint64_t bad;			/* records that did not fit their format */
 	struct collect *c;
-	int write_errno;		/* the output failed (EPIPE: its reader left) */
 };
 
 static void on_call(void *arg, const struct syscall_call *call)
@@ -46,8 +45,7 @@ static void on_call(void *arg, const struct syscall_call *call)
 	syscall_print__call(&st->sp, call);
 	if (ferror(st->sp.out)) {	/* stop: EPIPE, nobody reads on */
 		st->lines = false;
-		collect__output_error(st->c, fd__reader_gone(fileno(st->sp.out)) ? EPIPE : errno ? errno : EIO);
-		st->write_errno = st->c->out_err;
+		collect__output_error(st->c, stream__write_errno(st->sp.out));
 	}
 }
 
@@ -247,9 +245,8 @@ int trace_syscalls(const struct trace_syscalls_opts *o)
 	ret = collect__run(&c);
 	if (c.out_err == EPIPE)
 		st.lines = false;	/* the reader went away while nothing was printed */
-	st.write_errno = st.write_errno ? st.write_errno : c.out_err;
 	syscalls__flush(st.sc, on_call, &st);
-	if ((o->summary || o->with_summary) && !st.write_errno) {
+	if ((o->summary || o->with_summary) && !c.out_err) {
 		int nr;
 		uint64_t total;
 		const struct syscall_thread *th = syscalls__summary(st.sc, &nr, &total);
@@ -262,9 +259,9 @@ int trace_syscalls(const struct trace_syscalls_opts *o)
 			(unsigned long long)(c.lost + c.lost_samples), queue);
 		collect__report_lost(&c, PROG);
 	}
-	if (st.write_errno && st.write_errno != EPIPE) {
+	if (c.out_err && c.out_err != EPIPE) {
 		fprintf(stderr, PROG ": writing %s failed: %s\n", o->output ? o->output : "the output",
-			strerror(st.write_errno));
+			strerror(c.out_err));
 		ret = 1;
 	}
 	if (st.bad)
@@ -282,7 +279,7 @@ out:
 	free_events(&c);
 	collect__cleanup(&c);
 	if (!ret)
-		ret = st.write_errno == EPIPE ? CMD_EXIT_SIGPIPE : collect__exit_status(&c);
+		ret = c.out_err == EPIPE ? CMD_EXIT_SIGPIPE : collect__exit_status(&c);
 	syscalls__delete(st.sc);
 	free(sel);
 	syscalls__free_names(avail, nr_avail);

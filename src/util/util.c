@@ -293,6 +293,12 @@ bool fd__reader_gone(int fd)
 	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
 }
 
+int stream__write_errno(FILE *f)
+{
+	int e = errno;
+	return fd__reader_gone(fileno(f)) ? EPIPE : e ? e : EIO;
+}
+
 int outfile__open(struct outfile *o, const char *path)
 {
 	memset(o, 0, sizeof(*o));

@@ -65,6 +65,9 @@ void outfile__abort(struct outfile *o);
 /* fd is a pipe or socket whose reader went away (a write would fail with
  * EPIPE); false for anything else, regular files included. */
 bool fd__reader_gone(int fd);
+/* Why writes to f failed (ferror): EPIPE when its reader went away, else
+ * errno, else EIO. */
+int stream__write_errno(FILE *f);
 
 /* Format a message into a caller's error buffer (err may be NULL or len 0:
  * nothing is written). Returns 0 so "return seterr(...)" reads as success
