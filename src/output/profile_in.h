@@ -1,0 +1,47 @@
+/* Reading a profile back: folded stacks or pprof, as one stream of samples.
+ *
+ * `pprobe flamegraph`, `diff` and `report` read what `record` wrote (or what
+ * perf script | stackcollapse-perf.pl, go tool pprof, Pyroscope... wrote).
+ * profile_in__read() detects the format by content (gzip or protobuf:
+ * pprof; anything else: folded lines) and calls fn once per sample, in file
+ * order. Strings in a psample are valid only during the call. */
+#ifndef PPROBE_PROFILE_IN_H
+#define PPROBE_PROFILE_IN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pframe {
+	const char *name;	/* function, as folded prints it without the _[k]/_[i]/_[j] suffix */
+	const char *dso;	/* object ("libc.so.6", "[kernel.kallsyms]"); NULL: not known */
+	bool kernel;		/* _[k] */
+	bool inlined;		/* _[i] */
+	bool jit;		/* _[j] */
+};
+
+struct psample {
+	const char *comm;	/* program name (the folded root frame, pprof label "comm"); NULL: none */
+	int64_t pid, tid;	/* -1: not known */
+	const struct pframe *frames;	/* outermost first; the comm root frame is not one of them */
+	size_t nr;
+	double weight;
+};
+
+enum profile_format { PROFILE_FOLDED, PROFILE_PPROF };
+
+struct profile_info {
+	enum profile_format format;
+	/* pprof: the first sample type ("cpu", "nanoseconds"), else "samples", "count" */
+	char sample_type[64], sample_unit[64];
+	uint64_t lines, ignored;	/* folded: lines read, lines that were not "stack COUNT" */
+};
+
+typedef int (*psample_fn)(void *ctx, const struct psample *s);
+
+/* path "-" is stdin. A non-zero return of fn stops the read and is returned.
+ * Returns 0 or -errno with a one-line reason in err. */
+int profile_in__read(const char *path, psample_fn fn, void *ctx, struct profile_info *info,
+		     char *err, size_t errlen);
+
+#endif
