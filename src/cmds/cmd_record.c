@@ -50,7 +50,7 @@ struct record {
 	size_t nr_quality;
 	uint64_t ips[MAX_FRAMES];
 	uint32_t frame_buf[MAX_FRAMES + 8];
-	bool per_thread;		/* --per-thread: root frames comm/TID */
+	enum stack_root root;		/* the folded root frame: comm, comm-PID, comm-PID/TID, comm/TID */
 	/* --off-cpu: switch-outs (sched:sched_switch samples) paired with
 	 * switch-ins (PERF_RECORD_SWITCH), weighed in ns into off_stacks,
 	 * the on-CPU event's table */
@@ -214,15 +214,11 @@ static uint32_t sample_stack(struct record *r, struct collect *c, const struct s
 	return n;
 }
 
-/* The root frame: the thread's comm, with --per-thread "comm/TID". */
-static const char *stack_label(const struct record *r, const struct sample *s, const struct thread *t, char *buf,
-			       size_t len)
+/* Whose stack: the stack table puts comm, pid and tid in the root frame as
+ * asked (--per-thread, --pid, --tid) and in pprof's labels. */
+static struct stack_owner stack_owner(const struct sample *s, const struct thread *t)
 {
-	const char *comm = t ? t->comm : "[unknown]";
-	if (!r->per_thread)
-		return comm;
-	snprintf(buf, len, "%s/%u", comm, s->tid);
-	return buf;
+	return (struct stack_owner){ .comm = t ? t->comm : "[unknown]", .pid = (pid_t)s->pid, .tid = (pid_t)s->tid };
 }
 
 /* --off-cpu: a sched_switch sample, in the thread that leaves the CPU:
@@ -241,19 +237,19 @@ static void on_switch_out(struct record *r, struct collect *c, const struct samp
 	enum offcpu_kind kind = offcpu__kind_of_prev_state(state);
 	uint32_t *fr = r->frame_buf;
 	uint32_t n = 0;
-	char label[64];
 	if (kind != OFFCPU_EXITING) {
 		fr[0] = frametab__special(r->frames, offcpu_kind__frame(kind));
 		n = 1 + sample_stack(r, c, s, p, fr + 1, MAX_FRAMES - 1);
 	}
-	offcpu__switch_out(&r->off, (pid_t)s->pid, (pid_t)s->tid, stack_label(r, s, t, label, sizeof(label)), s->time,
-			   kind, fr, n);
+	offcpu__switch_out(&r->off, (pid_t)s->pid, (pid_t)s->tid, stack_owner(s, t).comm, s->time, kind, fr, n);
 }
 
 static void add_interval(void *ctx, const struct offcpu_interval *iv)
 {
 	struct record *r = ctx;
-	stacktab__add(r->off_stacks, iv->label, iv->words, iv->nr, iv->end - iv->start);
+	/* the stack is that of the switch-out: time it by when the wait began */
+	struct stack_owner o = { .comm = iv->label, .pid = iv->pid, .tid = iv->tid };
+	stacktab__add(r->off_stacks, &o, iv->words, iv->nr, iv->end - iv->start, iv->start);
 }
 
 /* --off-cpu: a thread back on a CPU closes its interval. */
@@ -269,7 +265,6 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 {
 	struct record *r = c->priv;
 	struct evstate *es = ev->priv;
-	char label[64];
 
 	if (!es)
 		return 0;
@@ -278,8 +273,8 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 		return 0;
 	}
 	uint32_t n = sample_stack(r, c, s, p, r->frame_buf, MAX_FRAMES);
-	stacktab__add(es->stacks, stack_label(r, s, t, label, sizeof(label)), r->frame_buf, n,
-		      r->weight_period ? s->period : 1);
+	struct stack_owner o = stack_owner(s, t);
+	stacktab__add(es->stacks, &o, r->frame_buf, n, r->weight_period ? s->period : 1, s->time);
 	return 0;
 }
 
@@ -332,7 +327,7 @@ struct record_opts {
 	enum unwind_backend backend;
 	bool hold_exits, srcline, weight_period;
 	bool weight_given;		/* --weight was given */
-	bool off_cpu, per_thread;
+	bool off_cpu, per_thread, root_pid, root_tid;
 };
 
 static int parse_freq(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
@@ -449,6 +444,12 @@ static const struct opt record_table[] = {
 	OPT_FN(0, "weight", "KIND", R, weight_period, parse_weight,
 	       "samples (default) or period (sum the sample periods); --off-cpu weighs in ns"),
 	OPT_FLAG(0, "per-thread", R, per_thread, "stacks per thread: the root frame is comm/TID"),
+	OPT_FLAG(0, "root-pid", R, root_pid,
+		 "the root frame is comm-PID (stackcollapse-perf.pl --pid); '--pid' with no PID list after it "
+		 "means this too"),
+	OPT_FLAG(0, "root-tid", R, root_tid,
+		 "the root frame is comm-PID/TID (stackcollapse-perf.pl --tid); '--tid' with no TID list after "
+		 "it means this too"),
 	OPT_FLAG(0, "srcline", R, srcline,
 		 "user frames with debug info as func:file.c:LINE (the sampled line at the leaf, call sites "
 		 "above it)"),
@@ -537,6 +538,7 @@ static int add_events(const struct record_opts *o, struct event_list *evl, struc
 			es->shared = true;
 		} else {
 			es->stacks = stacktab__new(rec->frames);
+			stacktab__set_root(es->stacks, rec->root);
 			nr_shown++;
 		}
 		if (rec->off_cpu)
@@ -778,7 +780,8 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	rec->hold_exits = o->hold_exits;
 	rec->srcline = o->srcline;
 	rec->weight_period = o->weight_period || o->off_cpu;
-	rec->per_thread = o->per_thread;
+	rec->root = o->root_tid ? STACK_ROOT_TID : o->root_pid ? STACK_ROOT_PID
+		  : o->per_thread ? STACK_ROOT_THREAD : STACK_ROOT_COMM;
 	rec->off_cpu = o->off_cpu;
 	offcpu__init(&rec->off);
 	if (o->off_cpu) {
@@ -787,6 +790,7 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 		o->co.extra_sample_type |= PERF_SAMPLE_RAW;	/* prev_state */
 	}
 	rec->frames = frametab__new();
+	frametab__srcline_names(rec->frames, rec->srcline);
 	strtab__init(&rec->objs);
 	struct symbolizer_opts so;
 	symbolizer_opts__init(&so);
@@ -819,6 +823,55 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	return try_outputs(c, o->output, nr_shown > 1, *svg);
 }
 
+/* A PID or TID list: "123" or "1,2,3". */
+static bool is_id_list(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (!(*s >= '0' && *s <= '9') && *s != ',')
+			return false;
+	return true;
+}
+
+/* Does this word of the options take the next word as its argument? */
+static bool takes_next_word(const char *w)
+{
+	if (w[1] == '-') {
+		if (strchr(w, '='))
+			return false;
+		for (const struct opt *o = record_table; o->kind != OPT_KIND_END; o++)
+			if (o->name && !strcmp(o->name, w + 2))
+				return o->arg && !o->optional_arg;
+		return false;
+	}
+	for (const char *c = w + 1; *c; c++)	/* a cluster: -gq, -F99, -F 99 */
+		for (const struct opt *o = record_table; o->kind != OPT_KIND_END; o++)
+			if (o->key == *c && o->arg)
+				return !c[1] && !o->optional_arg;
+	return false;
+}
+
+/* Two tools spell --pid differently: perf record --pid PID attaches to a
+ * process, stackcollapse-perf.pl --pid puts comm-PID in the root frame.
+ * Both are kept: followed by a PID list, --pid (and --tid) attach as in
+ * perf; alone, they become --root-pid (--root-tid). Only option words are
+ * looked at, never the command's own arguments. */
+static void spell_root_options(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *w = argv[i];
+		if (w[0] != '-' || !w[1] || !strcmp(w, "--"))
+			return;	/* the command starts here */
+		if ((!strcmp(w, "--pid") || !strcmp(w, "--tid")) && !is_id_list(i + 1 < argc ? argv[i + 1] : NULL)) {
+			argv[i] = (char *)(w[2] == 'p' ? "--root-pid" : "--root-tid");
+			continue;
+		}
+		if (takes_next_word(w))
+			i++;
+	}
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .output = "pprobe.folded" };
@@ -828,6 +881,7 @@ int cmd_record(int argc, char **argv)
 	bool svg = false;
 	int ret;
 
+	spell_root_options(argc, argv);
 	int n = opts__parse(&record_cmd, argc, argv, &o);
 	if (n < 0) {
 		opt_list__free(&o.events);

@@ -32,7 +32,7 @@ const char *offcpu_kind__frame(enum offcpu_kind k);	/* "[off-cpu: blocked]", ...
 
 struct offcpu_interval {
 	pid_t pid, tid;
-	const char *label;	/* as given at switch-out (comm, or comm/tid) */
+	const char *label;	/* as given at switch-out: the comm */
 	enum offcpu_kind kind;
 	uint64_t start, end;	/* ns, the records' clock */
 	const uint32_t *words;	/* as given at switch-out */

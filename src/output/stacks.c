@@ -6,7 +6,9 @@
 
 #include "util.h"
 
-enum frame_kind { FK_USER, FK_KERNEL, FK_SPECIAL };
+#define FK_USER FRAME_USER
+#define FK_KERNEL FRAME_KERNEL
+#define FK_SPECIAL FRAME_SPECIAL
 
 struct mapref {
 	pid_t pid;
@@ -19,8 +21,10 @@ struct frame {
 	bool symbolized;
 	uint32_t mapref;	/* FK_USER: index into maprefs, UINT32_MAX = unmapped; FK_SPECIAL: strtab id */
 	uint64_t addr;
-	uint32_t *names;	/* strtab ids, outermost first (physical function, then inlined) */
-	uint32_t nr_names;
+	/* outermost first (physical function, then inlined); strings in names */
+	struct frame_sym *syms;
+	const char **labels;	/* the folded names */
+	uint32_t nr_syms;
 };
 
 struct frametab {
@@ -31,6 +35,7 @@ struct frametab {
 	size_t nr_maprefs, alloc_maprefs;
 	struct u64map map_index;	/* hash of map identity -> mapref index + 1 */
 	struct strtab names;
+	bool srcline_names;
 };
 
 struct frametab *frametab__new(void)
@@ -46,8 +51,10 @@ void frametab__delete(struct frametab *ft)
 {
 	if (!ft)
 		return;
-	for (size_t i = 0; i < ft->nr; i++)
-		free(ft->frames[i].names);
+	for (size_t i = 0; i < ft->nr; i++) {
+		free(ft->frames[i].syms);
+		free(ft->frames[i].labels);
+	}
 	free(ft->frames);
 	for (size_t i = 0; i < ft->nr_maprefs; i++)
 		free(ft->maprefs[i].map.path);
@@ -161,11 +168,17 @@ static const char *basename_of(const char *path)
 	return b ? b + 1 : path;
 }
 
+static const char *intern_or_null(struct frametab *ft, const char *str)
+{
+	return str ? strtab__str(&ft->names, strtab__intern(&ft->names, str)) : NULL;
+}
+
 static void frame__set_names(struct frametab *ft, struct frame *f, struct sym_frame *sf, int n)
 {
 	char buf[4096];
-	f->names = pp_xmalloc(sizeof(uint32_t) * (size_t)(n > 0 ? n : 1));
-	f->nr_names = 0;
+	f->syms = pp_xcalloc((size_t)(n > 0 ? n : 1), sizeof(*f->syms));
+	f->labels = pp_xcalloc((size_t)(n > 0 ? n : 1), sizeof(*f->labels));
+	f->nr_syms = 0;
 	/* sf[] is innermost first; folded order is outermost first. */
 	for (int i = n - 1; i >= 0; i--) {
 		const char *suffix = "";
@@ -176,7 +189,7 @@ static void frame__set_names(struct frametab *ft, struct frame *f, struct sym_fr
 		else if (sf[i].jit)
 			suffix = "_[j]";
 		const char *dso = sf[i].dso ? sf[i].dso : "unknown";
-		if (sf[i].name && sf[i].srcfile && sf[i].line > 0)	/* --srcline */
+		if (sf[i].name && sf[i].srcfile && sf[i].line > 0 && ft->srcline_names)	/* --srcline */
 			snprintf(buf, sizeof(buf), "%s:%s:%d%s", sf[i].name, basename_of(sf[i].srcfile),
 				 sf[i].line, suffix);
 		else if (sf[i].name)
@@ -186,8 +199,39 @@ static void frame__set_names(struct frametab *ft, struct frame *f, struct sym_fr
 		else
 			snprintf(buf, sizeof(buf), "[%s]%s", dso, suffix);
 		sanitize(buf);
-		f->names[f->nr_names++] = strtab__intern(&ft->names, buf);
+		struct frame_sym *fs = &f->syms[f->nr_syms];
+		fs->name = intern_or_null(ft, sf[i].name);
+		fs->system_name = fs->name;
+		fs->dso = intern_or_null(ft, sf[i].dso);
+		fs->file = intern_or_null(ft, sf[i].srcfile);
+		fs->line = sf[i].srcfile ? sf[i].line : 0;
+		fs->inlined = sf[i].inlined;
+		f->labels[f->nr_syms++] = intern_or_null(ft, buf);
 	}
+}
+
+void frametab__srcline_names(struct frametab *ft, bool on)
+{
+	ft->srcline_names = on;
+}
+
+void frametab__get(const struct frametab *ft, uint32_t id, struct frame_view *v)
+{
+	const struct frame *f = &ft->frames[id];
+	memset(v, 0, sizeof(*v));
+	v->kind = f->kind;
+	v->is_return = f->is_return;
+	if (f->kind == FK_SPECIAL)
+		v->addr = 0;
+	else
+		v->addr = f->addr;
+	if (f->kind == FK_USER && f->mapref != UINT32_MAX) {
+		v->pid = ft->maprefs[f->mapref].pid;
+		v->map = &ft->maprefs[f->mapref].map;
+	}
+	v->syms = f->syms;
+	v->labels = f->labels;
+	v->nr_syms = f->nr_syms;
 }
 
 void frametab__symbolize(struct frametab *ft, struct symbolizer *sym)
@@ -203,9 +247,11 @@ void frametab__symbolize(struct frametab *ft, struct symbolizer *sym)
 		f->symbolized = true;
 		switch (f->kind) {
 		case FK_SPECIAL:
-			f->names = pp_xmalloc(sizeof(uint32_t));
-			f->names[0] = f->mapref;
-			f->nr_names = 1;
+			f->syms = pp_xcalloc(1, sizeof(*f->syms));
+			f->labels = pp_xcalloc(1, sizeof(*f->labels));
+			f->syms[0].name = f->syms[0].system_name = strtab__str(&ft->names, f->mapref);
+			f->labels[0] = f->syms[0].name;
+			f->nr_syms = 1;
 			continue;
 		case FK_KERNEL:
 			n = sym ? symbolizer__kernel(sym, f->addr, f->is_return, sf, 64) : -1;
@@ -241,9 +287,13 @@ void frametab__symbolize(struct frametab *ft, struct symbolizer *sym)
 
 /* ---- stack tables ---- */
 
+/* A stack's words: [comm, pid, tid, n, frames leaf first...] */
+enum { W_COMM, W_PID, W_TID, W_N, W_HDR };
+
 struct stackent {
-	uint32_t off;		/* into words: [comm, n, frames...] */
-	uint64_t count;
+	uint32_t off;		/* into words */
+	uint64_t count;		/* sum of weights */
+	uint64_t samples;
 };
 
 struct stacktab {
@@ -256,6 +306,10 @@ struct stacktab {
 	size_t cap;
 	uint64_t total;
 	struct strtab comms;
+	enum stack_root root;
+	bool timeline, sorted;
+	struct stack_tick *ticks;
+	size_t nr_ticks, alloc_ticks;
 };
 
 struct stacktab *stacktab__new(struct frametab *ft)
@@ -273,8 +327,19 @@ void stacktab__delete(struct stacktab *st)
 	free(st->words);
 	free(st->ents);
 	free(st->slots);
+	free(st->ticks);
 	strtab__free(&st->comms);
 	free(st);
+}
+
+void stacktab__set_root(struct stacktab *st, enum stack_root root)
+{
+	st->root = root;
+}
+
+void stacktab__keep_timeline(struct stacktab *st)
+{
+	st->timeline = true;
 }
 
 size_t stacktab__count(const struct stacktab *st)
@@ -298,7 +363,7 @@ static void stacktab__rehash(struct stacktab *st)
 	uint32_t *slots = pp_xcalloc(cap, sizeof(*slots));
 	for (size_t e = 0; e < st->nr; e++) {
 		const uint32_t *w = st->words + st->ents[e].off;
-		size_t i = stack_hash(w, w[1] + 2) & (cap - 1);
+		size_t i = stack_hash(w, w[W_N] + W_HDR) & (cap - 1);
 		while (slots[i])
 			i = (i + 1) & (cap - 1);
 		slots[i] = (uint32_t)e + 1;
@@ -308,43 +373,144 @@ static void stacktab__rehash(struct stacktab *st)
 	st->cap = cap;
 }
 
-void stacktab__add(struct stacktab *st, const char *comm, const uint32_t *frames, uint32_t n, uint64_t weight)
+static void stacktab__tick(struct stacktab *st, uint64_t time, uint32_t stack, uint64_t weight)
+{
+	if (st->nr_ticks == st->alloc_ticks) {
+		st->alloc_ticks = st->alloc_ticks ? st->alloc_ticks * 2 : 4096;
+		st->ticks = pp_xrealloc(st->ticks, st->alloc_ticks * sizeof(*st->ticks));
+	}
+	st->ticks[st->nr_ticks++] = (struct stack_tick){ .time = time, .stack = stack, .weight = weight };
+	st->sorted = false;
+}
+
+void stacktab__add(struct stacktab *st, const struct stack_owner *o, const uint32_t *frames, uint32_t n,
+		   uint64_t weight, uint64_t time)
 {
 	uint32_t key_small[256];
-	uint32_t *key = n + 2 <= 256 ? key_small : pp_xmalloc((n + 2) * sizeof(uint32_t));
-	key[0] = strtab__intern(&st->comms, comm);
-	key[1] = n;
-	memcpy(key + 2, frames, n * sizeof(uint32_t));
+	uint32_t *key = n + W_HDR <= 256 ? key_small : pp_xmalloc((n + W_HDR) * sizeof(uint32_t));
+	key[W_COMM] = strtab__intern(&st->comms, o->comm ? o->comm : "[unknown]");
+	key[W_PID] = (uint32_t)o->pid;
+	key[W_TID] = (uint32_t)o->tid;
+	key[W_N] = n;
+	memcpy(key + W_HDR, frames, n * sizeof(uint32_t));
 
 	st->total += weight;
 	if ((st->nr + 1) * 2 >= st->cap)
 		stacktab__rehash(st);
-	size_t i = stack_hash(key, n + 2) & (st->cap - 1);
+	size_t i = stack_hash(key, n + W_HDR) & (st->cap - 1);
+	uint32_t ent;
 	while (st->slots[i]) {
 		struct stackent *e = &st->ents[st->slots[i] - 1];
 		const uint32_t *w = st->words + e->off;
-		if (w[0] == key[0] && w[1] == n && !memcmp(w + 2, frames, n * sizeof(uint32_t))) {
+		if (!memcmp(w, key, (n + W_HDR) * sizeof(uint32_t))) {
 			e->count += weight;
+			e->samples++;
+			ent = st->slots[i] - 1;
 			goto out;
 		}
 		i = (i + 1) & (st->cap - 1);
 	}
-	if (st->nr_words + n + 2 > st->alloc_words) {
-		st->alloc_words = (st->alloc_words + n + 2) * 2;
+	if (st->nr_words + n + W_HDR > st->alloc_words) {
+		st->alloc_words = (st->alloc_words + n + W_HDR) * 2;
 		st->words = pp_xrealloc(st->words, st->alloc_words * sizeof(uint32_t));
 	}
 	if (st->nr == st->alloc) {
 		st->alloc = st->alloc ? st->alloc * 2 : 1024;
 		st->ents = pp_xrealloc(st->ents, st->alloc * sizeof(*st->ents));
 	}
-	st->ents[st->nr].off = (uint32_t)st->nr_words;
-	st->ents[st->nr].count = weight;
-	memcpy(st->words + st->nr_words, key, (n + 2) * sizeof(uint32_t));
-	st->nr_words += n + 2;
+	st->ents[st->nr] = (struct stackent){ .off = (uint32_t)st->nr_words, .count = weight, .samples = 1 };
+	memcpy(st->words + st->nr_words, key, (n + W_HDR) * sizeof(uint32_t));
+	st->nr_words += n + W_HDR;
+	ent = (uint32_t)st->nr;
 	st->slots[i] = (uint32_t)++st->nr;
 out:
+	if (st->timeline)
+		stacktab__tick(st, time, ent, weight);
 	if (key != key_small)
 		free(key);
+}
+
+void stacktab__get(const struct stacktab *st, size_t i, struct stack_view *v)
+{
+	const uint32_t *w = st->words + st->ents[i].off;
+	v->comm = strtab__str(&st->comms, w[W_COMM]);
+	v->pid = (pid_t)w[W_PID];
+	v->tid = (pid_t)w[W_TID];
+	v->nr = w[W_N];
+	v->frames = w + W_HDR;
+	v->weight = st->ents[i].count;
+	v->samples = st->ents[i].samples;
+}
+
+/* Bottom-up merge sort by time: stable, so equal times keep the order
+ * they were added in. */
+static void ticks_sort(struct stack_tick *t, size_t n)
+{
+	struct stack_tick *tmp = pp_xmalloc((n ? n : 1) * sizeof(*tmp));
+	struct stack_tick *src = t, *dst = tmp;
+	for (size_t width = 1; width < n; width *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * width) {
+			size_t mid = lo + width < n ? lo + width : n;
+			size_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+			size_t i = lo, j = mid, k = lo;
+			while (i < mid && j < hi)
+				dst[k++] = src[j].time < src[i].time ? src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		struct stack_tick *x = src;
+		src = dst;
+		dst = x;
+	}
+	if (src != t)
+		memcpy(t, src, n * sizeof(*t));
+	free(tmp);
+}
+
+size_t stacktab__timeline(struct stacktab *st, const struct stack_tick **ticks)
+{
+	if (!st->sorted) {
+		/* Rings are drained in time order per CPU, mostly sorted overall;
+		 * a merge sort keeps equal times in the order they were added. */
+		bool in_order = true;
+		for (size_t i = 1; i < st->nr_ticks && in_order; i++)
+			in_order = st->ticks[i - 1].time <= st->ticks[i].time;
+		if (!in_order)
+			ticks_sort(st->ticks, st->nr_ticks);
+		st->sorted = true;
+	}
+	*ticks = st->ticks;
+	return st->nr_ticks;
+}
+
+/* The folded root frame of a stack. */
+static size_t root_label(const struct stacktab *st, const uint32_t *w, char *buf, size_t size)
+{
+	char comm[64];
+	snprintf(comm, sizeof(comm), "%s", strtab__str(&st->comms, w[W_COMM]));
+	sanitize(comm);
+	for (char *p = comm; *p; p++)
+		if (*p == ' ')
+			*p = '_';	/* as stackcollapse-perf.pl */
+	int pid = (int)w[W_PID], tid = (int)w[W_TID];
+	int len;
+	switch (st->root) {
+	case STACK_ROOT_PID:
+		len = snprintf(buf, size, "%s-%d", comm, pid);
+		break;
+	case STACK_ROOT_TID:
+		len = snprintf(buf, size, "%s-%d/%d", comm, pid, tid);
+		break;
+	case STACK_ROOT_THREAD:
+		len = snprintf(buf, size, "%s/%d", comm, tid);
+		break;
+	default:
+		len = snprintf(buf, size, "%s", comm);
+		break;
+	}
+	return len < 0 ? 0 : (size_t)len >= size ? size - 1 : (size_t)len;
 }
 
 struct line {
@@ -366,17 +532,11 @@ size_t stacktab__folded(struct stacktab *st, folded_line_fn fn, void *ctx)
 
 	for (size_t e = 0; e < st->nr; e++) {
 		const uint32_t *w = st->words + st->ents[e].off;
-		size_t len = 0;
-		char comm[64];
-		snprintf(comm, sizeof(comm), "%s", strtab__str(&st->comms, w[0]));
-		sanitize(comm);
-		for (const char *p = comm; *p; p++) {
-			buf[len++] = *p == ' ' ? '_' : *p;	/* as stackcollapse-perf.pl */
-		}
-		for (int64_t i = (int64_t)w[1] - 1; i >= 0; i--) {
-			const struct frame *f = &ft->frames[w[2 + i]];
-			for (uint32_t k = 0; k < f->nr_names; k++) {
-				const char *name = strtab__str(&ft->names, f->names[k]);
+		size_t len = root_label(st, w, buf, 128);
+		for (int64_t i = (int64_t)w[W_N] - 1; i >= 0; i--) {
+			const struct frame *f = &ft->frames[w[W_HDR + i]];
+			for (uint32_t k = 0; k < f->nr_syms; k++) {
+				const char *name = f->labels[k];
 				size_t nl = strlen(name);
 				if (len + nl + 2 >= cap) {
 					cap = (len + nl + 2) * 2;

@@ -35,11 +35,78 @@ void frametab__symbolize(struct frametab *ft, struct symbolizer *sym);
 
 struct stacktab *stacktab__new(struct frametab *ft);
 void stacktab__delete(struct stacktab *st);
-/* frames[0] is the leaf (innermost), frames[n-1] the outermost. */
-void stacktab__add(struct stacktab *st, const char *comm, const uint32_t *frames,
-		   uint32_t n, uint64_t weight);
+
+/* Whose stack it is: part of each stack's identity, so that pprof can label
+ * samples and folded output can put pid/tid in the root frame. */
+struct stack_owner {
+	const char *comm;	/* NULL: "[unknown]" */
+	pid_t pid, tid;		/* -1: not known */
+};
+
+/* The root frame of each folded line. */
+enum stack_root {
+	STACK_ROOT_COMM,	/* comm (the default, as stackcollapse-perf.pl) */
+	STACK_ROOT_PID,		/* comm-PID (stackcollapse-perf.pl --pid) */
+	STACK_ROOT_TID,		/* comm-PID/TID (stackcollapse-perf.pl --tid) */
+	STACK_ROOT_THREAD,	/* comm/TID (perf's --per-thread) */
+};
+void stacktab__set_root(struct stacktab *st, enum stack_root root);
+
+/* Keep every add in a timeline (for time-ordered outputs such as
+ * speedscope); call before the first add. */
+void stacktab__keep_timeline(struct stacktab *st);
+
+/* frames[0] is the leaf (innermost), frames[n-1] the outermost. time: the
+ * sample's time (perf clock, ns); only kept with a timeline. */
+void stacktab__add(struct stacktab *st, const struct stack_owner *o, const uint32_t *frames,
+		   uint32_t n, uint64_t weight, uint64_t time);
 size_t stacktab__count(const struct stacktab *st);
 uint64_t stacktab__total(const struct stacktab *st);
+
+/* Unique stack i, 0 <= i < stacktab__count(), in order of first add. */
+struct stack_view {
+	const char *comm;
+	pid_t pid, tid;
+	const uint32_t *frames;	/* frame ids, leaf first */
+	uint32_t nr;
+	uint64_t weight;	/* sum of the adds' weights */
+	uint64_t samples;	/* number of adds */
+};
+void stacktab__get(const struct stacktab *st, size_t i, struct stack_view *v);
+
+/* The timeline: one tick per add, sorted by time (stable). */
+struct stack_tick {
+	uint64_t time;
+	uint32_t stack;		/* index for stacktab__get */
+	uint64_t weight;
+};
+size_t stacktab__timeline(struct stacktab *st, const struct stack_tick **ticks);
+
+/* A symbolized frame. One address may stand for several functions: the
+ * physical function and those inlined into it. */
+struct frame_sym {
+	const char *name;	/* demangled function name; NULL: not known */
+	const char *system_name;	/* the linkage (mangled) name; == name when none */
+	const char *dso;	/* "libc.so.6", "[kernel.kallsyms]"; NULL: not known */
+	const char *file;	/* source file; NULL: not known */
+	int line;		/* 0: not known */
+	bool inlined;
+};
+enum frame_kind { FRAME_USER, FRAME_KERNEL, FRAME_SPECIAL };
+struct frame_view {
+	enum frame_kind kind;
+	uint64_t addr;		/* runtime address (0 for FRAME_SPECIAL) */
+	bool is_return;		/* a return address (callers): the call is at addr - 1 */
+	pid_t pid;		/* FRAME_USER */
+	const struct map *map;	/* FRAME_USER inside a mapping; else NULL */
+	const struct frame_sym *syms;	/* outermost first: the physical function, then inlined ones */
+	const char *const *labels;	/* the folded name of each sym ("fn_[k]", "[libc.so.6]", "[truncated]") */
+	uint32_t nr_syms;	/* >= 1 once symbolized */
+};
+void frametab__get(const struct frametab *ft, uint32_t id, struct frame_view *v);
+/* Folded names carry func:file.c:LINE (--srcline) when the symbolizer gave
+ * lines; off by default (the symbolizer may give lines for pprof alone). */
+void frametab__srcline_names(struct frametab *ft, bool on);
 
 /* Folded lines "comm;outer;...;leaf WEIGHT", sorted, identical lines merged.
  * The frame table must be symbolized. Calls fn for each line (no newline);

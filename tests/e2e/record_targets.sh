@@ -11,6 +11,22 @@ cp "$W/wl_record" "$T/wl_child"
 check "exec'd child: 321 samples as wl_child under do_prctls" \
 	[ "$(folded_sum "$T/fe.folded" '^wl_child;.*;main;do_prctls( |;)')" -eq 321 ]
 
+# --tid / --pid (stackcollapse-perf.pl's spellings, no PID list after them):
+# root frames comm-PID/TID and comm-PID. A command that forks and execs
+# (wl_child) and one that starts threads: each thread under its own root.
+"$PPROBE" record -e syscalls:sys_enter_prctl -e cpu-clock --tid -g -o "$T/tid.folded" -- bash -c "
+	'$W/wl_record' fork-exec '$T/wl_child' prctl 321 & '$W/wl_record' threads 2 0.3 & wait" 2>"$T/tid.err"
+check "--tid: exit 0 ($(tail -1 "$T/tid.err"))" [ $? -eq 0 ]
+tp="$T/tid.syscalls-sys_enter_prctl.folded"
+check "--tid: the exec'd child's 321 prctls under wl_child-PID/PID (pid = tid)" \
+	[ "$(awk '$0 ~ /;do_prctls( |;)/ { split($1, f, ";"); if (f[1] ~ /^wl_child-[0-9]+\/[0-9]+$/) { split(substr(f[1], 10), p, "/"); if (p[1] == p[2]) n += $NF } } END { print n + 0 }' "$tp")" -eq 321 ]
+# the threads: thread_spin samples under two TIDs of one PID, neither the PID
+awk '/;thread_spin( |;)/ { split($1, f, ";"); print f[1] }' "$T/tid.cpu-clock.folded" | sort -u >"$T/tid.roots"
+check "--tid: thread_spin under 2 roots wl_record-PID/TID of one PID, TID != PID ($(tr '\n' ' ' <"$T/tid.roots"))" \
+	awk -F'[-/]' '{ pids[$2] = 1; if ($2 == $3) bad = 1; n++ } END { c = 0; for (p in pids) c++; exit !(n == 2 && c == 1 && !bad) }' "$T/tid.roots"
+"$PPROBE" record -e syscalls:sys_enter_prctl --pid -o "$T/pidroot.folded" -- "$W/wl_record" fork-exec "$T/wl_child" prctl 7 2>/dev/null
+check "--pid alone: root frames comm-PID" grep -qE '^wl_child-[0-9]+;.* 7$' "$T/pidroot.folded"
+
 # A binary deleted while it runs is still symbolized after it exited: pprobe
 # opens each file as it is mapped (then through /proc/PID/map_files).
 cp "$W/wl_record" "$T/wl_gone"
@@ -34,7 +50,7 @@ check "dlopen: >= 80% of samples in dl_spin;dl_inner" awk -v a="$dl" -v t="$tota
 # -p: an existing process, for -d seconds.
 "$W/wl_record" hot 6 & bg=$!
 sleep 0.3
-"$PPROBE" record -g -p "$bg" -d 1 -o "$T/pid.folded" 2>"$T/err"
+"$PPROBE" record -g --pid "$bg" -d 1 -o "$T/pid.folded" 2>"$T/err"	# perf's --pid PID: attach
 st=$?
 check "-p exits 0" [ $st -eq 0 ]
 # (the user part: a sample in an interrupt that hit hot_one is hot_one's)

@@ -72,6 +72,12 @@ for c in $cmds; do
 		arg=${f[-1]}
 		[[ $arg == -* || $arg == \[* ]] && continue
 		opt=${f[-2]}
+		if [[ $c == record && ($opt == --pid || $opt == --tid) ]]; then
+			# stackcollapse-perf.pl's spelling: alone, --pid/--tid choose the
+			# root frame (comm-PID, comm-PID/TID); with a list they attach.
+			# Both meanings: tests/e2e/record_targets.sh
+			continue
+		fi
 		bad "$c $opt (no value)" "^pprobe $c: option '$opt' needs a value: " $c "$opt"
 	done <"$T/opts"
 done

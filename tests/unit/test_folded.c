@@ -2,7 +2,10 @@
  * deterministic output, identical symbolized stacks merged, weights summed,
  * comm blanks -> '_', ';' in names made harmless, kernel frames '_[k]',
  * unknown frames named after their object. No symbolizer: names come from
- * the mapping (which is what a stripped object gives). */
+ * the mapping (which is what a stripped object gives). Each stack keeps its
+ * comm/pid/tid: the root frame shows them as asked (--pid, --tid,
+ * --per-thread), stacktab__get and frametab__get show the structure, and the
+ * timeline keeps every add in time order. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -42,11 +45,13 @@ int main(void)
 	uint32_t s1[] = { k, a, b };
 	uint32_t s2[] = { a, b };
 	uint32_t s3[] = { a, u, tr };
-	stacktab__add(st, "my prog", s1, 3, 1);
-	stacktab__add(st, "my prog", s1, 3, 1);
-	stacktab__add(st, "my prog", s2, 2, 5);
-	stacktab__add(st, "zz", s3, 3, 2);
-	stacktab__add(st, "aa", s2, 2, 1);
+	struct stack_owner prog = { "my prog", 10, 10 }, zz = { "zz", 20, 21 }, aa = { "aa", 30, 31 };
+	stacktab__keep_timeline(st);
+	stacktab__add(st, &prog, s1, 3, 1, 500);
+	stacktab__add(st, &prog, s1, 3, 1, 100);
+	stacktab__add(st, &prog, s2, 2, 5, 300);
+	stacktab__add(st, &zz, s3, 3, 2, 100);
+	stacktab__add(st, &aa, s2, 2, 1, 200);
 	CHECK_EQ_U64(stacktab__count(st), 4);
 	CHECK_EQ_U64(stacktab__total(st), 10);
 
@@ -60,14 +65,62 @@ int main(void)
 		  "my_prog;[libc.so.6];[my:app];[kernel.kallsyms]_[k] 2\n"
 		  "zz;[truncated];[unknown];[my:app] 2\n");
 
+	/* Roots as stackcollapse-perf.pl --pid / --tid and perf's --per-thread */
+	stacktab__set_root(st, STACK_ROOT_TID);
+	memset(&o, 0, sizeof(o));
+	stacktab__folded(st, line, &o);
+	CHECK_STREQ(o.buf,
+		  "aa-30/31;[libc.so.6];[my:app] 1\n"
+		  "my_prog-10/10;[libc.so.6];[my:app] 5\n"
+		  "my_prog-10/10;[libc.so.6];[my:app];[kernel.kallsyms]_[k] 2\n"
+		  "zz-20/21;[truncated];[unknown];[my:app] 2\n");
+	stacktab__set_root(st, STACK_ROOT_PID);
+	memset(&o, 0, sizeof(o));
+	stacktab__folded(st, line, &o);
+	CHECK(strstr(o.buf, "zz-20;[truncated]") && strstr(o.buf, "aa-30;"), "--pid roots: %s", o.buf);
+	stacktab__set_root(st, STACK_ROOT_THREAD);
+	memset(&o, 0, sizeof(o));
+	stacktab__folded(st, line, &o);
+	CHECK(strstr(o.buf, "zz/21;[truncated]") && strstr(o.buf, "my_prog/10;"), "--per-thread roots: %s", o.buf);
+
+	/* The structure behind the lines */
+	struct stack_view v;
+	stacktab__get(st, 0, &v);
+	CHECK(!strcmp(v.comm, "my prog") && v.pid == 10 && v.tid == 10 && v.nr == 3 && v.frames[0] == k,
+	      "stack 0: %s %d/%d n=%u", v.comm, v.pid, v.tid, v.nr);
+	CHECK_EQ_U64(v.weight, 2);
+	CHECK_EQ_U64(v.samples, 2);
+	stacktab__get(st, 2, &v);
+	CHECK(v.tid == 21 && v.frames[2] == tr, "stack 2: tid %d", v.tid);
+	struct frame_view fv;
+	frametab__get(ft, b, &fv);
+	CHECK(fv.kind == FRAME_USER && fv.addr == 0x7f0000000100 && fv.is_return && fv.pid == 10 && fv.map &&
+	      fv.map->start == 0x7f0000000000 && fv.nr_syms == 1 && !fv.syms[0].name &&
+	      !strcmp(fv.labels[0], "[libc.so.6]"), "libc frame: kind %d n %u", fv.kind, fv.nr_syms);
+	frametab__get(ft, k, &fv);
+	CHECK(fv.kind == FRAME_KERNEL && !fv.map && !strcmp(fv.labels[0], "[kernel.kallsyms]_[k]"), "kernel frame");
+	frametab__get(ft, tr, &fv);
+	CHECK(fv.kind == FRAME_SPECIAL && !strcmp(fv.syms[0].name, "[truncated]"), "special frame");
+
+	/* Every add in time order; equal times keep their order of adding */
+	const struct stack_tick *ticks;
+	size_t nt = stacktab__timeline(st, &ticks);
+	CHECK_EQ_U64(nt, 5);
+	uint64_t want_t[] = { 100, 100, 200, 300, 500 };
+	uint32_t want_s[] = { 0, 2, 3, 1, 0 };
+	for (size_t i = 0; i < nt && i < 5; i++)
+		CHECK(ticks[i].time == want_t[i] && ticks[i].stack == want_s[i], "tick %zu: %llu stack %u", i,
+		      (unsigned long long)ticks[i].time, ticks[i].stack);
+
 	/* Two distinct addresses in one stripped object fold to the same
 	 * line: merged, weights summed. */
 	struct stacktab *st2 = stacktab__new(ft);
 	uint32_t c1 = frametab__user(ft, 10, &app, 0x400200, false);
 	frametab__symbolize(ft, NULL);
 	uint32_t x1[] = { a }, x2[] = { c1 };
-	stacktab__add(st2, "p", x1, 1, 3);
-	stacktab__add(st2, "p", x2, 1, 4);
+	struct stack_owner p = { "p", 1, 1 };
+	stacktab__add(st2, &p, x1, 1, 3, 0);
+	stacktab__add(st2, &p, x2, 1, 4, 0);
 	memset(&o, 0, sizeof(o));
 	n = stacktab__folded(st2, line, &o);
 	CHECK_EQ_U64(n, 1);
