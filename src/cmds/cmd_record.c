@@ -507,10 +507,11 @@ static const struct opt record_table[] = {
 const struct cmd_def record_cmd = {
 	.name = "record",
 	.prog = "pprobe record",
-	.summary = "sample events and write folded stacks (or an SVG)",
+	.summary = "sample events and write folded stacks (or an SVG, or pprof)",
 	.usage = "pprobe record [options] [--] [command [args...]]",
 	.about = "Sample events and write folded stacks (one line per unique stack, "
-		 "'comm;outermost;...;leaf COUNT', as flamegraph.pl reads them).",
+		 "'comm;outermost;...;leaf COUNT', as flamegraph.pl reads them), an SVG flame graph, or "
+		 "pprof (go tool pprof, Pyroscope, Parca): one -o for each.",
 	.opts = record_table,
 	.footer =
 "Examples:\n"
@@ -518,7 +519,8 @@ const struct cmd_def record_cmd = {
 "  pprobe record -e syscalls:sys_enter_write -g -a sleep 5\n"
 "  pprobe record -g -x ./app -e probe:handle_request -- ./app   # who calls it\n"
 "  pprobe record -g -p 1234 -d 10 -o app.folded && flamegraph.pl app.folded > app.svg\n"
-"  pprobe record --off-cpu -g -o app.svg -- ./app   # where the wall-clock time went, in ns\n",
+"  pprobe record --off-cpu -g -o app.svg -- ./app   # where the wall-clock time went, in ns\n"
+"  pprobe record -g -o app.folded -o app.pb.gz -- ./app && go tool pprof -top app.pb.gz\n",
 };
 
 /* ---- setup ---- */

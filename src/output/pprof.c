@@ -335,38 +335,65 @@ static void sample_types(struct pw *w, const struct pprof_opts *o, struct values
 	p->default_sample_type = v->vt[v->n - 1].type;
 }
 
+/* A program's name (comm, at most 15 characters) names its executable. */
+static bool comm_names(const char *comm, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	size_t n = strlen(comm);
+	return n && (n >= 15 ? !strncmp(base, comm, n) : !strcmp(base, comm));
+}
+
+struct vote {
+	struct u64map by_path;	/* hash(path) -> samples */
+	uint64_t best_n;
+	const struct map *best;
+	pid_t best_pid;
+};
+
+static void vote(struct vote *v, const struct frame_view *fv, uint64_t samples)
+{
+	uint64_t key = hash_bytes(fv->map->path, strlen(fv->map->path), 7);
+	uint64_t c = (uint64_t)(uintptr_t)u64map__get(&v->by_path, key) + samples;
+	u64map__put(&v->by_path, key, (void *)(uintptr_t)c);
+	if (c > v->best_n)
+		v->best_n = c, v->best = fv->map, v->best_pid = fv->pid;
+}
+
 /* mapping[0] is the main binary, by convention (go tool pprof prints its
- * name and build id in the header): the object at the outer end of most
- * samples' user stacks (_start, or a thread's start in libc: the binary
- * wins where the two tie up, as mappings are weighed by their samples). */
+ * name and build id in the header): the object named as the program (its
+ * comm) that most samples pass through, else the object at the outer end of
+ * most samples' user stacks. */
 static void main_mapping_first(struct pw *w, const struct stacktab *st)
 {
-	struct u64map votes;	/* map pointer -> samples + index of a frame */
-	const struct map *best = NULL;
-	pid_t best_pid = -1;
-	uint64_t best_n = 0;
-	u64map__init(&votes);
+	struct vote named = { 0 }, outer = { 0 };
+	u64map__init(&named.by_path);
+	u64map__init(&outer.by_path);
 	size_t n = stacktab__count(st);
 	for (size_t i = 0; i < n; i++) {
 		struct stack_view sv;
 		struct frame_view fv;
+		bool seen_outer = false;
 		stacktab__get(st, i, &sv);
 		for (uint32_t k = sv.nr; k-- > 0;) {
 			frametab__get(w->ft, sv.frames[k], &fv);
-			if (fv.kind != FRAME_USER || !fv.map)
+			if (fv.kind != FRAME_USER || !fv.map || !fv.map->path)
 				continue;
-			/* the executable part of a file: its outermost user frame */
-			uint64_t key = (uint64_t)(uintptr_t)fv.map;
-			uint64_t c = (uint64_t)(uintptr_t)u64map__get(&votes, key) + sv.samples;
-			u64map__put(&votes, key, (void *)(uintptr_t)c);
-			if (c > best_n)
-				best_n = c, best = fv.map, best_pid = fv.pid;
-			break;
+			if (!seen_outer)
+				vote(&outer, &fv, sv.samples);
+			seen_outer = true;
+			if (sv.comm && comm_names(sv.comm, fv.map->path)) {
+				vote(&named, &fv, sv.samples);
+				break;
+			}
 		}
 	}
-	u64map__free(&votes);
-	if (best)
-		mapping_of(w, best_pid, best);
+	u64map__free(&named.by_path);
+	u64map__free(&outer.by_path);
+	if (named.best)
+		mapping_of(w, named.best_pid, named.best);
+	else if (outer.best)
+		mapping_of(w, outer.best_pid, outer.best);
 }
 
 struct samples {

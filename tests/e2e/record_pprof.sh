@@ -35,6 +35,11 @@ check "-raw: period 1001001 ns (999 Hz)" grep -qx 'Period: 1001001' "$T/raw"
 check "-raw: sample types samples/count and cpu/nanoseconds (default)" \
 	grep -qx 'samples/count cpu/nanoseconds\[dflt\]' "$T/raw"
 check "-raw: a duration" grep -qE '^Duration: [0-9]' "$T/raw"
+raw_sums() { awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 }
+		  on && /^ +[0-9]+ +[0-9]+:/ { n += $1; v += $2 } END { printf "%d %d\n", n, v }' "$1"; }
+read -r nsamples ns < <(raw_sums "$T/raw")
+check "-raw: $nsamples samples, as folded ($total), worth 1001001 ns each ($ns ns)" \
+	test "$nsamples" -eq "$total" -a "$ns" -eq $((total * 1001001))
 
 # -top by sample count: each function's self count is the sum of the folded
 # lines whose leaf it is (suffixes _[k] _[i] _[j] are folded's alone).
@@ -104,6 +109,16 @@ check "-raw: inline lines (a location of several functions)" \
 	awk '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 } on && /^ +[0-9]+: / { prev = 1; next }
 	     on && prev && /^ +[^ 0-9]/ { found = 1 } END { exit !found }' "$T/raw"
 check "-raw: [FN][FL][LN][IN] on the binary's mapping" grep -qE "^1: .* $bin_id \[FN\]\[FL\]\[LN\]\[IN\]" "$T/raw"
+
+# --off-cpu: wall-clock nanoseconds, the folded file's sum.
+"$PPROBE" record -q --off-cpu -g -o "$T/o.folded" -o "$T/o.pb.gz" -- "$W/offcpu_wl" 4 >/dev/null 2>&1
+check "--off-cpu: record exits with the program's status (3)" test $? -eq 3
+pp -raw "$T/o.pb.gz" > "$T/oraw"
+check "--off-cpu: sample types samples/count wall/nanoseconds" grep -qx 'samples/count wall/nanoseconds\[dflt\]' "$T/oraw"
+read -r _ ons < <(raw_sums "$T/oraw")
+osum=$(folded_sum "$T/o.folded")
+check "--off-cpu: wall ns in pprof ($ons) = the folded sum ($osum), >= 0.1 s" test "$ons" -eq "$osum" -a "$osum" -ge 100000000
+check "--off-cpu: the off-CPU leaf frames are functions" grep -q '\[off-cpu: blocked\]' "$T/oraw"
 
 # Several events: each -o gets the event before its extension.
 "$PPROBE" record -q -e cpu-clock -e task-clock -o "$T/e.folded" -o "$T/e.pb.gz" -- "$W/wl_record" hot 0.3 \
