@@ -139,13 +139,14 @@ static const char *intern(struct dwarf_state *st, const char *s)
  * DW_AT_name; both through abstract_origin/specification, as eu-addr2line's
  * get_diename. (The probe room's die_name is DW_AT_name alone: perf probe
  * matches and prints source names.) */
-static const char *frame_name(struct dwarf_state *st, Dwarf_Die *die, bool demangle)
+static const char *frame_name(struct dwarf_state *st, Dwarf_Die *die, bool demangle, const char **linkage)
 {
 	Dwarf_Attribute attr;
 	const char *name;
 
 	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr)
 				?: dwarf_attr_integrate(die, DW_AT_linkage_name, &attr));
+	*linkage = name ? intern(st, name) : NULL;
 	if (name && demangle) {
 		char *d = pprobe_demangle(name);
 
@@ -415,7 +416,7 @@ int dwarf__frames(struct elf_object *o, uint64_t vaddr, bool inlines, bool srcli
 		struct sym_frame *f = &out[nout++];
 
 		memset(f, 0, sizeof(*f));
-		f->name = frame_name(st, &die, demangle);
+		f->name = frame_name(st, &die, demangle, &f->system_name);
 		f->dso = o->dso;
 		f->inlined = ci->dies[d].inlined;
 		f->offset = a - cubias - die_start(&die);

@@ -286,6 +286,13 @@ static const char *pretty_name(struct symbolizer *s, struct symtab_entry *e)
 	return e->pretty;
 }
 
+/* A frame named by symbol table entry e: demangled, and as the object spells it. */
+static void name_from_symbol(struct symbolizer *s, struct sym_frame *f, const struct symtab_entry *e)
+{
+	f->name = pretty_name(s, (struct symtab_entry *)e);
+	f->system_name = e->name;
+}
+
 int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 		     uint64_t addr, bool is_return, struct sym_frame *out, int max)
 {
@@ -311,7 +318,7 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 		out->dso = pool(s, m->path);	/* "//anon", "[heap]", "[anon:name]" */
 		if (j && (e = symtab__find(&j->syms, a))) {
 			out->dso = j->dso;
-			out->name = pretty_name(s, (struct symtab_entry *)e);
+			name_from_symbol(s, out, e);
 			out->offset = a - e->start;
 			out->jit = true;
 		}
@@ -337,7 +344,7 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 		memset(&out[n], 0, sizeof(out[n]));
 		out[n].dso = o->dso;
 		if (e) {
-			out[n].name = pretty_name(s, (struct symtab_entry *)e);
+			name_from_symbol(s, &out[n], e);
 			out[n].offset = vaddr - e->start;
 		}
 		/* its line (the outermost inline's call site) is not known here: none */
@@ -346,13 +353,15 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 		/* physical function: offset from its symbol, which is exact */
 		out[n - 1].offset = vaddr - e->start;
 		if (!out[n - 1].name)	/* a DIE without a usable name */
-			out[n - 1].name = pretty_name(s, (struct symtab_entry *)e);
+			name_from_symbol(s, &out[n - 1], e);
+		else if (!out[n - 1].system_name)	/* DW_AT_name alone (C) */
+			out[n - 1].system_name = e->name;
 	}
 	if (!n) {
 		memset(out, 0, sizeof(*out));
 		out->dso = o->dso;
 		if (e) {
-			out->name = pretty_name(s, (struct symtab_entry *)e);
+			name_from_symbol(s, out, e);
 			out->offset = vaddr - e->start;
 		}
 		if (s->opts.srcline)

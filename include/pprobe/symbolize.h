@@ -23,6 +23,8 @@ struct symbolizer_opts {
 
 struct sym_frame {
 	const char *name;	/* function name; NULL when unknown. PLT stubs are "func@plt" */
+	const char *system_name;	/* the linkage name as the object spells it (mangled
+					 * "_ZN3foo3barEv"); NULL: not known, or name itself */
 	/* short name of the object: the file's basename ("libc.so.6"), "[vdso]",
 	 * "[kernel.kallsyms]", a module in brackets as perf writes it ("[ext4]"),
 	 * "perf-PID.map" for JIT code, else the mapping's path ("//anon", "[heap]") */

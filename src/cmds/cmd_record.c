@@ -17,6 +17,7 @@
 #include "tp_format.h"
 #include "target_opts.h"
 #include "stacks.h"
+#include "pprof.h"
 #include "svg.h"
 #include "pprobe/symbolize.h"
 #include "pprobe/unwind.h"
@@ -29,6 +30,23 @@ enum callgraph { CG_NONE, CG_FP, CG_DWARF };
 struct quality {
 	uint64_t samples, complete;
 	uint64_t ends[UNWIND_ERROR + 1];
+};
+
+/* The output formats: -o FILE picks one by FILE's ending, --format by name. */
+enum out_format { OUT_FOLDED, OUT_SVG, OUT_PPROF, OUT_NR };
+static const struct out_format_def {
+	const char *name;
+	const char *exts[3];	/* the first is added to a name that has none of them */
+} out_formats[OUT_NR] = {
+	[OUT_FOLDED] = { "folded", { ".folded" } },
+	[OUT_SVG] = { "svg", { ".svg" } },
+	[OUT_PPROF] = { "pprof", { ".pb.gz", ".pb" } },
+};
+#define OUT_FORMAT_NAMES "folded, svg, pprof"
+
+struct output {
+	const char *name;	/* -o's argument */
+	enum out_format fmt;
 };
 
 struct record {
@@ -60,6 +78,9 @@ struct record {
 	struct tp_format *switch_fmt;
 	const struct tp_field *prev_state;
 	uint64_t bad_prev_state;
+	struct output *outs;		/* -o, each with its format */
+	size_t nr_outs;
+	bool to_stdout;			/* one of them is '-' */
 };
 
 static const char *basename_of(const char *path)
@@ -166,8 +187,7 @@ static void print_unwind_quality(const struct record *r)
 
 struct evstate {
 	struct stacktab *stacks;
-	char *path;		/* its output, tried before the command starts */
-	struct outfile out;
+	char **paths;		/* its file for each -o, tried before the command starts */
 	bool shared;		/* another site of a probe: stacks are the first site's */
 	bool switch_out;	/* --off-cpu's sched:sched_switch: switch-outs, not an output */
 	char rate_buf[64];	/* "999 Hz", "every event", "every 1000 events" */
@@ -295,20 +315,42 @@ static void on_process_gone(struct collect *c, pid_t pid)
 		unwinder__forget(r->unwinder, pid);
 }
 
-/* -o FILE for one event; FILE's stem + ".EVENT.folded" (.svg) for each of several. */
-static char *output_name(const char *out, const char *event, bool several, bool svg)
+/* The extension of fmt that name ends with, or NULL. */
+static const char *format_ext(enum out_format fmt, const char *name)
+{
+	size_t len = strlen(name);
+	for (int k = 0; k < 3 && out_formats[fmt].exts[k]; k++) {
+		size_t el = strlen(out_formats[fmt].exts[k]);
+		if (len > el && !strcmp(name + len - el, out_formats[fmt].exts[k]))
+			return out_formats[fmt].exts[k];
+	}
+	return NULL;
+}
+
+/* The format a file's name asks for: by its ending, else folded. */
+static enum out_format format_of_name(const char *name)
+{
+	for (int f = 0; f < OUT_NR; f++)
+		if (format_ext((enum out_format)f, name))
+			return (enum out_format)f;
+	return OUT_FOLDED;
+}
+
+/* -o FILE for one event; FILE's stem + ".EVENT" + its extension for each of several. */
+static char *output_name(const struct output *out, const char *event, bool several)
 {
 	if (!several)
-		return pp_xstrdup(out);
+		return pp_xstrdup(out->name);
 	char ev[256];
 	event_spec__file_name(event, ev, sizeof(ev));
-	size_t len = strlen(out);
-	const char *ext = svg ? ".svg" : ".folded";
-	size_t el = strlen(ext);
-	size_t stem = len > el && !strcmp(out + len - el, ext) ? len - el : len;
-	size_t sz = stem + strlen(ev) + el + 3;
+	size_t len = strlen(out->name);
+	const char *ext = format_ext(out->fmt, out->name);
+	size_t stem = ext ? len - strlen(ext) : len;
+	if (!ext)
+		ext = out_formats[out->fmt].exts[0];
+	size_t sz = stem + strlen(ev) + strlen(ext) + 3;
 	char *name = pp_xmalloc(sz);
-	snprintf(name, sz, "%.*s.%s%s", (int)stem, out, ev, ext);
+	snprintf(name, sz, "%.*s.%s%s", (int)stem, out->name, ev, ext);
 	return name;
 }
 
@@ -318,8 +360,8 @@ struct record_opts {
 	struct collect_opts co;
 	struct opt_list events;		/* -e, in order */
 	const char *exec;		/* -x */
-	const char *output;
-	const char *format;		/* --format; NULL: from the output's name */
+	struct opt_list outputs;	/* -o, in order */
+	int format;			/* --format: enum out_format + 1; 0: from each output's name */
 	long freq;
 	unsigned long long period;
 	int cg;				/* enum callgraph */
@@ -394,10 +436,12 @@ static int parse_weight(const struct opt *o, void *opts, const char *arg, char *
 static int parse_format(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
 {
 	(void)o;
-	if (strcmp(arg, "folded") && strcmp(arg, "svg"))
-		return seterr(err, errlen, "--format is 'folded' or 'svg', not '%s'", arg), -EINVAL;
-	((struct record_opts *)opts)->format = arg;
-	return 0;
+	for (int f = 0; f < OUT_NR; f++)
+		if (!strcmp(arg, out_formats[f].name)) {
+			((struct record_opts *)opts)->format = f + 1;
+			return 0;
+		}
+	return seterr(err, errlen, "--format is one of " OUT_FORMAT_NAMES ", not '%s'", arg), -EINVAL;
 }
 
 #define R struct record_opts
@@ -436,11 +480,13 @@ static const struct opt record_table[] = {
 		 "are unwound, so a process that exits from deep in its stack keeps its last stacks complete; "
 		 "the command cannot be ptraced by anything else then (gdb, strace, LeakSanitizer)"),
 	OPT_GROUP("Output:"),
-	OPT_STRING('o', "output", "FILE", R, output,
-		   "default pprobe.folded; '-' for stdout (the command's stdout then goes to stderr); "
-		   "several events write FILE's stem + .EVENT.folded each"),
+	OPT_LIST('o', "output", "FILE", R, outputs,
+		 "repeatable: one run writes each (-o app.folded -o app.pb.gz); the format from FILE's name: "
+		 ".svg an interactive flame graph, .pb.gz (.pb) pprof for go tool pprof, Pyroscope, Parca; "
+		 "else folded. Default pprobe.folded; '-' for stdout (the command's stdout then goes to "
+		 "stderr); several events write FILE's stem + .EVENT + its extension each"),
 	OPT_FN(0, "format", "FMT", R, format, parse_format,
-	       "folded (default) or svg: an interactive flame graph (the default when FILE ends in .svg)"),
+	       "folded, svg or pprof, whatever the name of the one -o FILE (default: from the name)"),
 	OPT_FN(0, "weight", "KIND", R, weight_period, parse_weight,
 	       "samples (default) or period (sum the sample periods); --off-cpu weighs in ns"),
 	OPT_FLAG(0, "per-thread", R, per_thread, "stacks per thread: the root frame is comm/TID"),
@@ -618,26 +664,78 @@ static int setup_stacks(struct record *rec, struct collect *c, struct collect_op
  * one that cannot be written is said before the command runs, not after
  * its profile is taken. Not kept open: a run with many events needs its
  * fds for them. */
-static int try_outputs(struct collect *c, const char *output, bool several, bool svg)
+static int try_outputs(struct collect *c, const struct record *rec, bool several)
 {
 	for (int i = 0; i < c->evlist.nr_evsels; i++) {
 		struct evsel *ev = c->evlist.evsels[i];
 		struct evstate *es = ev->priv;
 		if (!es || es->shared)
 			continue;
-		es->path = output_name(output, ev->name, several, svg);
-		if (outfile__open_or_say(&es->out, es->path, "pprobe record"))
-			return 1;
-		outfile__abort(&es->out);
+		es->paths = pp_xcalloc(rec->nr_outs, sizeof(*es->paths));
+		for (size_t k = 0; k < rec->nr_outs; k++) {
+			struct outfile of;
+			es->paths[k] = output_name(&rec->outs[k], ev->name, several);
+			if (outfile__open_or_say(&of, es->paths[k], "pprobe record"))
+				return 1;
+			outfile__abort(&of);
+		}
 	}
 	return 0;
 }
 
 /* ---- output ---- */
 
-/* Each event's file: folded lines or the flame graph. 0, or 1 when one
- * could not be written (said). */
-static int write_outputs(struct collect *c, const struct event_list *evl, const struct record *rec, bool svg)
+/* What an event's stacks measure, for pprof's sample types. */
+static void pprof_opts_of(const struct collect *c, const struct evsel *ev, const struct record *rec,
+			  struct pprof_opts *po)
+{
+	const struct perf_event_attr *a = &ev->attr;
+	bool clock = ev->spec && ev->spec->kind == EVENT_KIND_SOFTWARE &&
+		     (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
+	*po = (struct pprof_opts){ .event = ev->name, .time = clock || rec->off_cpu, .wall = rec->off_cpu,
+				   .weight_is_value = rec->weight_period };
+	/* the clock events' frequency is a fixed period in ns (the kernel's hrtimer) */
+	if (!a->freq)
+		po->period = a->sample_period;
+	else if (clock && a->sample_freq)
+		po->period = 1000000000ULL / a->sample_freq;
+	struct timespec rt;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	double ago = (c->t_end > c->t_start ? now_seconds() - c->t_start : 0);
+	po->time_nanos = (int64_t)rt.tv_sec * 1000000000LL + rt.tv_nsec - (int64_t)(ago * 1e9);
+	po->duration_nanos = c->t_end > c->t_start ? (int64_t)((c->t_end - c->t_start) * 1e9) : 0;
+}
+
+/* One event's stacks into an open file, in format fmt; *lines: the unique
+ * stacks written. 0 or -errno. */
+static int write_one(struct collect *c, const struct evsel *ev, const struct record *rec, enum out_format fmt,
+		     FILE *f, size_t *lines)
+{
+	const struct evstate *es = ev->priv;
+	switch (fmt) {
+	case OUT_SVG: {
+		char title[300];
+		snprintf(title, sizeof(title), "pprobe record: %s", ev->name);
+		return stacktab__write_svg(es->stacks, title,
+					   rec->off_cpu ? "ns" : rec->weight_period ? "events" : "samples", f, lines);
+	}
+	case OUT_PPROF: {
+		struct pprof_opts po;
+		pprof_opts_of(c, ev, rec, &po);
+		*lines = stacktab__count(es->stacks);
+		return pprof__write(es->stacks, rec->frames, &po, f);
+	}
+	case OUT_FOLDED:
+	case OUT_NR:
+		break;
+	}
+	*lines = stacktab__write_folded(es->stacks, f);
+	return 0;
+}
+
+/* Each event's files, one per -o. 0, or 1 when one could not be written
+ * (said). */
+static int write_outputs(struct collect *c, const struct event_list *evl, const struct record *rec)
 {
 	int ret = 0;
 	for (int i = 0; i < c->evlist.nr_evsels; i++) {
@@ -650,39 +748,33 @@ static int write_outputs(struct collect *c, const struct event_list *evl, const 
 		for (int k = i + 1; k < c->evlist.nr_evsels; k++)
 			if (si >= 0 && c->evlist.evsels[k]->spec && c->evlist.evsels[k]->spec->same_as == si + 1)
 				samples += c->evlist.evsels[k]->samples;
-		const char *path = es->path;
-		struct outfile of;
-		int err = outfile__open_or_say(&of, path, "pprobe record");
-		if (err) {
-			ret = 1;
-			continue;
-		}
-		size_t lines;
-		if (svg) {
-			char title[300];
-			snprintf(title, sizeof(title), "pprobe record: %s", ev->name);
-			err = stacktab__write_svg(es->stacks, title,
-						  rec->off_cpu ? "ns" : rec->weight_period ? "events" : "samples", of.f,
-						  &lines);
+		for (size_t k = 0; k < rec->nr_outs; k++) {
+			const char *path = es->paths[k];
+			struct outfile of;
+			int err = outfile__open_or_say(&of, path, "pprobe record");
 			if (err) {
-				fprintf(stderr, "pprobe record: drawing %s failed: %s\n", path, strerror(-err));
+				ret = 1;
+				continue;
+			}
+			size_t lines = 0;
+			err = write_one(c, ev, rec, rec->outs[k].fmt, of.f, &lines);
+			if (err && err != -EIO) {
+				fprintf(stderr, "pprobe record: writing %s failed: %s\n", path, strerror(-err));
 				outfile__abort(&of);
 				ret = 1;
 				continue;
 			}
-		} else {
-			lines = stacktab__write_folded(es->stacks, of.f);
-		}
-		err = outfile__commit(&of);
-		if (err == -EPIPE && !strcmp(path, "-")) {
-			ret = CMD_EXIT_SIGPIPE;	/* the reader went away: as any filter */
-		} else if (err) {
-			fprintf(stderr, "pprobe record: writing %s failed: %s\n", path, strerror(-err));
-			ret = 1;
-		} else if (!c->opts.quiet) {
-			fprintf(stderr, "pprobe record: %s: %llu samples (%s), %zu unique stacks -> %s\n",
-				ev->name, (unsigned long long)samples, es->rate_buf, lines,
-				strcmp(path, "-") ? path : "stdout");
+			err = outfile__commit(&of);	/* a failed write (-EIO) is said with its errno here */
+			if (err == -EPIPE && !strcmp(path, "-")) {
+				ret = CMD_EXIT_SIGPIPE;	/* the reader went away: as any filter */
+			} else if (err) {
+				fprintf(stderr, "pprobe record: writing %s failed: %s\n", path, strerror(-err));
+				ret = 1;
+			} else if (!c->opts.quiet) {
+				fprintf(stderr, "pprobe record: %s: %llu samples (%s), %zu unique stacks -> %s\n",
+					ev->name, (unsigned long long)samples, es->rate_buf, lines,
+					strcmp(path, "-") ? path : "stdout");
+			}
 		}
 	}
 	return ret;
@@ -743,14 +835,16 @@ static void print_summary(struct collect *c, const struct record *rec)
 
 /* ---- the command ---- */
 
-static void free_evstates(struct collect *c)
+static void free_evstates(struct collect *c, size_t nr_outs)
 {
 	for (int i = 0; i < c->evlist.nr_evsels; i++) {
 		struct evstate *es = c->evlist.evsels[i]->priv;
 		if (es) {
 			if (!es->shared)
 				stacktab__delete(es->stacks);
-			free(es->path);
+			for (size_t k = 0; es->paths && k < nr_outs; k++)
+				free(es->paths[k]);
+			free(es->paths);
 			free(es);
 		}
 	}
@@ -765,15 +859,41 @@ static void record_exit(struct record *rec)
 	free(rec->quality);
 	offcpu__exit(&rec->off);
 	tp_format__free(rec->switch_fmt);
+	free(rec->outs);
+}
+
+/* Each -o with its format (default pprobe.folded, or pprobe + --format's
+ * extension). NULL, or what is wrong (a usage error). */
+static const char *choose_outputs(const struct record_opts *o, struct record *rec)
+{
+	if (o->format && o->outputs.nr > 1)
+		return "--format applies to one -o; with several, each FILE's name gives its format "
+		       "(.folded, .svg, .pb.gz)";
+	static char default_name[32];
+	rec->nr_outs = o->outputs.nr ? o->outputs.nr : 1;
+	rec->outs = pp_xcalloc(rec->nr_outs, sizeof(*rec->outs));
+	if (!o->outputs.nr) {
+		enum out_format f = o->format ? (enum out_format)(o->format - 1) : OUT_FOLDED;
+		snprintf(default_name, sizeof(default_name), "pprobe%s", out_formats[f].exts[0]);
+		rec->outs[0] = (struct output){ .name = default_name, .fmt = f };
+	}
+	size_t nr_stdout = 0;
+	for (size_t k = 0; k < o->outputs.nr; k++) {
+		const char *name = o->outputs.v[k].arg;
+		rec->outs[k].name = name;
+		rec->outs[k].fmt = o->format ? (enum out_format)(o->format - 1) : format_of_name(name);
+		nr_stdout += !strcmp(name, "-");
+		for (size_t j = 0; j < k; j++)
+			if (strcmp(name, "-") && !strcmp(name, o->outputs.v[j].arg))
+				return "the same -o FILE twice";
+	}
+	rec->to_stdout = nr_stdout > 0;
+	return nr_stdout > 1 ? "one -o may be '-' (stdout), not several" : NULL;
 }
 
 /* Everything before the run: events, stacks, outputs. 0, or the exit status. */
-static int record_prepare(struct record_opts *o, struct record *rec, struct collect *c, struct event_list *evl,
-			  bool *svg)
+static int record_prepare(struct record_opts *o, struct record *rec, struct collect *c, struct event_list *evl)
 {
-	size_t olen = strlen(o->output);
-	/* An .svg output name asks for the graph, unless --format says otherwise. */
-	*svg = o->format ? !strcmp(o->format, "svg") : olen > 4 && !strcmp(o->output + olen - 4, ".svg");
 	rec->cg = (enum callgraph)o->cg;
 	rec->stack_size = o->stack_size;
 	rec->backend = o->backend;
@@ -794,7 +914,11 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	strtab__init(&rec->objs);
 	struct symbolizer_opts so;
 	symbolizer_opts__init(&so);
+	/* pprof carries file and line beside each function; folded names
+	 * carry them only with --srcline (frametab__srcline_names) */
 	so.srcline = rec->srcline;
+	for (size_t k = 0; k < rec->nr_outs; k++)
+		so.srcline |= rec->outs[k].fmt == OUT_PPROF;
 	rec->sym = symbolizer__new(&so);
 	if (!rec->sym) {
 		fprintf(stderr, "pprobe record: cannot set up the symbolizer: %s\n", strerror(errno));
@@ -809,7 +933,7 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	int nr_shown = add_events(o, evl, c, rec);
 	if (nr_shown < 0)
 		return 2;
-	if (nr_shown > 1 && !strcmp(o->output, "-")) {
+	if (nr_shown > 1 && rec->to_stdout) {
 		fprintf(stderr, "pprobe record: several events write one file each: give -o FILE, not '-'\n");
 		return 2;
 	}
@@ -819,8 +943,8 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	o->co.status_prefix = "pprobe record";
 	/* stdout carries the folded stacks: the command's own stdout goes to
 	 * our stderr, so that its lines do not become stacks. */
-	o->co.child_stdout_to_stderr = !strcmp(o->output, "-");
-	return try_outputs(c, o->output, nr_shown > 1, *svg);
+	o->co.child_stdout_to_stderr = rec->to_stdout;
+	return try_outputs(c, rec, nr_shown > 1);
 }
 
 /* A PID or TID list: "123" or "1,2,3". */
@@ -874,20 +998,23 @@ static void spell_root_options(int argc, char **argv)
 
 int cmd_record(int argc, char **argv)
 {
-	struct record_opts o = { .output = "pprobe.folded" };
+	struct record_opts o = { 0 };
 	struct record rec = { 0 };
 	struct collect c;
 	struct event_list evl;
-	bool svg = false;
 	int ret;
 
 	spell_root_options(argc, argv);
 	int n = opts__parse(&record_cmd, argc, argv, &o);
 	if (n < 0) {
 		opt_list__free(&o.events);
+		opt_list__free(&o.outputs);
 		return opts__exit_status(n);
 	}
-	if (o.freq && o.period)
+	const char *bad_outputs = choose_outputs(&o, &rec);
+	if (bad_outputs)
+		ret = opts__usage_error(&record_cmd, "%s", bad_outputs);
+	else if (o.freq && o.period)
 		ret = opts__usage_error(&record_cmd, "-F and -c exclude each other");
 	else if (o.co.pid_list && o.co.tid_list)
 		ret = opts__usage_error(&record_cmd, "give either -p or -t");
@@ -900,6 +1027,8 @@ int cmd_record(int argc, char **argv)
 		ret = 0;
 	if (ret) {
 		opt_list__free(&o.events);
+		opt_list__free(&o.outputs);
+		free(rec.outs);
 		return ret;
 	}
 	if (n < argc)
@@ -907,10 +1036,10 @@ int cmd_record(int argc, char **argv)
 
 	collect__init(&c);
 	event_list__init(&evl);
-	ret = record_prepare(&o, &rec, &c, &evl, &svg);
+	ret = record_prepare(&o, &rec, &c, &evl);
 	if (!ret)
 		ret = collect__prepare(&c, &o.co);
-	if (!ret && !strcmp(o.output, "-"))
+	if (!ret && rec.to_stdout)
 		collect__watch_output(&c, 1);
 	if (!ret)
 		ret = collect__run(&c);
@@ -921,16 +1050,17 @@ int cmd_record(int argc, char **argv)
 			offcpu__finish(&rec.off, c.t_stop_ns, add_interval, &rec);
 		/* Symbolize the unique addresses once, then write each event's file. */
 		frametab__symbolize(rec.frames, rec.sym);
-		ret = write_outputs(&c, &evl, &rec, svg);
+		ret = write_outputs(&c, &evl, &rec);
 		if (!o.co.quiet)
 			print_summary(&c, &rec);
 	}
-	free_evstates(&c);
+	free_evstates(&c, rec.nr_outs);
 	collect__cleanup(&c);
 	if (!ret)
 		ret = collect__exit_status(&c);
 	record_exit(&rec);
 	event_list__exit(&evl);
 	opt_list__free(&o.events);
+	opt_list__free(&o.outputs);
 	return ret;
 }

@@ -201,7 +201,7 @@ static void frame__set_names(struct frametab *ft, struct frame *f, struct sym_fr
 		sanitize(buf);
 		struct frame_sym *fs = &f->syms[f->nr_syms];
 		fs->name = intern_or_null(ft, sf[i].name);
-		fs->system_name = fs->name;
+		fs->system_name = sf[i].system_name ? intern_or_null(ft, sf[i].system_name) : fs->name;
 		fs->dso = intern_or_null(ft, sf[i].dso);
 		fs->file = intern_or_null(ft, sf[i].srcfile);
 		fs->line = sf[i].srcfile ? sf[i].line : 0;
