@@ -275,14 +275,18 @@ static void *sender(void *arg)
 	return NULL;
 }
 
+int pusher__check_target(const char *url, const char *app, char *err, size_t errlen)
+{
+	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
+		snprintf(err, errlen, "push URL '%s': http:// or https:// expected", url);
+		return -EINVAL;
+	}
+	return app ? check_app(app, err, errlen) : 0;
+}
+
 struct pusher *pusher__new(const struct pusher_opts *opts, char *err, size_t errlen)
 {
-	if (strncmp(opts->url, "http://", 7) && strncmp(opts->url, "https://", 8)) {
-		snprintf(err, errlen, "push URL '%s': http:// or https:// expected", opts->url);
-		errno = EINVAL;
-		return NULL;
-	}
-	if (check_app(opts->app, err, errlen)) {
+	if (pusher__check_target(opts->url, opts->app, err, errlen)) {
 		errno = EINVAL;
 		return NULL;
 	}

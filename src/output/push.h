@@ -67,6 +67,10 @@ void pusher__delete(struct pusher *p);	/* finishes at once if not finished; acce
 /* The ingest URL for one profile (for tests and messages); malloc'd. */
 char *pusher__ingest_url(const struct pusher_opts *opts, int64_t from, int64_t until);
 
+/* URL http:// or https://, app (NULL: not given) as Pyroscope names allow:
+ * letters, digits, '.', '-', '_'. 0 or -EINVAL with the reason in err. */
+int pusher__check_target(const char *url, const char *app, char *err, size_t errlen);
+
 /* "key=value" as Pyroscope labels allow: key [A-Za-z_][A-Za-z0-9_.]*, value
  * without , { } = and not empty. 0 or -EINVAL with the reason in err. */
 int pusher__check_label(const char *kv, char *err, size_t errlen);
