@@ -18,6 +18,7 @@
 #include "target_opts.h"
 #include "stacks.h"
 #include "pprof.h"
+#include "record_push.h"
 #include "svg.h"
 #include "pprobe/symbolize.h"
 #include "pprobe/unwind.h"
@@ -81,6 +82,11 @@ struct record {
 	struct output *outs;		/* -o, each with its format */
 	size_t nr_outs;
 	bool to_stdout;			/* one of them is '-' */
+	/* --push: each interval of push_ev's stacks to Pyroscope */
+	bool pushing;
+	struct record_push push;
+	struct evsel *push_ev;
+	double next_report;
 };
 
 static const char *basename_of(const char *path)
@@ -370,6 +376,7 @@ struct record_opts {
 	bool hold_exits, srcline, weight_period;
 	bool weight_given;		/* --weight was given */
 	bool off_cpu, per_thread, root_pid, root_tid;
+	struct record_push_opts push;	/* --push, --interval, --app, --label */
 };
 
 static int parse_freq(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
@@ -496,6 +503,17 @@ static const struct opt record_table[] = {
 	OPT_FLAG(0, "root-tid", R, root_tid,
 		 "the root frame is comm-PID/TID (stackcollapse-perf.pl --tid); '--tid' with no TID list after "
 		 "it means this too"),
+	OPT_GROUP("Continuous profiling (Pyroscope):"),
+	OPT_STRING(0, "push", "URL", R, push.url,
+		   "send each interval's profile (pprof) to the Pyroscope server at URL "
+		   "(http://host:4040), through its HTTP ingest API, instead of writing a file; a failed "
+		   "send is retried with backoff from a bounded queue and said, never stops the recording"),
+	OPT_FN(0, "interval", "SECS", R, push.interval, opt_parse_duration, "with --push: seconds per profile (10)"),
+	OPT_STRING(0, "app", "NAME", R, push.app,
+		   "with --push: the application name (default: the command's name, or pprobe); Pyroscope "
+		   "shows NAME.cpu"),
+	OPT_LIST(0, "label", "KEY=VALUE", R, push.labels, "with --push: a label of the series, repeatable"),
+	OPT_GROUP("Output, continued:"),
 	OPT_FLAG(0, "srcline", R, srcline,
 		 "user frames with debug info as func:file.c:LINE (the sampled line at the leaf, call sites "
 		 "above it)"),
@@ -735,6 +753,78 @@ static int write_one(struct collect *c, const struct evsel *ev, const struct rec
 	return 0;
 }
 
+/* ---- --push ---- */
+
+/* At the end, what is still queued gets this long to be delivered. */
+#define PUSH_FINISH_S 5.0
+
+/* One interval of the pushed event's stacks out, the table emptied. */
+static void push_cut(struct collect *c, struct record *r, double now)
+{
+	struct pprof_opts po;
+	frametab__symbolize(r->frames, r->sym);	/* the frames new since the last cut */
+	pprof_opts_of(c, r->push_ev, r, &po);
+	record_push__cut(&r->push, ((struct evstate *)r->push_ev->priv)->stacks, r->frames, &po, now);
+	/* Memory follows one interval, not the run: the frames go too, except
+	 * with --off-cpu, whose waits still open hold frame ids. */
+	if (!r->off_cpu)
+		frametab__clear(r->frames);
+}
+
+static void push_tick(struct collect *c)
+{
+	struct record *r = c->priv;
+	double now = now_seconds();
+	if (record_push__due(&r->push, now))
+		push_cut(c, r, now);
+	if (now >= r->next_report) {
+		record_push__report(&r->push);
+		r->next_report = now + 1;
+	}
+}
+
+/* Usage errors of --push and its companions, before anything starts. */
+static const char *check_push_opts(const struct record_opts *o)
+{
+	static char err[300];
+	if (!o->push.url)
+		return o->push.interval || o->push.app || o->push.labels.nr ? "--interval, --app and --label go with --push"
+									   : NULL;
+	if (o->outputs.nr || o->format)
+		return "--push sends each interval to the server; -o and --format write the whole run to a file: "
+		       "give one or the other";
+	if (pusher__check_target(o->push.url, o->push.app, err, sizeof(err)))
+		return err;
+	for (size_t i = 0; i < o->push.labels.nr; i++)
+		if (pusher__check_label(o->push.labels.v[i].arg, err, sizeof(err)))
+			return err;
+	return NULL;
+}
+
+/* --push: one event, and the sender started. 0 or the exit status. */
+static int push_prepare(struct record_opts *o, struct record *rec, struct collect *c, int nr_shown)
+{
+	char err[300];
+	if (nr_shown != 1) {
+		fprintf(stderr, "pprobe record: --push sends one event's profile: give one -e\n");
+		return 2;
+	}
+	for (int i = 0; i < c->evlist.nr_evsels && !rec->push_ev; i++) {
+		struct evstate *es = c->evlist.evsels[i]->priv;
+		if (es && !es->shared)
+			rec->push_ev = c->evlist.evsels[i];
+	}
+	const struct perf_event_attr *a = &rec->push_ev->attr;
+	unsigned rate = a->freq ? (unsigned)a->sample_freq : 0;
+	if (record_push__start(&rec->push, &o->push, o->co.argv ? o->co.argv[0] : NULL, rate, o->co.quiet, err,
+			       sizeof(err))) {
+		fprintf(stderr, "pprobe record: %s\n", err);
+		return 2;
+	}
+	c->on_tick = push_tick;
+	return 0;
+}
+
 /* Each event's files, one per -o. 0, or 1 when one could not be written
  * (said). */
 static int write_outputs(struct collect *c, const struct event_list *evl, const struct record *rec)
@@ -862,6 +952,7 @@ static void record_exit(struct record *rec)
 	offcpu__exit(&rec->off);
 	tp_format__free(rec->switch_fmt);
 	free(rec->outs);
+	pusher__delete(rec->push.pusher);	/* an error path: nothing to say */
 }
 
 /* Each -o with its format (default pprobe.folded, or pprobe + --format's
@@ -905,6 +996,7 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	rec->root = o->root_tid ? STACK_ROOT_TID : o->root_pid ? STACK_ROOT_PID
 		  : o->per_thread ? STACK_ROOT_THREAD : STACK_ROOT_COMM;
 	rec->off_cpu = o->off_cpu;
+	rec->pushing = o->push.url != NULL;
 	offcpu__init(&rec->off);
 	if (o->off_cpu) {
 		c->on_switch = on_switch;
@@ -921,6 +1013,7 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	so.srcline = rec->srcline;
 	for (size_t k = 0; k < rec->nr_outs; k++)
 		so.srcline |= rec->outs[k].fmt == OUT_PPROF;
+	so.srcline |= rec->pushing;
 	rec->sym = symbolizer__new(&so);
 	if (!rec->sym) {
 		fprintf(stderr, "pprobe record: cannot set up the symbolizer: %s\n", strerror(errno));
@@ -938,6 +1031,11 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	if (nr_shown > 1 && rec->to_stdout) {
 		fprintf(stderr, "pprobe record: several events write one file each: give -o FILE, not '-'\n");
 		return 2;
+	}
+	if (rec->pushing) {
+		int err = push_prepare(o, rec, c, nr_shown);
+		if (err)
+			return err;
 	}
 	int ret = setup_stacks(rec, c, &o->co);
 	if (ret)
@@ -1011,11 +1109,13 @@ int cmd_record(int argc, char **argv)
 	if (n < 0) {
 		opt_list__free(&o.events);
 		opt_list__free(&o.outputs);
+		opt_list__free(&o.push.labels);
 		return opts__exit_status(n);
 	}
-	const char *bad_outputs = choose_outputs(&o, &rec);
-	if (bad_outputs)
-		ret = opts__usage_error(&record_cmd, "%s", bad_outputs);
+	const char *bad_outputs = o.push.url ? NULL : choose_outputs(&o, &rec);
+	const char *bad_push = check_push_opts(&o);
+	if (bad_outputs || bad_push)
+		ret = opts__usage_error(&record_cmd, "%s", bad_outputs ? bad_outputs : bad_push);
 	else if (o.freq && o.period)
 		ret = opts__usage_error(&record_cmd, "-F and -c exclude each other");
 	else if (o.co.pid_list && o.co.tid_list)
@@ -1030,6 +1130,7 @@ int cmd_record(int argc, char **argv)
 	if (ret) {
 		opt_list__free(&o.events);
 		opt_list__free(&o.outputs);
+		opt_list__free(&o.push.labels);
 		free(rec.outs);
 		return ret;
 	}
@@ -1050,9 +1151,14 @@ int cmd_record(int argc, char **argv)
 	} else if (!ret) {
 		if (rec.off_cpu)	/* waits still going on: up to the end */
 			offcpu__finish(&rec.off, c.t_stop_ns, add_interval, &rec);
-		/* Symbolize the unique addresses once, then write each event's file. */
-		frametab__symbolize(rec.frames, rec.sym);
-		ret = write_outputs(&c, &evl, &rec);
+		if (rec.pushing) {	/* the last interval, then what is queued */
+			push_cut(&c, &rec, now_seconds());
+			record_push__finish(&rec.push, PUSH_FINISH_S);
+		} else {
+			/* Symbolize the unique addresses once, then write each event's file. */
+			frametab__symbolize(rec.frames, rec.sym);
+			ret = write_outputs(&c, &evl, &rec);
+		}
 		if (!o.co.quiet)
 			print_summary(&c, &rec);
 	}
@@ -1064,5 +1170,6 @@ int cmd_record(int argc, char **argv)
 	event_list__exit(&evl);
 	opt_list__free(&o.events);
 	opt_list__free(&o.outputs);
+	opt_list__free(&o.push.labels);
 	return ret;
 }

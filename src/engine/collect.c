@@ -1134,6 +1134,8 @@ int collect__run(struct collect *c)
 		catch_up(c);
 		flush_until(c, limit > slack ? limit - slack : 0);
 		release_held(c, true);	/* threads held while that ran */
+		if (c->on_tick)
+			c->on_tick(c);
 		if (targets_gone(c))
 			break;
 		double now = now_seconds();

@@ -72,6 +72,9 @@ struct collect {
 	 * (pid, tid, time, cpu of the task switched in or out), misc its
 	 * PERF_RECORD_MISC_SWITCH_OUT[_PREEMPT] bits. */
 	void (*on_switch)(struct collect *c, const struct sample *id, uint16_t misc);
+	/* Called from collect__run's loop after each pass over the queued
+	 * records (at least every few ms): for work at intervals. */
+	void (*on_tick)(struct collect *c);
 	void *priv;
 	int sigfd;
 	pid_t child;			/* our command, 0 if none */

@@ -47,6 +47,24 @@ struct frametab *frametab__new(void)
 	return ft;
 }
 
+void frametab__clear(struct frametab *ft)
+{
+	for (size_t i = 0; i < ft->nr; i++) {
+		free(ft->frames[i].syms);
+		free(ft->frames[i].labels);
+	}
+	ft->nr = 0;
+	for (size_t i = 0; i < ft->nr_maprefs; i++)
+		free(ft->maprefs[i].map.path);
+	ft->nr_maprefs = 0;
+	u64map__free(&ft->index);
+	u64map__init(&ft->index);
+	u64map__free(&ft->map_index);
+	u64map__init(&ft->map_index);
+	strtab__free(&ft->names);
+	strtab__init(&ft->names);
+}
+
 void frametab__delete(struct frametab *ft)
 {
 	if (!ft)
@@ -340,6 +358,18 @@ void stacktab__set_root(struct stacktab *st, enum stack_root root)
 void stacktab__keep_timeline(struct stacktab *st)
 {
 	st->timeline = true;
+}
+
+void stacktab__clear(struct stacktab *st)
+{
+	st->nr_words = 0;
+	st->nr = 0;
+	st->total = 0;
+	st->nr_ticks = 0;
+	st->sorted = false;
+	if (st->slots)
+		memset(st->slots, 0, st->cap * sizeof(*st->slots));
+	/* comms stay interned: few, and reused */
 }
 
 size_t stacktab__count(const struct stacktab *st)

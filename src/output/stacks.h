@@ -29,6 +29,10 @@ uint32_t frametab__kernel(struct frametab *ft, uint64_t addr, bool is_return);
 /* A synthetic frame printed as is, e.g. "[truncated]", "[no-cfi libfoo.so]". */
 uint32_t frametab__special(struct frametab *ft, const char *name);
 size_t frametab__count(const struct frametab *ft);
+/* Forget every frame: ids given before are invalid after. For long runs
+ * (record --push) whose stack tables were all cleared, so that memory
+ * follows one interval, not the whole run. */
+void frametab__clear(struct frametab *ft);
 
 /* Symbolize every frame not yet symbolized. */
 void frametab__symbolize(struct frametab *ft, struct symbolizer *sym);
@@ -61,6 +65,9 @@ void stacktab__keep_timeline(struct stacktab *st);
 void stacktab__add(struct stacktab *st, const struct stack_owner *o, const uint32_t *frames,
 		   uint32_t n, uint64_t weight, uint64_t time);
 size_t stacktab__count(const struct stacktab *st);
+/* Forget every stack (and tick), keeping the root and timeline settings:
+ * the next interval starts empty (record --push). */
+void stacktab__clear(struct stacktab *st);
 uint64_t stacktab__total(const struct stacktab *st);
 
 /* Unique stack i, 0 <= i < stacktab__count(), in order of first add. */

@@ -126,6 +126,22 @@ int main(void)
 	CHECK_EQ_U64(n, 1);
 	CHECK_STREQ(o.buf, "p;[my:app] 7\n");
 
+	/* A cleared frame table starts over: ids from 0, names again */
+	stacktab__clear(st2);
+	CHECK_EQ_U64(stacktab__count(st2), 0);
+	CHECK_EQ_U64(stacktab__total(st2), 0);
+	frametab__clear(ft);
+	CHECK_EQ_U64(frametab__count(ft), 0);
+	uint32_t again = frametab__special(ft, "[truncated]");
+	uint32_t a3 = frametab__user(ft, 10, &app, 0x400100, false);
+	CHECK(again == 0 && a3 == 1, "ids after clear: %u %u", again, a3);
+	frametab__symbolize(ft, NULL);
+	uint32_t x3[] = { a3, again };
+	stacktab__add(st2, &p, x3, 2, 9, 0);
+	memset(&o, 0, sizeof(o));
+	n = stacktab__folded(st2, line, &o);
+	CHECK_STREQ(o.buf, "p;[truncated];[my:app] 9\n");
+
 	stacktab__delete(st2);
 	stacktab__delete(st);
 	frametab__delete(ft);

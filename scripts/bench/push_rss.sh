@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# record --push over a long run: does memory stay flat? pprobe records the
+# whole machine (-a -g, DWARF stacks, 999 Hz per CPU) and pushes every
+# --interval seconds to a local ingest receiver (tests/e2e/push_receiver.mjs,
+# which checks each request as Pyroscope's API documents it); pprobe's RSS
+# is read from /proc at the start and then every minute.
+#
+#   scripts/bench/push_rss.sh [BUILD_DIR]       (root; node)
+#   SECS=600 INTERVAL=10 scripts/bench/push_rss.sh
+#
+# Whatever runs on the machine meanwhile is the workload: a build or a test
+# suite (many short processes, new code every second) is the hard case,
+# since each new process brings new mappings and frames. Prints one
+# Markdown row per minute: elapsed, RSS, uploads delivered.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${1:-$root/build}
+PP=$build/pprobe
+SECS=${SECS:-600}
+INTERVAL=${INTERVAL:-10}
+T=$(mktemp -d /tmp/pprobe-push-bench.XXXXXX)
+trap 'kill $recv $pp 2>/dev/null; rm -rf "$T"' EXIT
+mkdir -p "$T/in"
+node "$root/tests/e2e/push_receiver.mjs" "$T/in" 0 >"$T/port" & recv=$!
+for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+"$PP" record -a -g -F 999 --push "http://127.0.0.1:$(cat "$T/port")" --interval "$INTERVAL" --app bench \
+	-d "$SECS" 2>"$T/err" & pp=$!
+t0=$SECONDS
+rss() { awk '/^VmRSS/ { print $2 }' "/proc/$pp/status" 2>/dev/null || echo 0; }
+uploads() { grep -c '"status":200' "$T/in/log.jsonl" 2>/dev/null || echo 0; }
+echo "| elapsed | pprobe RSS | uploads |"
+echo "|---|---|---|"
+sleep 5
+while [ -d "/proc/$pp" ]; do
+	printf '| %4ds | %6d KiB | %s |\n' $((SECONDS - t0)) "$(rss)" "$(uploads)"
+	for _ in $(seq 60); do [ -d "/proc/$pp" ] && [ $((SECONDS - t0)) -lt "$SECS" ] && sleep 1; done
+	[ $((SECONDS - t0)) -ge "$SECS" ] && { sleep 1; printf '| %4ds | %6d KiB | %s |\n' $((SECONDS - t0)) "$(rss)" "$(uploads)"; break; }
+done
+wait $pp || true
+grep -E "push:|samples" "$T/err" | sed 's/^/    /'
