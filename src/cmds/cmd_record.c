@@ -17,6 +17,7 @@
 #include "tp_format.h"
 #include "target_opts.h"
 #include "stacks.h"
+#include "speedscope.h"
 #include "svg.h"
 #include "pprobe/symbolize.h"
 #include "pprobe/unwind.h"
@@ -51,6 +52,7 @@ struct record {
 	uint64_t ips[MAX_FRAMES];
 	uint32_t frame_buf[MAX_FRAMES + 8];
 	enum stack_root root;		/* the folded root frame: comm, comm-PID, comm-PID/TID, comm/TID */
+	bool speedscope;		/* --format speedscope: every sample kept in time order */
 	/* --off-cpu: switch-outs (sched:sched_switch samples) paired with
 	 * switch-ins (PERF_RECORD_SWITCH), weighed in ns into off_stacks,
 	 * the on-CPU event's table */
@@ -295,15 +297,15 @@ static void on_process_gone(struct collect *c, pid_t pid)
 		unwinder__forget(r->unwinder, pid);
 }
 
-/* -o FILE for one event; FILE's stem + ".EVENT.folded" (.svg) for each of several. */
-static char *output_name(const char *out, const char *event, bool several, bool svg)
+/* -o FILE for one event; FILE's stem + ".EVENT" + ext (".folded", ".svg",
+ * ".speedscope.json") for each of several. */
+static char *output_name(const char *out, const char *event, bool several, const char *ext)
 {
 	if (!several)
 		return pp_xstrdup(out);
 	char ev[256];
 	event_spec__file_name(event, ev, sizeof(ev));
 	size_t len = strlen(out);
-	const char *ext = svg ? ".svg" : ".folded";
 	size_t el = strlen(ext);
 	size_t stem = len > el && !strcmp(out + len - el, ext) ? len - el : len;
 	size_t sz = stem + strlen(ev) + el + 3;
@@ -394,8 +396,8 @@ static int parse_weight(const struct opt *o, void *opts, const char *arg, char *
 static int parse_format(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
 {
 	(void)o;
-	if (strcmp(arg, "folded") && strcmp(arg, "svg"))
-		return seterr(err, errlen, "--format is 'folded' or 'svg', not '%s'", arg), -EINVAL;
+	if (strcmp(arg, "folded") && strcmp(arg, "svg") && strcmp(arg, "speedscope"))
+		return seterr(err, errlen, "--format is 'folded', 'svg' or 'speedscope', not '%s'", arg), -EINVAL;
 	((struct record_opts *)opts)->format = arg;
 	return 0;
 }
@@ -438,9 +440,11 @@ static const struct opt record_table[] = {
 	OPT_GROUP("Output:"),
 	OPT_STRING('o', "output", "FILE", R, output,
 		   "default pprobe.folded; '-' for stdout (the command's stdout then goes to stderr); "
-		   "several events write FILE's stem + .EVENT.folded each"),
+		   "several events write FILE's stem + .EVENT.folded (.svg, .speedscope.json) each"),
 	OPT_FN(0, "format", "FMT", R, format, parse_format,
-	       "folded (default) or svg: an interactive flame graph (the default when FILE ends in .svg)"),
+	       "folded (default); svg: an interactive flame graph (the default when FILE ends in .svg); "
+	       "speedscope: speedscope's JSON, a timeline per thread (the default when FILE ends in "
+	       ".speedscope.json; open it at https://www.speedscope.app or with the speedscope command)"),
 	OPT_FN(0, "weight", "KIND", R, weight_period, parse_weight,
 	       "samples (default) or period (sum the sample periods); --off-cpu weighs in ns"),
 	OPT_FLAG(0, "per-thread", R, per_thread, "stacks per thread: the root frame is comm/TID"),
@@ -461,7 +465,7 @@ static const struct opt record_table[] = {
 const struct cmd_def record_cmd = {
 	.name = "record",
 	.prog = "pprobe record",
-	.summary = "sample events and write folded stacks (or an SVG)",
+	.summary = "sample events and write folded stacks (or an SVG, or speedscope's JSON)",
 	.usage = "pprobe record [options] [--] [command [args...]]",
 	.about = "Sample events and write folded stacks (one line per unique stack, "
 		 "'comm;outermost;...;leaf COUNT', as flamegraph.pl reads them).",
@@ -472,7 +476,8 @@ const struct cmd_def record_cmd = {
 "  pprobe record -e syscalls:sys_enter_write -g -a sleep 5\n"
 "  pprobe record -g -x ./app -e probe:handle_request -- ./app   # who calls it\n"
 "  pprobe record -g -p 1234 -d 10 -o app.folded && flamegraph.pl app.folded > app.svg\n"
-"  pprobe record --off-cpu -g -o app.svg -- ./app   # where the wall-clock time went, in ns\n",
+"  pprobe record --off-cpu -g -o app.svg -- ./app   # where the wall-clock time went, in ns\n"
+"  pprobe record -g -o app.speedscope.json -- ./app # a timeline per thread: https://www.speedscope.app\n",
 };
 
 /* ---- setup ---- */
@@ -539,6 +544,8 @@ static int add_events(const struct record_opts *o, struct event_list *evl, struc
 		} else {
 			es->stacks = stacktab__new(rec->frames);
 			stacktab__set_root(es->stacks, rec->root);
+			if (rec->speedscope)
+				stacktab__keep_timeline(es->stacks);
 			nr_shown++;
 		}
 		if (rec->off_cpu)
@@ -618,14 +625,14 @@ static int setup_stacks(struct record *rec, struct collect *c, struct collect_op
  * one that cannot be written is said before the command runs, not after
  * its profile is taken. Not kept open: a run with many events needs its
  * fds for them. */
-static int try_outputs(struct collect *c, const char *output, bool several, bool svg)
+static int try_outputs(struct collect *c, const char *output, bool several, const char *ext)
 {
 	for (int i = 0; i < c->evlist.nr_evsels; i++) {
 		struct evsel *ev = c->evlist.evsels[i];
 		struct evstate *es = ev->priv;
 		if (!es || es->shared)
 			continue;
-		es->path = output_name(output, ev->name, several, svg);
+		es->path = output_name(output, ev->name, several, ext);
 		if (outfile__open_or_say(&es->out, es->path, "pprobe record"))
 			return 1;
 		outfile__abort(&es->out);
@@ -635,7 +642,16 @@ static int try_outputs(struct collect *c, const char *output, bool several, bool
 
 /* ---- output ---- */
 
-/* Each event's file: folded lines or the flame graph. 0, or 1 when one
+/* speedscope's unit of an event's weights: ns where they are time (the
+ * periods of cpu-clock and task-clock, --off-cpu), else counts. */
+static const char *speedscope_unit(const struct record *rec, const struct evsel *ev)
+{
+	bool clock = ev->attr.type == PERF_TYPE_SOFTWARE &&
+		     (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK || ev->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+	return rec->off_cpu || (rec->weight_period && clock) ? "nanoseconds" : "none";
+}
+
+/* Each event's file: folded lines, the flame graph or speedscope's JSON. 0, or 1 when one
  * could not be written (said). */
 static int write_outputs(struct collect *c, const struct event_list *evl, const struct record *rec, bool svg)
 {
@@ -658,7 +674,16 @@ static int write_outputs(struct collect *c, const struct event_list *evl, const 
 			continue;
 		}
 		size_t lines;
-		if (svg) {
+		char what[64] = "";
+		if (rec->speedscope) {
+			char name[300];
+			snprintf(name, sizeof(name), "pprobe record: %s", ev->name);
+			struct speedscope_opts so = { .name = name, .unit = speedscope_unit(rec, ev),
+						      .exporter = "pprobe@" PPROBE_VERSION };
+			size_t threads = speedscope__write(rec->frames, es->stacks, &so, of.f);
+			lines = stacktab__count(es->stacks);
+			snprintf(what, sizeof(what), ", %zu threads", threads);
+		} else if (svg) {
 			char title[300];
 			snprintf(title, sizeof(title), "pprobe record: %s", ev->name);
 			err = stacktab__write_svg(es->stacks, title,
@@ -680,8 +705,8 @@ static int write_outputs(struct collect *c, const struct event_list *evl, const 
 			fprintf(stderr, "pprobe record: writing %s failed: %s\n", path, strerror(-err));
 			ret = 1;
 		} else if (!c->opts.quiet) {
-			fprintf(stderr, "pprobe record: %s: %llu samples (%s), %zu unique stacks -> %s\n",
-				ev->name, (unsigned long long)samples, es->rate_buf, lines,
+			fprintf(stderr, "pprobe record: %s: %llu samples (%s), %zu unique stacks%s -> %s\n",
+				ev->name, (unsigned long long)samples, es->rate_buf, lines, what,
 				strcmp(path, "-") ? path : "stdout");
 		}
 	}
@@ -767,13 +792,20 @@ static void record_exit(struct record *rec)
 	tp_format__free(rec->switch_fmt);
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n > k && !strcmp(s + n - k, suffix);
+}
+
 /* Everything before the run: events, stacks, outputs. 0, or the exit status. */
 static int record_prepare(struct record_opts *o, struct record *rec, struct collect *c, struct event_list *evl,
 			  bool *svg)
 {
-	size_t olen = strlen(o->output);
-	/* An .svg output name asks for the graph, unless --format says otherwise. */
-	*svg = o->format ? !strcmp(o->format, "svg") : olen > 4 && !strcmp(o->output + olen - 4, ".svg");
+	/* An .svg output name asks for the graph, .speedscope.json for
+	 * speedscope's file, unless --format says otherwise. */
+	*svg = o->format ? !strcmp(o->format, "svg") : ends_with(o->output, ".svg");
+	rec->speedscope = o->format ? !strcmp(o->format, "speedscope") : ends_with(o->output, ".speedscope.json");
 	rec->cg = (enum callgraph)o->cg;
 	rec->stack_size = o->stack_size;
 	rec->backend = o->backend;
@@ -794,7 +826,7 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	strtab__init(&rec->objs);
 	struct symbolizer_opts so;
 	symbolizer_opts__init(&so);
-	so.srcline = rec->srcline;
+	so.srcline = rec->srcline || rec->speedscope;	/* speedscope shows each frame's file */
 	rec->sym = symbolizer__new(&so);
 	if (!rec->sym) {
 		fprintf(stderr, "pprobe record: cannot set up the symbolizer: %s\n", strerror(errno));
@@ -820,7 +852,8 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	/* stdout carries the folded stacks: the command's own stdout goes to
 	 * our stderr, so that its lines do not become stacks. */
 	o->co.child_stdout_to_stderr = !strcmp(o->output, "-");
-	return try_outputs(c, o->output, nr_shown > 1, *svg);
+	return try_outputs(c, o->output, nr_shown > 1,
+			   rec->speedscope ? ".speedscope.json" : *svg ? ".svg" : ".folded");
 }
 
 /* A PID or TID list: "123" or "1,2,3". */

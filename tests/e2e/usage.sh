@@ -97,7 +97,7 @@ bad "record --call-graph x" "unknown --call-graph mode 'x'" record --call-graph 
 bad "record --call-graph dwarf,4" "dwarf stack size '4'" record --call-graph dwarf,4 -- true
 bad "record --unwinder x" "unknown unwinder 'x'" record --unwinder x -- true
 bad "record --weight x" "--weight is 'samples' or 'period'" record --weight x -- true
-bad "record --format x" "--format is 'folded' or 'svg'" record --format x -- true
+bad "record --format x" "--format is 'folded', 'svg' or 'speedscope'" record --format x -- true
 bad "record -F and -c" "-F and -c exclude each other" record -F 99 -c 5 -- true
 bad "record -p and -t" "give either -p or -t" record -p 1 -t 1
 bad "stat -I 5" "-I wants milliseconds >= 10" stat -I 5 -- true
