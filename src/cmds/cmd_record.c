@@ -19,6 +19,7 @@
 #include "stacks.h"
 #include "pprof.h"
 #include "record_push.h"
+#include "speedscope.h"
 #include "svg.h"
 #include "pprobe/symbolize.h"
 #include "pprobe/unwind.h"
@@ -34,7 +35,7 @@ struct quality {
 };
 
 /* The output formats: -o FILE picks one by FILE's ending, --format by name. */
-enum out_format { OUT_FOLDED, OUT_SVG, OUT_PPROF, OUT_NR };
+enum out_format { OUT_FOLDED, OUT_SVG, OUT_PPROF, OUT_SPEEDSCOPE, OUT_NR };
 static const struct out_format_def {
 	const char *name;
 	const char *exts[3];	/* the first is added to a name that has none of them */
@@ -42,8 +43,9 @@ static const struct out_format_def {
 	[OUT_FOLDED] = { "folded", { ".folded" } },
 	[OUT_SVG] = { "svg", { ".svg" } },
 	[OUT_PPROF] = { "pprof", { ".pb.gz", ".pb" } },
+	[OUT_SPEEDSCOPE] = { "speedscope", { ".speedscope.json" } },
 };
-#define OUT_FORMAT_NAMES "folded, svg, pprof"
+#define OUT_FORMAT_NAMES "folded, svg, pprof, speedscope"
 
 struct output {
 	const char *name;	/* -o's argument */
@@ -70,6 +72,7 @@ struct record {
 	uint64_t ips[MAX_FRAMES];
 	uint32_t frame_buf[MAX_FRAMES + 8];
 	enum stack_root root;		/* the folded root frame: comm, comm-PID, comm-PID/TID, comm/TID */
+	bool speedscope;		/* --format speedscope: every sample kept in time order */
 	/* --off-cpu: switch-outs (sched:sched_switch samples) paired with
 	 * switch-ins (PERF_RECORD_SWITCH), weighed in ns into off_stacks,
 	 * the on-CPU event's table */
@@ -489,11 +492,13 @@ static const struct opt record_table[] = {
 	OPT_GROUP("Output:"),
 	OPT_LIST('o', "output", "FILE", R, outputs,
 		 "repeatable: one run writes each (-o app.folded -o app.pb.gz); the format from FILE's name: "
-		 ".svg an interactive flame graph, .pb.gz (.pb) pprof for go tool pprof, Pyroscope, Parca; "
+		 ".svg an interactive flame graph, .pb.gz (.pb) pprof for go tool pprof, Pyroscope, Parca, "
+		 ".speedscope.json speedscope's JSON (a timeline per thread: https://www.speedscope.app); "
 		 "else folded. Default pprobe.folded; '-' for stdout (the command's stdout then goes to "
 		 "stderr); several events write FILE's stem + .EVENT + its extension each"),
 	OPT_FN(0, "format", "FMT", R, format, parse_format,
-	       "folded, svg or pprof, whatever the name of the one -o FILE (default: from the name)"),
+	       "folded, svg, pprof or speedscope, whatever the name of the one -o FILE (default: from the "
+	       "name)"),
 	OPT_FN(0, "weight", "KIND", R, weight_period, parse_weight,
 	       "samples (default) or period (sum the sample periods); --off-cpu weighs in ns"),
 	OPT_FLAG(0, "per-thread", R, per_thread, "stacks per thread: the root frame is comm/TID"),
@@ -525,7 +530,7 @@ static const struct opt record_table[] = {
 const struct cmd_def record_cmd = {
 	.name = "record",
 	.prog = "pprobe record",
-	.summary = "sample events and write folded stacks (or an SVG, or pprof)",
+	.summary = "sample events and write folded stacks (or an SVG, pprof, speedscope's JSON)",
 	.usage = "pprobe record [options] [--] [command [args...]]",
 	.about = "Sample events and write folded stacks (one line per unique stack, "
 		 "'comm;outermost;...;leaf COUNT', as flamegraph.pl reads them), an SVG flame graph, or "
@@ -538,7 +543,8 @@ const struct cmd_def record_cmd = {
 "  pprobe record -g -x ./app -e probe:handle_request -- ./app   # who calls it\n"
 "  pprobe record -g -p 1234 -d 10 -o app.folded && flamegraph.pl app.folded > app.svg\n"
 "  pprobe record --off-cpu -g -o app.svg -- ./app   # where the wall-clock time went, in ns\n"
-"  pprobe record -g -o app.folded -o app.pb.gz -- ./app && go tool pprof -top app.pb.gz\n",
+"  pprobe record -g -o app.folded -o app.pb.gz -- ./app && go tool pprof -top app.pb.gz\n"
+"  pprobe record -g -o app.speedscope.json -- ./app # a timeline per thread: https://www.speedscope.app\n",
 };
 
 /* ---- setup ---- */
@@ -605,6 +611,8 @@ static int add_events(const struct record_opts *o, struct event_list *evl, struc
 		} else {
 			es->stacks = stacktab__new(rec->frames);
 			stacktab__set_root(es->stacks, rec->root);
+			if (rec->speedscope)
+				stacktab__keep_timeline(es->stacks);
 			nr_shown++;
 		}
 		if (rec->off_cpu)
@@ -726,6 +734,15 @@ static void pprof_opts_of(const struct collect *c, const struct evsel *ev, const
 	po->duration_nanos = c->t_end > c->t_start ? (int64_t)((c->t_end - c->t_start) * 1e9) : 0;
 }
 
+/* speedscope's unit of an event's weights: ns where they are time (the
+ * periods of cpu-clock and task-clock, --off-cpu), else counts. */
+static const char *speedscope_unit(const struct record *rec, const struct evsel *ev)
+{
+	bool clock = ev->attr.type == PERF_TYPE_SOFTWARE &&
+		     (ev->attr.config == PERF_COUNT_SW_CPU_CLOCK || ev->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+	return rec->off_cpu || (rec->weight_period && clock) ? "nanoseconds" : "none";
+}
+
 /* One event's stacks into an open file, in format fmt; *lines: the unique
  * stacks written. 0 or -errno. */
 static int write_one(struct collect *c, const struct evsel *ev, const struct record *rec, enum out_format fmt,
@@ -744,6 +761,15 @@ static int write_one(struct collect *c, const struct evsel *ev, const struct rec
 		pprof_opts_of(c, ev, rec, &po);
 		*lines = stacktab__count(es->stacks);
 		return pprof__write(es->stacks, rec->frames, &po, f);
+	}
+	case OUT_SPEEDSCOPE: {
+		char name[300];
+		snprintf(name, sizeof(name), "pprobe record: %s", ev->name);
+		struct speedscope_opts so = { .name = name, .unit = speedscope_unit(rec, ev),
+					      .exporter = "pprobe@" PPROBE_VERSION };
+		speedscope__write(rec->frames, es->stacks, &so, f);
+		*lines = stacktab__count(es->stacks);
+		return ferror(f) ? -EIO : 0;
 	}
 	case OUT_FOLDED:
 	case OUT_NR:
@@ -961,7 +987,7 @@ static const char *choose_outputs(const struct record_opts *o, struct record *re
 {
 	if (o->format && o->outputs.nr > 1)
 		return "--format applies to one -o; with several, each FILE's name gives its format "
-		       "(.folded, .svg, .pb.gz)";
+		       "(.folded, .svg, .pb.gz, .speedscope.json)";
 	static char default_name[32];
 	rec->nr_outs = o->outputs.nr ? o->outputs.nr : 1;
 	rec->outs = pp_xcalloc(rec->nr_outs, sizeof(*rec->outs));
@@ -1011,8 +1037,10 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	/* pprof carries file and line beside each function; folded names
 	 * carry them only with --srcline (frametab__srcline_names) */
 	so.srcline = rec->srcline;
-	for (size_t k = 0; k < rec->nr_outs; k++)
-		so.srcline |= rec->outs[k].fmt == OUT_PPROF;
+	for (size_t k = 0; k < rec->nr_outs; k++) {	/* both show each frame's file */
+		so.srcline |= rec->outs[k].fmt == OUT_PPROF || rec->outs[k].fmt == OUT_SPEEDSCOPE;
+		rec->speedscope |= rec->outs[k].fmt == OUT_SPEEDSCOPE;	/* every sample in time order */
+	}
 	so.srcline |= rec->pushing;
 	rec->sym = symbolizer__new(&so);
 	if (!rec->sym) {

@@ -23,6 +23,11 @@ int cmd_ftrace(int argc, char **argv);
  * for main() to return: CMD_EXIT_SIGPIPE. */
 #define CMD_EXIT_SIGPIPE 1000
 
+/* pprobe --version, and the exporter named in the files it writes. */
+#ifndef PPROBE_VERSION
+#define PPROBE_VERSION "0.1"
+#endif
+
 extern const struct cmd_def record_cmd, trace_cmd, stat_cmd, flamegraph_cmd, diff_cmd, probe_cmd, list_cmd;
 
 extern const struct cmd_def ftrace_cmd;

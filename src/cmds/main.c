@@ -8,10 +8,6 @@
 #include "commands.h"
 #include "util.h"
 
-#ifndef PPROBE_VERSION
-#define PPROBE_VERSION "0.1"
-#endif
-
 struct command {
 	const struct cmd_def *def;	/* name, summary, options: its --help */
 	int (*fn)(int argc, char **argv);

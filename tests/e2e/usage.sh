@@ -97,7 +97,7 @@ bad "record --call-graph x" "unknown --call-graph mode 'x'" record --call-graph 
 bad "record --call-graph dwarf,4" "dwarf stack size '4'" record --call-graph dwarf,4 -- true
 bad "record --unwinder x" "unknown unwinder 'x'" record --unwinder x -- true
 bad "record --weight x" "--weight is 'samples' or 'period'" record --weight x -- true
-bad "record --format x" "--format is one of folded, svg, pprof, not 'x'" record --format x -- true
+bad "record --format x" "--format is one of folded, svg, pprof, speedscope, not 'x'" record --format x -- true
 bad "record --format with two -o" "--format applies to one -o" record --format pprof -o a.pb.gz -o b.folded -- true
 bad "record -o - twice" "one -o may be '-'" record -o - -o - -- true
 bad "record -F and -c" "-F and -c exclude each other" record -F 99 -c 5 -- true
