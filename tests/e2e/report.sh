@@ -5,7 +5,7 @@
 # pid/tid roots and their filters, callers/callees trees), usage errors, and
 # a real recording of a program that forks, execs and starts threads whose
 # Self and Children shares must equal those awk computes from the folded
-# file.
+# file; diff --no-comm on the same program recorded under two names.
 . "$(dirname "$0")/lib.sh"
 W=$WORKLOADS
 
@@ -132,6 +132,41 @@ err2 "-i and FILE" "either as -i FILE or as FILE" -i "$T/clean.folded" "$T/clean
 check "report without pprobe.folded: exit 1, names the file" \
 	[ $rc -eq 1 -a "$(cat "$T/e")" = "pprobe report: cannot open pprobe.folded: No such file or directory" ]
 
+# diff --table: perf diff's view, shares of each side's own total
+sed 's/^app;/app.orig;/; s/hot 60/hot 30/' "$T/clean.folded" >"$T/before.folded"
+"$PPROBE" diff --table "$T/before.folded" "$T/clean.folded" >"$T/out"
+check "diff --table" diff -u - <(tail -n +3 "$T/out") <<'OUT'
+# Baseline         New       Delta  Shared Object      Symbol
+# ........    ........    ........  .................  ......
+    42.86%      60.00%     +17.14%  [unknown]          [.] hot
+    28.57%      20.00%      -8.57%  [unknown]          [.] cold
+    14.29%      10.00%      -4.29%  [unknown]          [.] rec
+     8.57%       6.00%      -2.57%  [kernel.kallsyms]  [k] vfs_write
+     5.71%       4.00%      -1.71%  libc.so.6          [.] [libc.so.6]
+OUT
+"$PPROBE" diff --no-comm "$T/before.folded" "$T/clean.folded" >"$T/out"
+check "diff --no-comm: joined without the program name" diff -u - "$T/out" <<'OUT'
+[libc.so.6] 4 4
+_start;main;rec;rec;rec 10 10
+_start;main;work;cold 20 20
+_start;main;work;hot 30 60
+_start;main;write;sys_write_[k];vfs_write_[k] 6 6
+OUT
+check "diff without --no-comm: every stack N 0 / 0 N" \
+	[ "$("$PPROBE" diff "$T/before.folded" "$T/clean.folded" | awk '$(NF-1) == 0 || $NF == 0' | wc -l)" -eq 10 ]
+"$PPROBE" diff --table --svg "$T/before.folded" "$T/clean.folded" >"$T/o" 2>"$T/e"
+check "diff --table --svg: exit 2" [ $? -eq 2 -a ! -s "$T/o" ]
+
+# Binary input is pprof's to decode, never misread as folded lines: a
+# broken gzip is one line naming the file, exit 1, in each reader.
+printf '\x1f\x8b\x08\x00broken' >"$T/broken.pb.gz"
+for c in report flamegraph "diff $T/clean.folded"; do
+	"$PPROBE" $c "$T/broken.pb.gz" >"$T/o" 2>"$T/e"; rc=$?
+	check "$c of a broken .pb.gz: exit 1, nothing on stdout" [ $rc -eq 1 -a ! -s "$T/o" ]
+	check "$c of a broken .pb.gz: one line naming it ($(head -c 200 "$T/e"))" \
+		[ "$(wc -l <"$T/e")" -eq 1 -a "$(grep -cF "$T/broken.pb.gz: " "$T/e")" -eq 1 ]
+done
+
 # A real recording: sh forks and execs two programs, one of them forks and
 # execs a third that starts two threads.
 need_root
@@ -169,5 +204,28 @@ check "real recording --no-children: the same Self shares" diff -u <(sort -k2 "$
 top=$(head -1 "$T/rep" | awk '{ print $3 }')
 check "real recording: the top self symbol is a spinning one ($top)" \
 	[ "$top" = spin_units -o "$top" = hot_three ]
+
+# diff --no-comm: the same program recorded under two names
+cp "$W/wl_record" "$T/wl_copy"
+"$PPROBE" record -g -o "$T/a.folded" -- "$W/wl_record" hot 0.3 2>/dev/null >/dev/null
+"$PPROBE" record -g -o "$T/b.folded" -- "$T/wl_copy" hot 0.3 2>/dev/null >/dev/null
+folded_user "$T/a.folded" >"$T/a.user"
+folded_user "$T/b.folded" >"$T/b.user"
+"$PPROBE" diff "$T/a.user" "$T/b.user" >"$T/d" 2>/dev/null
+check "two names without --no-comm: the hot stacks are N 0 / 0 N" \
+	[ "$(grep -E 'hot_(one|three) ' "$T/d" | awk '$(NF-1) == 0 || $NF == 0' | wc -l)" -ge 4 ]
+"$PPROBE" diff --no-comm "$T/a.user" "$T/b.user" >"$T/d" 2>/dev/null
+# the heaviest stack of each hot function, joined: both sides counted
+both_sides() {
+	awk -v f="$1" '$(NF-2) ~ ";" f "$" && $NF + $(NF-1) > max { max = $NF + $(NF-1); ok = $NF > 0 && $(NF-1) > 0 }
+		END { exit !ok }' "$2"
+}
+check "--no-comm: hot_three's stack counted on both sides" both_sides hot_three "$T/d"
+check "--no-comm: hot_one's stack counted on both sides" both_sides hot_one "$T/d"
+check "--no-comm: no line starts with a program name" not grep -qE '^(wl_record|wl_copy);' "$T/d"
+# stacks only one side has (an exec's page fault, an exit) are rare
+read -r one total < <(awk '{ t += $NF + $(NF-1) } $(NF-1) == 0 || $NF == 0 { o += $NF + $(NF-1) } END { print o + 0, t }' "$T/d")
+check "--no-comm: stacks on one side only are under 5% of the weight ($one of $total)" \
+	[ "$total" -gt 0 -a $((one * 20)) -lt "$total" ]
 
 done_testing
