@@ -112,7 +112,7 @@ static void header(FILE *f, const char *path, const struct profile_info *info, s
 		fprintf(f, "# Total: %s %s/%s in %llu samples\n", w, info->sample_type, info->sample_unit,
 			(unsigned long long)report__samples(r));
 	else
-		fprintf(f, "# Total: %s samples in %llu stacks\n", w, (unsigned long long)report__samples(r));
+		fprintf(f, "# Total count: %s in %llu stacks\n", w, (unsigned long long)report__samples(r));
 	if (o->pids.nr || o->tids.nr) {
 		fprintf(f, "# Only %s", o->pids.nr ? "pid" : "tid");
 		const struct idlist *l = o->pids.nr ? &o->pids : &o->tids;

@@ -22,7 +22,7 @@ IN
 check "report: exit 0" [ $? -eq 0 ]
 check "report: children and self, by children" diff -u - "$T/out" <<OUT
 # pprobe report of $T/syn.folded (folded)
-# Total: 100 samples in 5 stacks
+# Total count: 100 in 5 stacks
 #
 # Children        Self  Command  Shared Object      Symbol
 # ........    ........  .......  .................  ......
@@ -42,7 +42,7 @@ check "report: the ignored line said" grep -qx "pprobe report: ignored 1 lines w
 "$PPROBE" report --stdio --no-children --sort sym --percent-limit 5 -i - <"$T/syn.folded" >"$T/out" 2>/dev/null
 check "report --no-children --sort sym --percent-limit 5 -i -" diff -u - "$T/out" <<OUT
 # pprobe report of - (folded)
-# Total: 100 samples in 5 stacks
+# Total count: 100 in 5 stacks
 #
 # Overhead  Symbol
 # ........  ......
@@ -96,7 +96,7 @@ check "report --sort pid,tid,sym" diff -u - <(tail -n +4 "$T/out") <<'OUT'
 OUT
 "$PPROBE" report --pid 100 --sort comm,sym "$T/tid.folded" >"$T/out"
 check "report --pid 100: shares of that process's 50" diff -u - <(tail -n +2 "$T/out") <<'OUT'
-# Total: 50 samples in 2 stacks
+# Total count: 50 in 2 stacks
 # Only pid 100
 #
 # Children        Self  Command  Symbol
