@@ -298,8 +298,8 @@ static int write_diff_table(const char *before, const char *after)
 			goto out;
 		}
 		if (info.ignored)
-			fprintf(stderr, "pprobe diff: ignored %llu lines of %s with invalid format (not 'stack COUNT')\n",
-				(unsigned long long)info.ignored, path[i]);
+			fprintf(stderr, "pprobe diff: %s: ignored %llu lines with invalid format (not 'stack COUNT')\n",
+				path[i], (unsigned long long)info.ignored);
 		if (!report__samples(r[i])) {
 			fprintf(stderr, "pprobe diff: no samples in %s\n", path[i]);
 			goto out;
@@ -331,8 +331,7 @@ int cmd_diff(int argc, char **argv)
 	if (o.fg.given && !o.svg)
 		return opts__usage_error(&diff_cmd, "flame graph options need --svg");
 	if (o.table && (o.svg || o.d.normalize || o.d.strip_hex))
-		return opts__usage_error(&diff_cmd, "--table compares each side's shares of its own total by "
-					 "function: without --svg, -n or -s");
+		return opts__usage_error(&diff_cmd, "--table compares each side's own shares: no --svg, -n or -s");
 	if (o.table)
 		return write_diff_table(argv[first], argv[first + 1]);
 	struct flamegraph *fg = NULL;

@@ -135,8 +135,8 @@ static int check_input(const struct report_cli *o, struct report *r, const char 
 		return opts__usage_error(&report_cmd, "--pid: %s has no pids (record --pid or --tid writes them)",
 					 path);
 	if (o->tids.nr && !report__has_tids(r))
-		return opts__usage_error(&report_cmd, "--tid: %s has no tids (record --tid or --per-thread writes "
-					 "them)", path);
+		return opts__usage_error(&report_cmd,
+					 "--tid: %s has no tids (record --tid or --per-thread writes them)", path);
 	const char *fn = o->callers ? o->callers : o->callees;
 	if (fn && !report__has_tree(r))
 		return opts__usage_error(&report_cmd, "%s: no function '%s' in the samples of %s",
@@ -173,8 +173,8 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	if (o.sort && report_keys__parse(o.sort, ro.keys, &ro.nr_keys, bad, sizeof(bad))) {
-		status = opts__usage_error(&report_cmd, "--sort: unknown or repeated key '%s' (comm, pid, tid, "
-					   "dso, sym)", bad);
+		status = opts__usage_error(&report_cmd,
+					   "--sort: unknown or repeated key '%s' (comm, pid, tid, dso, sym)", bad);
 		goto out;
 	}
 	const char *path = argc - first == 1 ? argv[first] : o.input ? o.input : "pprobe.folded";

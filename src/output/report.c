@@ -124,8 +124,13 @@ static struct entry *entry_of(struct report *r, const struct psample *s, const s
 		const char *t = "";
 		switch (r->o.keys[i]) {
 		case REPORT_COMM: t = s->comm ? s->comm : "[unknown]"; break;
-		case REPORT_PID: snprintf(num, sizeof(num), "%lld", (long long)s->pid); t = s->pid >= 0 ? num : "-"; break;
-		case REPORT_TID: snprintf(num, sizeof(num), "%lld", (long long)s->tid); t = s->tid >= 0 ? num : "-"; break;
+		case REPORT_PID:
+		case REPORT_TID: {
+			int64_t id = r->o.keys[i] == REPORT_PID ? s->pid : s->tid;
+			snprintf(num, sizeof(num), "%lld", (long long)id);
+			t = id >= 0 ? num : "-";
+			break;
+		}
 		case REPORT_DSO: t = f->dso ? f->dso : f->kernel ? "[kernel.kallsyms]" : "[unknown]"; break;
 		case REPORT_SYM: t = frame_sym(r, f); break;
 		case REPORT_NR_KEYS: break;

@@ -106,7 +106,7 @@ bad "flamegraph --colors nope" "unknown palette 'nope'" flamegraph --colors nope
 bad "flamegraph --cp" "--cp .* is not supported" flamegraph --cp
 bad "diff one file" "needs two folded files" diff a.folded
 bad "diff --title without --svg" "flame graph options need --svg" diff --title x a.folded b.folded
-bad "diff --table -n" "--table compares each side's shares" diff --table -n a.folded b.folded
+bad "diff --table -n" "--table compares each side's own shares" diff --table -n a.folded b.folded
 bad "report --sort x" "--sort: unknown or repeated key 'x'" report --sort x a.folded
 bad "report --callers and --callees" "give either --callers or --callees" report --callers a --callees b x
 bad "report two files" "unexpected argument 'b.folded'" report a.folded b.folded
