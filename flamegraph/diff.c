@@ -1,7 +1,8 @@
 /* difffolded.pl: join two folded profiles on the stack string. Output is
  * sorted (difffolded.pl prints in Perl hash order), counts print as Perl
  * prints numbers, -n scales BEFORE by total2/total1 with int(), -s turns
- * every 0x<hex> into "0x..." before joining. */
+ * every 0x<hex> into "0x..." before joining, --no-comm drops the root frame
+ * (the program name) before joining. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,8 +139,15 @@ int folded_diff__add_line(struct folded_diff *d, int side, const char *line)
 		return 0;
 	}
 	const char *stack = line;
+	if (d->o.no_comm) {
+		const char *semi = memchr(line, ';', sl);
+		if (semi) {
+			sl -= (size_t)(semi + 1 - line);
+			stack = semi + 1;
+		}
+	}
 	if (d->o.strip_hex) {
-		long n = strip_hex(d, line, sl);
+		long n = strip_hex(d, stack, sl);
 		if (n < 0)
 			return (int)n;
 		stack = d->buf;

@@ -74,6 +74,12 @@ int folded__parse(const char *line, size_t len, size_t *stack_len,
 	return 0;
 }
 
+int folded_line__parse(const char *line, size_t len, size_t *stack_len, double *count1, double *count2,
+		       bool *has2)
+{
+	return folded__parse(line, len, stack_len, count1, count2, has2);
+}
+
 void fmt_num(char *buf, size_t size, double v)
 {
 	if (v == 0)

@@ -69,6 +69,15 @@ void flamegraph__delete(struct flamegraph *fg);
  * failure. */
 int flamegraph__add_line(struct flamegraph *fg, const char *line);
 
+/* flamegraph.pl's line grammar, for other readers of folded stacks:
+ * /^(.*)\s+?(\d+(?:\.\d*)?)$/ applied once, and once more for an optional
+ * second count column ("stack BEFORE AFTER", difffolded's output). line[0..len)
+ * excludes the '\n'. On success *stack_len is the length of the stack part,
+ * *count1 the (first) count, *count2 and *has2 the second when there is one.
+ * -EINVAL when the line does not match (flamegraph.pl ignores such lines). */
+int folded_line__parse(const char *line, size_t len, size_t *stack_len, double *count1, double *count2,
+		       bool *has2);
+
 /* A stack: frames[0] is the outermost (the comm in pprobe's folded output),
  * frames[n-1] the leaf. Frames are used as given (no ';' splitting). */
 int flamegraph__add_stack(struct flamegraph *fg, const char *const *frames, size_t n,
@@ -92,6 +101,8 @@ size_t flamegraph__nr_frames(const struct flamegraph *fg);  /* merged frames inc
 struct folded_diff_opts {
 	bool normalize;         /* -n: scale BEFORE counts so both totals match */
 	bool strip_hex;         /* -s: replace hex numbers 0x... with "0x..." */
+	bool no_comm;           /* --no-comm: join without the root frame (the program name), so
+	                         * ./app.orig and ./app compare; a stack of the root alone is kept */
 };
 
 struct folded_diff;

@@ -9,6 +9,8 @@
 
 #include "commands.h"
 #include "options.h"
+#include "profile_in.h"
+#include "report.h"
 #include "util.h"
 #include "pprobe/flamegraph.h"
 
@@ -125,23 +127,60 @@ static int explain_opts(const struct cmd_def *cmd, const struct flamegraph_opts 
 				 "name like UTF-8)");
 }
 
-static int read_folded(struct flamegraph *fg, FILE *in, const char *name)
+/* A profile read back (profile_in.h): folded lines go to the flame graph as
+ * they are read, pprof samples as the folded lines record writes. */
+struct fg_reader {
+	int (*add_line)(void *obj, int side, const char *line);
+	void *obj;
+	int side;
+	char *buf;
+	size_t cap;
+};
+
+static int fg_reader__line(void *ctx, const char *line)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	int err = 0;
-	while ((n = getline(&line, &cap, in)) > 0) {
-		err = flamegraph__add_line(fg, line);
-		if (err)
-			break;
+	struct fg_reader *r = ctx;
+	return r->add_line(r->obj, r->side, line);
+}
+
+static int fg_reader__sample(void *ctx, const struct psample *s)
+{
+	struct fg_reader *r = ctx;
+	size_t n = psample__folded(s, &r->buf, &r->cap);
+	char num[40];
+	int l = snprintf(num, sizeof(num), " %.15g", s->weight);
+	if (n + (size_t)l + 1 > r->cap) {
+		r->cap = n + (size_t)l + 1;
+		r->buf = pp_xrealloc(r->buf, r->cap);
 	}
-	if (!err && ferror(in))
-		err = -EIO;
-	free(line);
-	if (err)
-		fprintf(stderr, "pprobe flamegraph: reading %s: %s\n", name, strerror(-err));
-	return err;
+	memcpy(r->buf + n, num, (size_t)l + 1);
+	return r->add_line(r->obj, r->side, r->buf);
+}
+
+/* Reads path ("-": stdin) into obj; says why not as WHAT. */
+static int read_profile(const char *what, const char *path, int (*add_line)(void *, int, const char *), void *obj,
+			int side)
+{
+	struct fg_reader r = { .add_line = add_line, .obj = obj, .side = side };
+	char err[512];
+	int e = profile_in__read_lines(path, fg_reader__line, fg_reader__sample, &r, NULL, err, sizeof(err));
+	free(r.buf);
+	if (e > 0)
+		snprintf(err, sizeof(err), "reading %s: %s", path, strerror(e));
+	if (e)
+		fprintf(stderr, "pprobe %s: %s\n", what, err);
+	return e;
+}
+
+static int fg_add(void *fg, int side, const char *line)
+{
+	(void)side;
+	return flamegraph__add_line(fg, line);
+}
+
+static int diff_add(void *d, int side, const char *line)
+{
+	return folded_diff__add_line(d, side, line);
 }
 
 static int write_svg(struct flamegraph *fg, const char *what)
@@ -192,23 +231,11 @@ int cmd_flamegraph(int argc, char **argv)
 	static char obuf[1 << 16];
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	int status = 0;
-	if (first == argc) {
-		if (read_folded(fg, stdin, "stdin"))
+	if (first == argc && read_profile("flamegraph", "-", fg_add, fg, 0))
+		status = 1;
+	for (int i = first; i < argc && !status; i++)
+		if (read_profile("flamegraph", argv[i], fg_add, fg, 0))
 			status = 1;
-	}
-	for (int i = first; i < argc && !status; i++) {
-		FILE *f = strcmp(argv[i], "-") ? fopen(argv[i], "r") : stdin;
-		if (!f) {
-			fprintf(stderr, "pprobe flamegraph: cannot open %s: %s\n", argv[i],
-				strerror(errno));
-			status = 1;
-			break;
-		}
-		if (read_folded(fg, f, argv[i]))
-			status = 1;
-		if (f != stdin)
-			fclose(f);
-	}
 	if (!status) {
 		if (flamegraph__ignored(fg))
 			fprintf(stderr, "pprobe flamegraph: ignored %llu lines with invalid format "
@@ -222,13 +249,18 @@ int cmd_flamegraph(int argc, char **argv)
 struct diff_opts {
 	struct fg_cli fg;	/* first: FG_OPTIONS' offsets are into it */
 	struct folded_diff_opts d;
-	bool svg;
+	bool svg, table;
 };
 
 static const struct opt diff_table[] = {
 	OPT_FLAG('n', "normalize", struct diff_opts, d.normalize, "scale BEFORE's counts so both totals match"),
 	OPT_FLAG('s', "strip-hex", struct diff_opts, d.strip_hex, "replace hex numbers (addresses) 0x... before joining"),
+	OPT_FLAG(0, "no-comm", struct diff_opts, d.no_comm,
+		 "ignore the program name (the root frame), so ./app.orig and ./app compare"),
 	OPT_FLAG(0, "svg", struct diff_opts, svg, "write the red/blue differential flame graph"),
+	OPT_FLAG(0, "table", struct diff_opts, table,
+		 "perf diff's view instead: per function (object, symbol) its self share of each total "
+		 "(Baseline, New) and the change (Delta), by the size of the change"),
 	OPT_GROUP("Flame graph options (with --svg):"),
 	FG_OPTIONS,
 	OPT_END(),
@@ -238,38 +270,53 @@ const struct cmd_def diff_cmd = {
 	.name = "diff",
 	.prog = "pprobe diff",
 	.summary = "compare two folded profiles (difffolded), optionally as SVG",
-	.usage = "pprobe diff [-n] [-s] BEFORE.folded AFTER.folded > diff.folded\n"
-		 "pprobe diff --svg [-n] [-s] [flame graph options] BEFORE AFTER > diff.svg",
+	.usage = "pprobe diff [-n] [-s] [--no-comm] BEFORE.folded AFTER.folded > diff.folded\n"
+		 "pprobe diff --svg [-n] [-s] [--no-comm] [flame graph options] BEFORE AFTER > diff.svg\n"
+		 "pprobe diff --table BEFORE AFTER",
 	.about = "Joins two folded profiles like difffolded.pl: one line per stack, 'stack COUNT_BEFORE "
 		 "COUNT_AFTER' (0 where a side lacks the stack), sorted. With --svg, draws the differential "
 		 "flame graph instead: widths from AFTER, red where a frame grew, blue where it shrank "
-		 "(--negate swaps the hues). To see what disappeared, swap the files and add --negate.",
+		 "(--negate swaps the hues). To see what disappeared, swap the files and add --negate. "
+		 "With --table, prints perf diff's per-function table instead. The two-column output stays "
+		 "the default, on a terminal too, so that what a pipe to flamegraph.pl gets never depends on "
+		 "where stdout goes. Each file is folded or pprof.",
 	.opts = diff_table,
 };
 
-static int read_side(struct folded_diff *d, int side, const char *path)
+/* perf diff's table: both profiles aggregated by (dso, sym), self shares. */
+static int write_diff_table(const char *before, const char *after)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-	if (!f) {
-		fprintf(stderr, "pprobe diff: cannot open %s: %s\n", path, strerror(errno));
-		return -1;
+	struct report_opts ro = { .keys = { REPORT_DSO, REPORT_SYM }, .nr_keys = 2 };
+	struct report *r[2] = { report__new(&ro), report__new(&ro) };
+	const char *path[2] = { before, after };
+	char err[512];
+	int status = 1;
+	for (int i = 0; i < 2; i++) {
+		struct profile_info info;
+		if (profile_in__read(path[i], report__add, r[i], &info, err, sizeof(err))) {
+			fprintf(stderr, "pprobe diff: %s\n", err);
+			goto out;
+		}
+		if (info.ignored)
+			fprintf(stderr, "pprobe diff: %s: ignored %llu lines with invalid format (not 'stack COUNT')\n",
+				path[i], (unsigned long long)info.ignored);
+		if (!report__samples(r[i])) {
+			fprintf(stderr, "pprobe diff: no samples in %s\n", path[i]);
+			goto out;
+		}
 	}
-	char *line = NULL;
-	size_t cap = 0;
-	int err = 0;
-	while (getline(&line, &cap, f) > 0)
-		if ((err = folded_diff__add_line(d, side, line)))
-			break;
-	if (!err && ferror(f))
-		err = -EIO;
-	free(line);
-	if (f != stdin)
-		fclose(f);
-	if (err) {
-		fprintf(stderr, "pprobe diff: reading %s: %s\n", path, strerror(-err));
-		return -1;
+	printf("# pprobe diff: Baseline %s (%.15g), New %s (%.15g)\n#\n", before, report__total(r[0]), after,
+	       report__total(r[1]));
+	report__write_diff(r[0], r[1], stdout, 0);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "pprobe diff: writing: %s\n", strerror(stream__write_errno(stdout)));
+		goto out;
 	}
-	return 0;
+	status = 0;
+out:
+	report__delete(r[0]);
+	report__delete(r[1]);
+	return status;
 }
 
 int cmd_diff(int argc, char **argv)
@@ -283,6 +330,10 @@ int cmd_diff(int argc, char **argv)
 		return opts__usage_error(&diff_cmd, "needs two folded files, BEFORE and AFTER");
 	if (o.fg.given && !o.svg)
 		return opts__usage_error(&diff_cmd, "flame graph options need --svg");
+	if (o.table && (o.svg || o.d.normalize || o.d.strip_hex))
+		return opts__usage_error(&diff_cmd, "--table compares each side's own shares: no --svg, -n or -s");
+	if (o.table)
+		return write_diff_table(argv[first], argv[first + 1]);
 	struct flamegraph *fg = NULL;
 	struct folded_diff *d = folded_diff__new(&o.d);
 	int status = 1;
@@ -290,7 +341,7 @@ int cmd_diff(int argc, char **argv)
 		fprintf(stderr, "pprobe diff: %s\n", strerror(errno));
 		goto out;
 	}
-	if (read_side(d, 0, argv[first]) || read_side(d, 1, argv[first + 1]))
+	if (read_profile("diff", argv[first], diff_add, d, 0) || read_profile("diff", argv[first + 1], diff_add, d, 1))
 		goto out;
 	if (folded_diff__ignored(d))
 		fprintf(stderr, "pprobe diff: ignored %llu lines with invalid format "

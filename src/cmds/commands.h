@@ -13,6 +13,7 @@ int cmd_trace(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_ftrace(int argc, char **argv);
@@ -31,5 +32,6 @@ int cmd_ftrace(int argc, char **argv);
 extern const struct cmd_def record_cmd, trace_cmd, stat_cmd, flamegraph_cmd, diff_cmd, probe_cmd, list_cmd;
 
 extern const struct cmd_def ftrace_cmd;
+extern const struct cmd_def report_cmd;
 
 #endif

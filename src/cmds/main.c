@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{ &trace_cmd,      cmd_trace },
 	{ &flamegraph_cmd, cmd_flamegraph },
 	{ &diff_cmd,       cmd_diff },
+	{ &report_cmd,     cmd_report },
 	{ &probe_cmd,      cmd_probe },
 	{ &list_cmd,       cmd_list },
 	{ &ftrace_cmd,     cmd_ftrace },

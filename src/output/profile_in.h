@@ -44,4 +44,18 @@ typedef int (*psample_fn)(void *ctx, const struct psample *s);
 int profile_in__read(const char *path, psample_fn fn, void *ctx, struct profile_info *info,
 		     char *err, size_t errlen);
 
+/* For commands that keep folded text as it is (flamegraph, diff: two count
+ * columns, lines flamegraph.pl reads its own way): folded input goes to
+ * line_fn line by line as it is read (without its '\n'), pprof input to fn
+ * as samples. Returns as profile_in__read(). */
+typedef int (*pline_fn)(void *ctx, const char *line);
+int profile_in__read_lines(const char *path, pline_fn line_fn, psample_fn fn, void *ctx,
+			   struct profile_info *info, char *err, size_t errlen);
+
+/* A sample as the folded stack record writes: "comm;outer;...;leaf" with the
+ * _[k]/_[i]/_[j] suffixes, "[unknown]" for no comm, ';' in names made ':'
+ * (no count). *buf (malloc'd, *cap bytes) grows as needed; returns the
+ * length. */
+size_t psample__folded(const struct psample *s, char **buf, size_t *cap);
+
 #endif

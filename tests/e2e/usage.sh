@@ -43,7 +43,7 @@ bad() {
 }
 
 cmds=$("$PPROBE" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
-check "pprobe --help lists the 8 commands" [ "$(echo $cmds)" = "record stat trace flamegraph diff probe list ftrace" ]
+check "pprobe --help lists the 9 commands" [ "$(echo $cmds)" = "record stat trace flamegraph diff report probe list ftrace" ]
 
 for c in $cmds; do
 	"$PPROBE" $c --help >"$T/help" 2>"$T/herr"; rc=$?
@@ -114,6 +114,11 @@ bad "flamegraph --colors nope" "unknown palette 'nope'" flamegraph --colors nope
 bad "flamegraph --cp" "--cp .* is not supported" flamegraph --cp
 bad "diff one file" "needs two folded files" diff a.folded
 bad "diff --title without --svg" "flame graph options need --svg" diff --title x a.folded b.folded
+bad "diff --table -n" "--table compares each side's own shares" diff --table -n a.folded b.folded
+bad "report --sort x" "--sort: unknown or repeated key 'x'" report --sort x a.folded
+bad "report --callers and --callees" "give either --callers or --callees" report --callers a --callees b x
+bad "report two files" "unexpected argument 'b.folded'" report a.folded b.folded
+bad "report --pid x" "--pid wants numbers separated by commas" report --pid x a.folded
 bad "probe: two modes" "give exactly one of -F" probe -x "$B" -F -V probe_target
 bad "probe: unexpected argument" "unexpected argument 'extra'" probe -x "$B" -F -- extra
 bad "probe: --asm without -L" "--asm goes with -L" probe -x "$B" -F --asm

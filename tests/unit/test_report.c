@@ -1,0 +1,81 @@
+/* report.c's aggregation: Children once per sample under recursion, Self at
+ * the leaf, a sample without frames, the pid filter and the key parser; the
+ * table and tree as text (fmemopen). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "report.h"
+
+static void add(struct report *r, const char *comm, int64_t pid, double w, const char *const *names, size_t n)
+{
+	struct pframe f[16];
+	for (size_t i = 0; i < n; i++)
+		f[i] = (struct pframe){ .name = names[i], .kernel = !strcmp(names[i], "sys") };
+	struct psample s = { .comm = comm, .pid = pid, .tid = pid, .frames = f, .nr = n, .weight = w };
+	report__add(r, &s);
+}
+
+static char *table(struct report *r, bool children, double limit)
+{
+	static char buf[4096];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	struct report_print p = { .children = children, .percent_limit = limit };
+	report__write_table(r, f, &p);
+	fclose(f);
+	return buf;
+}
+
+int main(void)
+{
+	enum report_key keys[REPORT_NR_KEYS];
+	size_t nr;
+	char bad[32];
+	CHECK_EQ_INT(report_keys__parse("tid,sym", keys, &nr, bad, sizeof(bad)), 0);
+	CHECK(nr == 2 && keys[0] == REPORT_TID && keys[1] == REPORT_SYM, "%zu", nr);
+	CHECK(report_keys__parse("sym,cpu", keys, &nr, bad, sizeof(bad)) < 0 && !strcmp(bad, "cpu"), "%s", bad);
+	CHECK(report_keys__parse("sym,sym", keys, &nr, bad, sizeof(bad)) < 0 && !strcmp(bad, "sym"), "%s", bad);
+
+	struct report_opts o = { .keys = { REPORT_SYM }, .nr_keys = 1 };
+	struct report *r = report__new(&o);
+	add(r, "a", 1, 6, (const char *const[]){ "main", "f", "f", "f" }, 4);
+	add(r, "a", 1, 3, (const char *const[]){ "main", "g", "sys" }, 3);
+	add(r, "a", 2, 1, NULL, 0);
+	CHECK(report__total(r) == 10, "%g", report__total(r));
+	CHECK_EQ_U64(report__samples(r), 3);
+	CHECK(report__has_pids(r) && report__has_tids(r), "ids");
+	CHECK_STREQ(table(r, true, 0),
+		    "# Children        Self  Symbol\n"
+		    "# ........    ........  ......\n"
+		    "    90.00%       0.00%  [.] main\n"
+		    "    60.00%      60.00%  [.] f\n"
+		    "    30.00%      30.00%  [k] sys\n"
+		    "    30.00%       0.00%  [.] g\n"
+		    "    10.00%      10.00%  [.] [unknown]\n");
+	CHECK_STREQ(table(r, false, 20),
+		    "# Overhead  Symbol\n"
+		    "# ........  ......\n"
+		    "    60.00%  [.] f\n"
+		    "    30.00%  [k] sys\n");
+	report__delete(r);
+
+	/* The pid filter: shares of what is kept; the callees tree of f
+	 * starts at its outermost call. */
+	int64_t pids[] = { 1 };
+	o = (struct report_opts){ .pids = pids, .nr_pids = 1, .tree_func = "f" };
+	r = report__new(&o);
+	add(r, "a", 1, 6, (const char *const[]){ "main", "f", "f", "f" }, 4);
+	add(r, "a", 1, 2, (const char *const[]){ "main", "g" }, 2);
+	add(r, "b", 2, 100, (const char *const[]){ "main", "f" }, 2);
+	CHECK(report__total(r) == 8, "%g", report__total(r));
+	CHECK(report__has_tree(r), "f is on a kept stack");
+	static char buf[1024];
+	FILE *f = fmemopen(buf, sizeof(buf), "w");
+	report__write_tree(r, f, 0);
+	fclose(f);
+	CHECK_STREQ(buf, " 75.00%  f\n   75.00%  f\n     75.00%  f\n");
+	report__delete(r);
+	return check_summary();
+}
