@@ -36,6 +36,7 @@ struct record {
 	enum callgraph cg;
 	bool weight_period;
 	uint16_t max_stack;
+	uint32_t frame_limit;		/* --max-stack N: at most N frames a stack (MAX_FRAMES: none) */
 	uint64_t truncated;
 	/* DWARF unwinding */
 	struct symbolizer *sym;		/* opened up front: files are prepared as they are mapped */
@@ -244,7 +245,7 @@ static void on_switch_out(struct record *r, struct collect *c, const struct samp
 	char label[64];
 	if (kind != OFFCPU_EXITING) {
 		fr[0] = frametab__special(r->frames, offcpu_kind__frame(kind));
-		n = 1 + sample_stack(r, c, s, p, fr + 1, MAX_FRAMES - 1);
+		n = 1 + sample_stack(r, c, s, p, fr + 1, r->frame_limit < MAX_FRAMES ? r->frame_limit : MAX_FRAMES - 1);
 	}
 	offcpu__switch_out(&r->off, (pid_t)s->pid, (pid_t)s->tid, stack_label(r, s, t, label, sizeof(label)), s->time,
 			   kind, fr, n);
@@ -277,7 +278,7 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 		on_switch_out(r, c, s, t, p);
 		return 0;
 	}
-	uint32_t n = sample_stack(r, c, s, p, r->frame_buf, MAX_FRAMES);
+	uint32_t n = sample_stack(r, c, s, p, r->frame_buf, r->frame_limit);
 	stacktab__add(es->stacks, stack_label(r, s, t, label, sizeof(label)), r->frame_buf, n,
 		      r->weight_period ? s->period : 1);
 	return 0;
@@ -333,16 +334,46 @@ struct record_opts {
 	bool hold_exits, srcline, weight_period;
 	bool weight_given;		/* --weight was given */
 	bool off_cpu, per_thread;
+	bool freq_max;			/* -F max */
+	long max_stack;			/* --max-stack N; 0: the default depth */
 };
 
 static int parse_freq(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
 {
 	(void)o;
 	char *end;
+	struct record_opts *ro = opts;
+	if (!strcmp(arg, "max")) {	/* perf's: kernel.perf_event_max_sample_rate */
+		FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+		long v = 0;
+		if (!f || fscanf(f, "%ld", &v) != 1 || v <= 0) {
+			if (f)
+				fclose(f);
+			return seterr(err, errlen, "-F max: cannot read /proc/sys/kernel/perf_event_max_sample_rate"),
+			       -EINVAL;
+		}
+		fclose(f);
+		ro->freq = v;
+		ro->freq_max = true;
+		return 0;
+	}
 	long v = strtol(arg, &end, 10);
 	if (end == arg || *end || v <= 0)
-		return seterr(err, errlen, "bad frequency '%s': Hz, e.g. 999", arg), -EINVAL;
-	((struct record_opts *)opts)->freq = v;
+		return seterr(err, errlen, "bad frequency '%s': Hz, e.g. 999, or max", arg), -EINVAL;
+	ro->freq = v;
+	ro->freq_max = false;
+	return 0;
+}
+
+static int parse_max_stack(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+{
+	(void)o;
+	char *end;
+	long v = strtol(arg, &end, 10);
+	if (end == arg || *end || v < 1 || v > MAX_FRAMES)
+		return seterr(err, errlen, "--max-stack wants a depth of 1 to %d frames, got '%s'", MAX_FRAMES, arg),
+		       -EINVAL;
+	((struct record_opts *)opts)->max_stack = v;
 	return 0;
 }
 
@@ -417,7 +448,9 @@ static const struct opt record_table[] = {
 		 PROBE_FORMS_HELP("-x")),
 	OPT_STRING('x', "exec", "BIN", R, exec,
 		   "probe:FUNC[+OFF|:LINE|%return] and sdt_PROVIDER:NAME are probes in BIN"),
-	OPT_FN('F', "freq", "HZ", R, freq, parse_freq, "samples per second (default 999 for clock events)"),
+	OPT_FN('F', "freq", "HZ", R, freq, parse_freq,
+	       "samples per second (default 999 for clock events); max: kernel.perf_event_max_sample_rate, as "
+	       "perf"),
 	OPT_FN('c', "count", "PERIOD", R, period, parse_period,
 	       "one sample every PERIOD events (tracepoints: every event)"),
 	OPT_FLAG(0, "off-cpu", R, off_cpu,
@@ -436,6 +469,9 @@ static const struct opt record_table[] = {
 	       "only what the stack fills is kept; 4096 for tracepoints and probes, which come in bursts); "
 	       "fp: frame-pointer user stacks"),
 	OPT_FN(0, "unwinder", "NAME", R, backend, parse_unwinder, "libdw (default) or libunwind"),
+	OPT_FN(0, "max-stack", "N", R, max_stack, parse_max_stack,
+	       "at most N frames a stack (below comm), the outermost dropped, as perf's max-stack: the "
+	       "kernel's callchain is asked for no more (sample_max_stack), the unwinder stops there"),
 	OPT_FLAG(0, "hold-exits", R, hold_exits,
 		 "with dwarf: hold each exiting thread of the command (ptrace exit-stops) until its samples "
 		 "are unwound, so a process that exits from deep in its stack keeps its last stacks complete; "
@@ -797,6 +833,12 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 		return 1;
 	}
 	rec->max_stack = 127;
+	rec->frame_limit = MAX_FRAMES;
+	if (o->max_stack) {
+		/* the kernel counts its context markers among the entries */
+		rec->frame_limit = (uint32_t)o->max_stack;
+		rec->max_stack = (uint16_t)(o->max_stack + 2 < 127 ? o->max_stack + 2 : 127);
+	}
 	c->priv = rec;
 	c->on_sample = on_sample;
 	c->on_mmap = on_mmap;
@@ -850,6 +892,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (n < argc)
 		o.co.argv = argv + n;
+	if (o.freq_max)
+		fprintf(stderr, "info: Using a maximum frequency rate of %ld Hz\n", o.freq);
 
 	collect__init(&c);
 	event_list__init(&evl);
