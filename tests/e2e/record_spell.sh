@@ -19,7 +19,9 @@ if command -v perf > /dev/null && perf record -F max -o "$T/perf.data" true 2> "
 		[ "$(grep '^info:' "$T/perf.err")" = "$(grep '^info:' "$T/max.err")" ]
 fi
 "$PPROBE" record -F maxx -- true 2> "$T/bad"
-check "-F maxx: exit 2, one line" [ $? -eq 2 ] && [ "$(wc -l < "$T/bad")" -eq 1 ]
+rc=$?
+check "-F maxx: exit 2, one line (status)" [ $rc -eq 2 ]
+check "-F maxx: exit 2, one line" [ "$(wc -l < "$T/bad")" -eq 1 ]
 
 for cg in "--call-graph fp" "-g"; do
 	"$PPROBE" record -q $cg -o "$T/full.folded" -- "$WL" hot 0.3 > /dev/null

@@ -122,14 +122,17 @@ check "--per-core without -a/-C: exit 2" [ $? -eq 2 ]
 check "--per-core without -a/-C: perf's message" \
 	grep -q "both cgroup and no-aggregation modes only available in system-wide mode" "$T/e1"
 "$PPROBE" stat --per-thread -e cpu-clock -- true 2> "$T/e2"
-check "--per-thread with a command: exit 2, perf's message" \
-	[ $? -eq 2 ] && grep -q "The --per-thread option is only available when monitoring via -p -t" "$T/e2"
+rc=$?
+check "--per-thread with a command: exit 2, perf's message (status)" [ $rc -eq 2 ]
+check "--per-thread with a command: exit 2, perf's message" grep -q "The --per-thread option is only available when monitoring via -p -t" "$T/e2"
 "$PPROBE" stat --per-cache=L9 -a -e cpu-clock -- true 2> "$T/e3"
-check "--per-cache=L9 where no CPU has one: exit 1, perf's 'cannot build cache map'" \
-	[ $? -eq 1 ] && grep -q "cannot build cache map: CPU [0-9]* has no L9 cache" "$T/e3"
+rc=$?
+check "--per-cache=L9 where no CPU has one: exit 1, perf's 'cannot build cache map' (status)" [ $rc -eq 1 ]
+check "--per-cache=L9 where no CPU has one: exit 1, perf's 'cannot build cache map'" grep -q "cannot build cache map: CPU [0-9]* has no L9 cache" "$T/e3"
 "$PPROBE" stat --per-cache=L0 -a -e cpu-clock -- true 2> "$T/e4"
-check "--per-cache=L0: exit 2, perf's 'Cache level must be of form'" \
-	[ $? -eq 2 ] && grep -q "Cache level must be of form L\[1-9\]" "$T/e4"
+rc=$?
+check "--per-cache=L0: exit 2, perf's 'Cache level must be of form' (status)" [ $rc -eq 2 ]
+check "--per-cache=L0: exit 2, perf's 'Cache level must be of form'" grep -q "Cache level must be of form L\[1-9\]" "$T/e4"
 check "a usage error is one line" [ "$(wc -l < "$T/e4")" -eq 1 ]
 
 # perf on the same machine (software events only: no PMU here), same rows
