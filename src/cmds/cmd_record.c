@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "event_spec.h"
 #include "offcpu.h"
 #include "tp_format.h"
+#include "trace_filter.h"
 #include "target_opts.h"
 #include "stacks.h"
 #include "svg.h"
@@ -61,6 +63,7 @@ struct record {
 	struct tp_format *switch_fmt;
 	const struct tp_field *prev_state;
 	uint64_t bad_prev_state;
+	const char **filters;		/* --filter of each event (evl index), NULL none */
 };
 
 static const char *basename_of(const char *path)
@@ -446,6 +449,9 @@ static const struct opt record_table[] = {
 		 "software (cpu-clock, task-clock, page-faults, cs, ...), tracepoints subsys:name with globs "
 		 "(sched:*), :u/:k modifiers, probes (every hit sampled):\n"
 		 PROBE_FORMS_HELP("-x")),
+	OPT_LIST(0, "filter", "EXPR", R, events,
+		 "kernel filter for the tracepoints of the preceding -e, as perf record --filter: "
+		 "'prev_state == 1 && next_pid != 0'; checked against the event's fields first"),
 	OPT_STRING('x', "exec", "BIN", R, exec,
 		   "probe:FUNC[+OFF|:LINE|%return] and sdt_PROVIDER:NAME are probes in BIN"),
 	OPT_FN('F', "freq", "HZ", R, freq, parse_freq,
@@ -539,22 +545,104 @@ static int off_cpu_events(struct event_list *evl, struct record *rec)
 	return 0;
 }
 
+/* --filter EXPR: as perf, for the tracepoints of the preceding -e (from
+ * index BEFORE on), checked against their formats now. 0, or -1 after
+ * saying why. */
+static int add_filter(struct event_list *evl, struct record *rec, size_t before, const char *filter)
+{
+	if (evl->nr == before) {
+		fprintf(stderr, "pprobe record: --filter option should follow a -e tracepoint option\n");
+		return -1;
+	}
+	for (size_t k = before; k < evl->nr; k++) {
+		const struct event_spec *spec = &evl->v[k];
+		if ((spec->kind != EVENT_KIND_TRACEPOINT && spec->kind != EVENT_KIND_PROBE) || spec->pmu[0]) {
+			fprintf(stderr, "pprobe record: --filter option should follow a -e tracepoint option; %s is "
+				"not a tracepoint\n", spec->name);
+			return -1;
+		}
+		struct tp_format *fmt = tp_format__load(spec->tp_sys, spec->tp_name);
+		char msg[4096];
+		if (!fmt) {
+			fprintf(stderr, "pprobe record: cannot read the format of %s: %s\n", spec->name,
+				strerror(errno));
+			return -1;
+		}
+		int bad = trace_filter__check(fmt, spec->tp_sys, filter, msg, sizeof(msg));
+		tp_format__free(fmt);
+		if (bad) {
+			fprintf(stderr, "pprobe record: %s\n", msg);
+			return -1;
+		}
+		rec->filters[k] = filter;
+	}
+	return 0;
+}
+
+/* Each event's --filter on all of its fds, once they are open; a refusal
+ * explained with the kernel's error_log. 0, or 2 after saying why. */
+static int apply_filters(struct collect *c, const struct event_list *evl, const struct record *rec)
+{
+	struct evlist *el = &c->evlist;
+	for (int e = 0; e < el->nr_evsels; e++) {
+		const struct event_spec *spec = el->evsels[e]->spec;
+		const char *filter = spec && rec->filters ? rec->filters[spec - evl->v] : NULL;
+		if (!filter)
+			continue;
+		for (int ci = 0; ci < el->nr_cpus; ci++)
+			for (int t = 0; t < el->nr_tids; t++) {
+				int fd = evlist__fd_of(el, ci, t, e);
+				if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) == 0)
+					continue;
+				int err = errno;
+				char msg[2048];
+				if (trace_filter__kernel_error(spec->tp_sys, spec->tp_name, filter, msg, sizeof(msg)) == 0)
+					fprintf(stderr, "pprobe record: the kernel refused the filter for %s:\n%s\n",
+						spec->name, msg);
+				else
+					fprintf(stderr, "pprobe record: the kernel refused the filter for %s: %s\n",
+						spec->name, strerror(err));
+				return 2;
+			}
+	}
+	return 0;
+}
+
 /* The events of -e (cpu-clock by default), each with its stack table
  * (other sites of a probe share the first's). Returns the number of
  * outputs (events shown), or -1 after saying why (exit status 2). */
 static int add_events(const struct record_opts *o, struct event_list *evl, struct collect *c, struct record *rec)
 {
-	for (size_t i = 0; i < o->events.nr || (i == 0 && !o->events.nr); i++) {
+	size_t nr_e = 0, before = 0;
+	for (size_t i = 0; i < o->events.nr; i++)
+		nr_e += o->events.v[i].key == 'e';
+	for (size_t i = 0; i < o->events.nr || (i == 0 && !nr_e); i++) {
 		char err[1024];
-		const char *ev = o->events.nr ? o->events.v[i].arg : "cpu-clock";
+		if (i < o->events.nr && o->events.v[i].key != 'e') {
+			if (add_filter(evl, rec, before, o->events.v[i].arg))
+				return -1;
+			continue;
+		}
+		const char *ev = nr_e ? o->events.v[i].arg : "cpu-clock";
+		before = evl->nr;
 		if (event_list__add(evl, ev, err, sizeof(err))) {
 			fprintf(stderr, "pprobe record: %s\n", err);
 			return -1;
 		}
+		rec->filters = pp_xrealloc(rec->filters, (evl->nr ? evl->nr : 1) * sizeof(*rec->filters));
+		for (size_t k = before; k < evl->nr; k++)
+			rec->filters[k] = NULL;
+		if (!nr_e)
+			break;
 	}
 	event_list__set_sampling(evl, (uint64_t)o->freq, o->period);
 	if (o->off_cpu && off_cpu_events(evl, rec))
 		return -1;
+	/* sched:sched_switch of --off-cpu has no filter */
+	size_t had = rec->filters ? evl->nr - (o->off_cpu ? 1 : 0) : 0;
+	rec->filters = pp_xrealloc(rec->filters, (evl->nr ? evl->nr : 1) * sizeof(*rec->filters));
+	for (size_t k = had; k < evl->nr; k++)
+		rec->filters[k] = NULL;
 	int nr_shown = 0;
 	for (size_t i = 0; i < evl->nr; i++) {
 		const struct event_spec *spec = &evl->v[i];
@@ -799,6 +887,7 @@ static void record_exit(struct record *rec)
 	free(rec->quality);
 	offcpu__exit(&rec->off);
 	tp_format__free(rec->switch_fmt);
+	free(rec->filters);
 }
 
 /* Everything before the run: events, stacks, outputs. 0, or the exit status. */
@@ -900,6 +989,8 @@ int cmd_record(int argc, char **argv)
 	ret = record_prepare(&o, &rec, &c, &evl, &svg);
 	if (!ret)
 		ret = collect__prepare(&c, &o.co);
+	if (!ret)
+		ret = apply_filters(&c, &evl, &rec);
 	if (!ret && !strcmp(o.output, "-"))
 		collect__watch_output(&c, 1);
 	if (!ret)

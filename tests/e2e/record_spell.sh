@@ -33,6 +33,28 @@ for cg in "--call-graph fp" "-g"; do
 	check "$cg --max-stack 3: the leaves kept (hot_three most)" \
 		[ "$(folded_sum "$T/ms.folded" ';hot_three ')" -gt "$(folded_sum "$T/ms.folded" ';hot_one ')" ]
 done
+# --filter: the kernel's tracepoint filter for the preceding -e, as perf record
+if [ -e /sys/kernel/tracing/events/syscalls/sys_enter_write ] || [ -e /sys/kernel/debug/tracing/events/syscalls/sys_enter_write ] || "$PPROBE" list 'syscalls:sys_enter_write' 2>/dev/null | grep -q sys_enter_write; then
+	"$PPROBE" record -q -e syscalls:sys_enter_write --filter 'count == 1' -o "$T/w1.folded" -- "$WL" syscalls 40 > /dev/null
+	check "--filter 'count == 1': the 40 one-byte writes of do_writes, every one" \
+		[ "$(folded_sum "$T/w1.folded")" = 40 ]
+	"$PPROBE" record -q -e syscalls:sys_enter_write --filter 'count == 2' -o "$T/w2.folded" -- "$WL" syscalls 40 > /dev/null
+	check "--filter 'count == 2': none of them" [ "$(folded_sum "$T/w2.folded")" = 0 ]
+	"$PPROBE" record -q -e syscalls:sys_enter_write --filter 'cnt == 1' -o "$T/w3.folded" -- true 2> "$T/f3"
+	rc=$?
+	check "--filter naming no field: exit 2" [ $rc -eq 2 ]
+	check "--filter naming no field: the fields said" grep -q "no such field 'cnt'" "$T/f3"
+	check "--filter naming no field: no output written" [ ! -e "$T/w3.folded" ]
+	"$PPROBE" record -q -e cpu-clock --filter 'x == 1' -- true 2> "$T/f4"
+	rc=$?
+	check "--filter after a non-tracepoint: exit 2" [ $rc -eq 2 ]
+	check "--filter after a non-tracepoint: perf's words" grep -q -- "--filter option should follow a -e tracepoint" "$T/f4"
+	"$PPROBE" record -q -e syscalls:sys_enter_write --filter 'count == ' -- true 2> "$T/f5"
+	rc=$?
+	check "--filter the kernel refuses: exit 2, the kernel's error_log" [ $rc -eq 2 ]
+	check "--filter the kernel refuses: its words" grep -q "event filter parse error" "$T/f5"
+fi
+
 "$PPROBE" record --max-stack 0 -- true 2> "$T/bad2"
 check "--max-stack 0: exit 2" [ $? -eq 2 ]
 done_testing
