@@ -241,7 +241,7 @@ struct add_def {
 	char *text;
 };
 
-static int do_add(const char *binary, struct add_def *defs, int ndefs)
+static int do_add(const char *binary, struct add_def *defs, int ndefs, bool force, bool quiet)
 {
 	char err[4096];
 	char **all = NULL;
@@ -258,7 +258,8 @@ static int do_add(const char *binary, struct add_def *defs, int ndefs)
 	for (int i = 0; i < ndefs; i++) {
 		char **names = NULL;
 		err[0] = '\0';
-		int n = probe_tracefs__add(binary, defs[i].text, &names, err, sizeof(err));
+		int n = force ? probe_tracefs__add_forced(binary, defs[i].text, &names, err, sizeof(err))
+			      : probe_tracefs__add(binary, defs[i].text, &names, err, sizeof(err));
 		if (n < 0) {
 			fprintf(stderr, "pprobe: %s\n", err[0] ? err : strerror(-n));
 			ret = n == -EINVAL ? 2 : 1;
@@ -295,7 +296,7 @@ static int do_add(const char *binary, struct add_def *defs, int ndefs)
 			probe_tracefs__del(all[i], &gone, &ng, err, sizeof(err));
 			probe_tracefs__free_names(gone, ng);
 		}
-	} else {
+	} else if (!quiet) {
 		fprintf(stderr, "Added new event%s:\n%s\nYou can now use %s in pprobe record, trace and stat, "
 			"such as:\n\n\tpprobe trace -e %s -a sleep 1\n\n",
 			nall > 1 ? "s" : "", report, nall > 1 ? "them" : "it", nall ? all[0] : "?");
@@ -329,7 +330,7 @@ static int do_list(const char *pattern)
 	return 0;
 }
 
-static int do_del(const char **patterns, int npatterns)
+static int do_del(const char **patterns, int npatterns, bool quiet)
 {
 	int ret = 0;
 	(void)probe_tracefs__sweep_stale();
@@ -337,7 +338,7 @@ static int do_del(const char **patterns, int npatterns)
 		char err[1024] = "", **names = NULL;
 		int n = 0;
 		int r = probe_tracefs__del(patterns[i], &names, &n, err, sizeof(err));
-		for (int j = 0; j < n; j++)
+		for (int j = 0; j < n && !quiet; j++)
 			fprintf(stderr, "Removed event: %s\n", names[j]);
 		probe_tracefs__free_names(names, n);
 		if (r < 0) {
@@ -354,6 +355,7 @@ struct probe_opts {
 	struct probe_finder_opts pf;	/* -x, -m, -k, --source */
 	const char *filter, *line, *vars;
 	bool funcs, with_asm, list, externs, range, no_inlines;
+	bool force, quiet;		/* -f, -q */
 	struct add_def *adds;		/* --add, with the words after each */
 	int nadds;
 	const char **dels;		/* -d */
@@ -395,7 +397,7 @@ static int parse_mode(const struct opt *o, void *opts, const char *arg, char *er
 	struct probe_opts *po = opts;
 	switch (o->key) {
 	case 'l': po->list = true; po->list_pattern = arg; break;
-	case 'F': po->funcs = true; break;
+	case 'F': po->funcs = true; if (arg) po->filter = arg; break;
 	case 'L': po->line = arg; break;
 	case 'V': po->vars = arg; break;
 	}
@@ -445,6 +447,10 @@ static const struct opt probe_table[] = {
 		      "list the probe events (GROUP:EVENT globs)"),
 	OPT_FN('d', "del", "PATTERN", P, dels, parse_del,
 	       "remove probe events: GROUP:EVENT globs ('probe_app:*'), or EVENT in any group"),
+	OPT_FLAG('f', "force", P, force,
+		 "--add with an EVENT name that is taken: name it EVENT_1, EVENT_2, ... (perf probe -f) "
+		 "instead of refusing"),
+	OPT_FLAG('q', "quiet", P, quiet, "--add/-d: no 'Added new event'/'Removed event' lines (errors still said)"),
 	OPT_GROUP("What to inspect or probe:"),
 	OPT_STRING('x', "exec", "BINARY", P, pf.binary, "an executable or shared library (default: the kernel)"),
 	OPT_STRING('m', "module", "MODULE", P, pf.module, "a kernel module (name or .ko path)"),
@@ -452,9 +458,10 @@ static const struct opt probe_table[] = {
 		   "the kernel image with DWARF (default: /usr/lib/debug/boot/vmlinux-$(uname -r); else -F "
 		   "uses /proc/kallsyms)"),
 	OPT_GROUP("Inspect (perf probe -F/-L/-V):"),
-	OPT_FN('F', "funcs", NULL, P, funcs, parse_mode,
-	       "list probe-able functions: DWARF subprograms (inlined-only ones too), ELF function symbols "
-	       "(clones as .constprop.N ...), kallsyms"),
+	OPT_FN_OPTARG('F', "funcs", "FILTER", P, funcs, parse_mode,
+		      "list probe-able functions: DWARF subprograms (inlined-only ones too), ELF function symbols "
+		      "(clones as .constprop.N ...), kallsyms; --funcs=FILTER (-FFILTER) as perf: the same as "
+		      "--filter FILTER"),
 	OPT_STRING(0, "filter", "GLOB", P, filter,
 		   "-F: filter names (default \"" PROBE_FILTER_DEFAULT "\"); -V: filter variable names. Globs "
 		   "with & | ! ( )"),
@@ -564,11 +571,11 @@ int cmd_probe(int argc, char **argv)
 	else if ((ret = check_modes(&cmd, &o, first, argc, argv)))
 		;	/* said */
 	else if (o.nadds)
-		ret = do_add(o.pf.binary, o.adds, o.nadds);
+		ret = do_add(o.pf.binary, o.adds, o.nadds, o.force, o.quiet);
 	else if (o.list)
 		ret = do_list(o.list_pattern);
 	else if (o.ndels)
-		ret = do_del(o.dels, o.ndels);
+		ret = do_del(o.dels, o.ndels, o.quiet);
 	else
 		ret = inspect(&o);
 	for (int i = 0; i < o.nadds; i++)

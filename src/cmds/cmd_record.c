@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include "event_spec.h"
 #include "offcpu.h"
 #include "tp_format.h"
+#include "trace_filter.h"
 #include "target_opts.h"
 #include "stacks.h"
 #include "pprof.h"
@@ -57,6 +59,7 @@ struct record {
 	enum callgraph cg;
 	bool weight_period;
 	uint16_t max_stack;
+	uint32_t frame_limit;		/* --max-stack N: at most N frames a stack (MAX_FRAMES: none) */
 	uint64_t truncated;
 	/* DWARF unwinding */
 	struct symbolizer *sym;		/* opened up front: files are prepared as they are mapped */
@@ -90,6 +93,7 @@ struct record {
 	struct record_push push;
 	struct evsel *push_ev;
 	double next_report;
+	const char **filters;		/* --filter of each event (evl index), NULL none */
 };
 
 static const char *basename_of(const char *path)
@@ -268,7 +272,7 @@ static void on_switch_out(struct record *r, struct collect *c, const struct samp
 	uint32_t n = 0;
 	if (kind != OFFCPU_EXITING) {
 		fr[0] = frametab__special(r->frames, offcpu_kind__frame(kind));
-		n = 1 + sample_stack(r, c, s, p, fr + 1, MAX_FRAMES - 1);
+		n = 1 + sample_stack(r, c, s, p, fr + 1, r->frame_limit < MAX_FRAMES ? r->frame_limit : MAX_FRAMES - 1);
 	}
 	offcpu__switch_out(&r->off, (pid_t)s->pid, (pid_t)s->tid, stack_owner(s, t).comm, s->time, kind, fr, n);
 }
@@ -301,7 +305,7 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 		on_switch_out(r, c, s, t, p);
 		return 0;
 	}
-	uint32_t n = sample_stack(r, c, s, p, r->frame_buf, MAX_FRAMES);
+	uint32_t n = sample_stack(r, c, s, p, r->frame_buf, r->frame_limit);
 	struct stack_owner o = stack_owner(s, t);
 	stacktab__add(es->stacks, &o, r->frame_buf, n, r->weight_period ? s->period : 1, s->time);
 	return 0;
@@ -380,16 +384,46 @@ struct record_opts {
 	bool weight_given;		/* --weight was given */
 	bool off_cpu, per_thread, root_pid, root_tid;
 	struct record_push_opts push;	/* --push, --interval, --app, --label */
+	bool freq_max;			/* -F max */
+	long max_stack;			/* --max-stack N; 0: the default depth */
 };
 
 static int parse_freq(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
 {
 	(void)o;
 	char *end;
+	struct record_opts *ro = opts;
+	if (!strcmp(arg, "max")) {	/* perf's: kernel.perf_event_max_sample_rate */
+		FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+		long v = 0;
+		if (!f || fscanf(f, "%ld", &v) != 1 || v <= 0) {
+			if (f)
+				fclose(f);
+			return seterr(err, errlen, "-F max: cannot read /proc/sys/kernel/perf_event_max_sample_rate"),
+			       -EINVAL;
+		}
+		fclose(f);
+		ro->freq = v;
+		ro->freq_max = true;
+		return 0;
+	}
 	long v = strtol(arg, &end, 10);
 	if (end == arg || *end || v <= 0)
-		return seterr(err, errlen, "bad frequency '%s': Hz, e.g. 999", arg), -EINVAL;
-	((struct record_opts *)opts)->freq = v;
+		return seterr(err, errlen, "bad frequency '%s': Hz, e.g. 999, or max", arg), -EINVAL;
+	ro->freq = v;
+	ro->freq_max = false;
+	return 0;
+}
+
+static int parse_max_stack(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+{
+	(void)o;
+	char *end;
+	long v = strtol(arg, &end, 10);
+	if (end == arg || *end || v < 1 || v > MAX_FRAMES)
+		return seterr(err, errlen, "--max-stack wants a depth of 1 to %d frames, got '%s'", MAX_FRAMES, arg),
+		       -EINVAL;
+	((struct record_opts *)opts)->max_stack = v;
 	return 0;
 }
 
@@ -464,9 +498,14 @@ static const struct opt record_table[] = {
 		 "software (cpu-clock, task-clock, page-faults, cs, ...), tracepoints subsys:name with globs "
 		 "(sched:*), :u/:k modifiers, probes (every hit sampled):\n"
 		 PROBE_FORMS_HELP("-x")),
+	OPT_LIST(0, "filter", "EXPR", R, events,
+		 "kernel filter for the tracepoints of the preceding -e, as perf record --filter: "
+		 "'prev_state == 1 && next_pid != 0'; checked against the event's fields first"),
 	OPT_STRING('x', "exec", "BIN", R, exec,
 		   "probe:FUNC[+OFF|:LINE|%return] and sdt_PROVIDER:NAME are probes in BIN"),
-	OPT_FN('F', "freq", "HZ", R, freq, parse_freq, "samples per second (default 999 for clock events)"),
+	OPT_FN('F', "freq", "HZ", R, freq, parse_freq,
+	       "samples per second (default 999 for clock events); max: kernel.perf_event_max_sample_rate, as "
+	       "perf"),
 	OPT_FN('c', "count", "PERIOD", R, period, parse_period,
 	       "one sample every PERIOD events (tracepoints: every event)"),
 	OPT_FLAG(0, "off-cpu", R, off_cpu,
@@ -485,6 +524,9 @@ static const struct opt record_table[] = {
 	       "only what the stack fills is kept; 4096 for tracepoints and probes, which come in bursts); "
 	       "fp: frame-pointer user stacks"),
 	OPT_FN(0, "unwinder", "NAME", R, backend, parse_unwinder, "libdw (default) or libunwind"),
+	OPT_FN(0, "max-stack", "N", R, max_stack, parse_max_stack,
+	       "at most N frames a stack (below comm), the outermost dropped, as perf's max-stack: the "
+	       "kernel's callchain is asked for no more (sample_max_stack), the unwinder stops there"),
 	OPT_FLAG(0, "hold-exits", R, hold_exits,
 		 "with dwarf: hold each exiting thread of the command (ptrace exit-stops) until its samples "
 		 "are unwound, so a process that exits from deep in its stack keeps its last stacks complete; "
@@ -576,22 +618,104 @@ static int off_cpu_events(struct event_list *evl, struct record *rec)
 	return 0;
 }
 
+/* --filter EXPR: as perf, for the tracepoints of the preceding -e (from
+ * index BEFORE on), checked against their formats now. 0, or -1 after
+ * saying why. */
+static int add_filter(struct event_list *evl, struct record *rec, size_t before, const char *filter)
+{
+	if (evl->nr == before) {
+		fprintf(stderr, "pprobe record: --filter option should follow a -e tracepoint option\n");
+		return -1;
+	}
+	for (size_t k = before; k < evl->nr; k++) {
+		const struct event_spec *spec = &evl->v[k];
+		if ((spec->kind != EVENT_KIND_TRACEPOINT && spec->kind != EVENT_KIND_PROBE) || spec->pmu[0]) {
+			fprintf(stderr, "pprobe record: --filter option should follow a -e tracepoint option; %s is "
+				"not a tracepoint\n", spec->name);
+			return -1;
+		}
+		struct tp_format *fmt = tp_format__load(spec->tp_sys, spec->tp_name);
+		char msg[4096];
+		if (!fmt) {
+			fprintf(stderr, "pprobe record: cannot read the format of %s: %s\n", spec->name,
+				strerror(errno));
+			return -1;
+		}
+		int bad = trace_filter__check(fmt, spec->tp_sys, filter, msg, sizeof(msg));
+		tp_format__free(fmt);
+		if (bad) {
+			fprintf(stderr, "pprobe record: %s\n", msg);
+			return -1;
+		}
+		rec->filters[k] = filter;
+	}
+	return 0;
+}
+
+/* Each event's --filter on all of its fds, once they are open; a refusal
+ * explained with the kernel's error_log. 0, or 2 after saying why. */
+static int apply_filters(struct collect *c, const struct event_list *evl, const struct record *rec)
+{
+	struct evlist *el = &c->evlist;
+	for (int e = 0; e < el->nr_evsels; e++) {
+		const struct event_spec *spec = el->evsels[e]->spec;
+		const char *filter = spec && rec->filters ? rec->filters[spec - evl->v] : NULL;
+		if (!filter)
+			continue;
+		for (int ci = 0; ci < el->nr_cpus; ci++)
+			for (int t = 0; t < el->nr_tids; t++) {
+				int fd = evlist__fd_of(el, ci, t, e);
+				if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) == 0)
+					continue;
+				int err = errno;
+				char msg[2048];
+				if (trace_filter__kernel_error(spec->tp_sys, spec->tp_name, filter, msg, sizeof(msg)) == 0)
+					fprintf(stderr, "pprobe record: the kernel refused the filter for %s:\n%s\n",
+						spec->name, msg);
+				else
+					fprintf(stderr, "pprobe record: the kernel refused the filter for %s: %s\n",
+						spec->name, strerror(err));
+				return 2;
+			}
+	}
+	return 0;
+}
+
 /* The events of -e (cpu-clock by default), each with its stack table
  * (other sites of a probe share the first's). Returns the number of
  * outputs (events shown), or -1 after saying why (exit status 2). */
 static int add_events(const struct record_opts *o, struct event_list *evl, struct collect *c, struct record *rec)
 {
-	for (size_t i = 0; i < o->events.nr || (i == 0 && !o->events.nr); i++) {
+	size_t nr_e = 0, before = 0;
+	for (size_t i = 0; i < o->events.nr; i++)
+		nr_e += o->events.v[i].key == 'e';
+	for (size_t i = 0; i < o->events.nr || (i == 0 && !nr_e); i++) {
 		char err[1024];
-		const char *ev = o->events.nr ? o->events.v[i].arg : "cpu-clock";
+		if (i < o->events.nr && o->events.v[i].key != 'e') {
+			if (add_filter(evl, rec, before, o->events.v[i].arg))
+				return -1;
+			continue;
+		}
+		const char *ev = nr_e ? o->events.v[i].arg : "cpu-clock";
+		before = evl->nr;
 		if (event_list__add(evl, ev, err, sizeof(err))) {
 			fprintf(stderr, "pprobe record: %s\n", err);
 			return -1;
 		}
+		rec->filters = pp_xrealloc(rec->filters, (evl->nr ? evl->nr : 1) * sizeof(*rec->filters));
+		for (size_t k = before; k < evl->nr; k++)
+			rec->filters[k] = NULL;
+		if (!nr_e)
+			break;
 	}
 	event_list__set_sampling(evl, (uint64_t)o->freq, o->period);
 	if (o->off_cpu && off_cpu_events(evl, rec))
 		return -1;
+	/* sched:sched_switch of --off-cpu has no filter */
+	size_t had = rec->filters ? evl->nr - (o->off_cpu ? 1 : 0) : 0;
+	rec->filters = pp_xrealloc(rec->filters, (evl->nr ? evl->nr : 1) * sizeof(*rec->filters));
+	for (size_t k = had; k < evl->nr; k++)
+		rec->filters[k] = NULL;
 	int nr_shown = 0;
 	for (size_t i = 0; i < evl->nr; i++) {
 		const struct event_spec *spec = &evl->v[i];
@@ -978,6 +1102,7 @@ static void record_exit(struct record *rec)
 	offcpu__exit(&rec->off);
 	tp_format__free(rec->switch_fmt);
 	free(rec->outs);
+	free(rec->filters);
 	pusher__delete(rec->push.pusher);	/* an error path: nothing to say */
 }
 
@@ -1048,6 +1173,12 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 		return 1;
 	}
 	rec->max_stack = 127;
+	rec->frame_limit = MAX_FRAMES;
+	if (o->max_stack) {
+		/* the kernel counts its context markers among the entries */
+		rec->frame_limit = (uint32_t)o->max_stack;
+		rec->max_stack = (uint16_t)(o->max_stack + 2 < 127 ? o->max_stack + 2 : 127);
+	}
 	c->priv = rec;
 	c->on_sample = on_sample;
 	c->on_mmap = on_mmap;
@@ -1164,12 +1295,16 @@ int cmd_record(int argc, char **argv)
 	}
 	if (n < argc)
 		o.co.argv = argv + n;
+	if (o.freq_max)
+		fprintf(stderr, "info: Using a maximum frequency rate of %ld Hz\n", o.freq);
 
 	collect__init(&c);
 	event_list__init(&evl);
 	ret = record_prepare(&o, &rec, &c, &evl);
 	if (!ret)
 		ret = collect__prepare(&c, &o.co);
+	if (!ret)
+		ret = apply_filters(&c, &evl, &rec);
 	if (!ret && rec.to_stdout)
 		collect__watch_output(&c, 1);
 	if (!ret)

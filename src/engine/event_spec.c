@@ -450,11 +450,12 @@ static int apply_modifiers(struct event_spec *s, const char *mods, struct parse_
 		case 'I': a->exclude_idle = 1; break;
 		case 'D': a->pinned = 1; break;
 		case 'e': a->exclusive = 1; break;
+		case 'W': s->weak_group = true; break;
 		default:
 			seterr(c->err, c->errlen,
 			       "unknown modifier '%c' in '%s:%s' (modifiers: u user, k kernel, h hypervisor, "
 			       "p precise (up to ppp), P max precise, G guest, H host, I no idle, D pinned, "
-			       "e exclusive)", *p, s->name, mods);
+			       "e exclusive, W weak group)", *p, s->name, mods);
 			return -EINVAL;
 		}
 	}
@@ -477,7 +478,7 @@ static int is_modifier_string(const char *s)
 	if (!*s)
 		return 0;
 	for (; *s; s++)
-		if (!strchr("ukhpPGHIDe", *s))
+		if (!strchr("ukhpPGHIDeW", *s))
 			return 0;
 	return 1;
 }

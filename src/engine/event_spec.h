@@ -23,7 +23,7 @@
  *              probe:FUNC[+OFF|%return] (kernel, or BIN with ctx.exec), kprobe:,
  *              kretprobe:, sdt:BIN:PROVIDER:NAME; existing tracefs probe
  *              events GROUP:NAME are used as tracepoints
- * each optionally followed by :MODIFIERS (perf's u k h p P G H I D e; for
+ * each optionally followed by :MODIFIERS (perf's u k h p P G H I D e W; for
  * pmu events also directly after the closing '/').
  */
 #ifndef PPROBE_EVENT_SPEC_H
@@ -58,6 +58,8 @@ struct event_spec {
 	bool sample_freq_default;   /* true: sample by frequency (-F); false: every event */
 	bool sampling_from_terms;   /* pmu/period=N/ or freq=N/: -F/-c leave it alone */
 	int group_leader;           /* index in the list of its {group}'s leader, -1 if none */
+	bool weak_group;            /* :W (perf's weak group): a member that cannot be opened
+	                               in its group is counted on its own */
 	char pmu[64];               /* pmu/.../ events: the PMU name, else "" */
 	char tp_sys[64];            /* tracepoint/probe: subsystem ("sched") */
 	char tp_name[192];          /* tracepoint/probe: event name ("sched_switch") */

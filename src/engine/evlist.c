@@ -89,6 +89,14 @@ int evlist__open(struct evlist *el)
 					       ? *evlist__fd(el, c, t, ev->group_leader) : -1;
 				int fd = sys_perf_event_open(&ev->attr, el->tids[t], el->cpus[c], group_fd,
 							     PERF_FLAG_FD_CLOEXEC);
+				if (fd < 0 && group_fd >= 0 && ev->weak_group && errno != ESRCH && errno != EMFILE) {
+					/* :W: the group cannot be had; this member counts on its own,
+					 * started as its leader is (perf's weak group) */
+					struct perf_event_attr alone = ev->attr;
+					alone.disabled = el->evsels[ev->group_leader]->attr.disabled;
+					alone.enable_on_exec = el->evsels[ev->group_leader]->attr.enable_on_exec;
+					fd = sys_perf_event_open(&alone, el->tids[t], el->cpus[c], -1, PERF_FLAG_FD_CLOEXEC);
+				}
 				if (fd < 0 && errno == ESRCH && el->tids[t] > 0 && live_tids > 1) {
 					/* A thread of -p exited while we opened: forget it. */
 					tid_gone[t] = true;

@@ -22,6 +22,8 @@ struct evsel {
 	int idx;
 	void *priv;			/* the command's per-event state */
 	int group_leader;		/* index of its {group}'s leader in the evlist, -1 if none */
+	bool weak_group;		/* perf's :W: when opening it in its group fails, it is
+					 * opened on its own (enabled and disabled with the leader) */
 	int open_errno;			/* with evlist.tolerant: why it could not be opened, 0 if it was */
 	uint64_t samples;
 	uint64_t lost;			/* records the kernel lost, PERF_RECORD_LOST under this id */

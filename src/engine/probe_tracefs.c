@@ -968,6 +968,7 @@ struct planned {
 struct add {
 	const char *binary;	/* NULL: the kernel */
 	bool temp;
+	bool force;		/* perf probe -f: a taken EVENT name gets _1, _2... */
 	struct probe_def d;
 	char real[PATH_MAX];	/* binary's real path */
 	char group[EVENT_NAME_MAX + 16];
@@ -1042,8 +1043,9 @@ static int add_plan_point(struct add *a, int i, char *err, size_t errlen)
 	int nargs = 0, ret;
 
 	if (a->d.event) {
-		if (i == 0 && name_taken(a->d.event, a->taken, a->ntaken)) {
-			seterr(err, errlen, "event %s:%s already exists (pprobe -d %s:%s removes it)", a->group,
+		if (i == 0 && !a->force && name_taken(a->d.event, a->taken, a->ntaken)) {
+			seterr(err, errlen, "event %s:%s already exists (pprobe -d %s:%s removes it; -f adds another, "
+			       "named with _1, _2...)", a->group,
 			       a->d.event, a->group, a->d.event);
 			return -EEXIST;
 		}
@@ -1161,9 +1163,10 @@ static void add_exit(struct add *a)
 	probe_def__exit(&a->d);
 }
 
-static int add_common(const char *binary, const char *defstr, bool temp, char ***names, char *err, size_t errlen)
+static int add_common(const char *binary, const char *defstr, bool temp, bool force, char ***names, char *err,
+		      size_t errlen)
 {
-	struct add a = { .binary = binary, .temp = temp };
+	struct add a = { .binary = binary, .temp = temp, .force = force };
 	int ret;
 
 	*names = NULL;
@@ -1203,7 +1206,12 @@ out:
 
 int probe_tracefs__add(const char *binary, const char *def, char ***names, char *err, size_t errlen)
 {
-	return add_common(binary, def, false, names, err, errlen);
+	return add_common(binary, def, false, false, names, err, errlen);
+}
+
+int probe_tracefs__add_forced(const char *binary, const char *def, char ***names, char *err, size_t errlen)
+{
+	return add_common(binary, def, false, true, names, err, errlen);
 }
 
 int probe_tracefs__add_temp(const char *binary, const char *def, char ***names, char *err, size_t errlen)
@@ -1216,7 +1224,7 @@ int probe_tracefs__add_temp(const char *binary, const char *def, char ***names, 
 		 * which ends the run through the normal exit path (and atexit) */
 		block_signals(NULL);
 	}
-	return add_common(binary, def, true, names, err, errlen);
+	return add_common(binary, def, true, false, names, err, errlen);
 }
 
 /* Sites already made by probe_tracefs__add_temp_site in this run: the

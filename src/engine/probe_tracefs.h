@@ -23,6 +23,9 @@
  * returns their count; -errno with err filled otherwise (nothing left in tracefs). */
 int probe_tracefs__add(const char *binary, const char *def, char ***names,
 		       char *err, size_t errlen);
+/* The same with perf probe -f: an EVENT name given in def that is taken
+ * gets the next free suffix (EVENT_1, EVENT_2, ...) instead of -EEXIST. */
+int probe_tracefs__add_forced(const char *binary, const char *def, char ***names, char *err, size_t errlen);
 
 /* The same, but temporary for this process's run: group "pprobe_<pid>", removed by
  * probe_tracefs__remove_temps() which is registered with atexit() on first use and

@@ -90,10 +90,67 @@ bool stat_metric(const struct stat_count *counts, size_t n, size_t i, double ela
 	return false;
 }
 
+/* The width perf pads a row label to: its last number (the CPU, core, die,
+ * socket, node, cache id) takes W columns. */
+static int label_width(const char *label, enum aggr_mode mode)
+{
+	size_t len = strlen(label), d = len;
+	while (d && label[d - 1] >= '0' && label[d - 1] <= '9')
+		d--;
+	int w = mode == AGGR_NONE ? 7 : mode == AGGR_SOCKET || mode == AGGR_NODE ? 5 : 8;
+	return (int)d + (int)(len - d > (size_t)w ? len - d : (size_t)w);
+}
+
+/* perf stat's aggregation columns before a count: "S0-D0-C0           1 ",
+ * "CPU0        ", "         python3-7089     "; with CSV "S0-D0-C0,1,". */
+static void print_row_label(const struct stat_print *p, FILE *f)
+{
+	const char *l = p->label ? p->label : "";
+	if (p->style == STAT_CSV) {
+		fprintf(f, "%s%s", l, p->sep);
+		if (p->aggr_nr >= 0)
+			fprintf(f, "%d%s", p->aggr_nr, p->sep);
+		return;
+	}
+	if (p->aggr == AGGR_THREAD) {
+		const char *dash = strrchr(l, '-');
+		int clen = dash ? (int)(dash - l) : (int)strlen(l);
+		fprintf(f, "%16.*s-%-8s ", clen, l, dash ? dash + 1 : "");
+		return;
+	}
+	fprintf(f, "%-*s ", label_width(l, p->aggr), l);
+	if (p->aggr_nr >= 0)
+		fprintf(f, "%4d ", p->aggr_nr);
+}
+
+/* JSON: perf's key for the row ("core": "S0-D0-C0", "aggregate number": 1). */
+static void json_row_label(const struct stat_print *p, FILE *f, int *first)
+{
+	static const char *const keys[] = {
+		[AGGR_NONE] = "cpu", [AGGR_CORE] = "core", [AGGR_CACHE] = "cache", [AGGR_DIE] = "die",
+		[AGGR_SOCKET] = "socket", [AGGR_NODE] = "node", [AGGR_THREAD] = "thread",
+	};
+	const char *l = p->label ? p->label : "";
+	json__key(f, keys[p->aggr], first);
+	json__string(f, p->aggr == AGGR_NONE && !strncmp(l, "CPU", 3) ? l + 3 : l);
+	if (p->aggr_nr >= 0) {
+		json__key(f, "aggregate number", first);
+		json__u64(f, (uint64_t)p->aggr_nr);
+	}
+}
+
 void stat_print__counts(const struct stat_print *p, const struct stat_count *counts, size_t n)
 {
+	for (size_t i = 0; i < n; i++)
+		stat_print__count(p, counts, n, i);
+}
+
+void stat_print__count(const struct stat_print *p, const struct stat_count *counts, size_t n, size_t i)
+{
 	FILE *f = p->out;
-	for (size_t i = 0; i < n; i++) {
+	bool row = p->aggr != AGGR_GLOBAL;
+	int cw = row ? 18 : 20;	/* perf's count column after a row label */
+	{
 		const struct stat_count *c = &counts[i];
 		bool clock = stat_count__is_clock(c);
 		double v = stat_count__scaled(c);
@@ -108,7 +165,11 @@ void stat_print__counts(const struct stat_print *p, const struct stat_count *cou
 			const char *s = p->sep;
 			if (p->interval_ts >= 0)
 				fprintf(f, "%.6f%s", p->interval_ts, s);
-			if (c->supported)
+			if (row)
+				print_row_label(p, f);
+			if (c->supported && row && !c->running)
+				fputs("<not counted>", f);
+			else if (c->supported)
 				fprintf(f, clock ? "%.2f" : "%.0f", shown);
 			else
 				fputs("<not supported>", f);
@@ -119,7 +180,7 @@ void stat_print__counts(const struct stat_print *p, const struct stat_count *cou
 			else
 				fprintf(f, "%s%s", s, s);
 			fputc('\n', f);
-			continue;
+			return;
 		}
 		if (p->style == STAT_JSON) {
 			int first = 1;
@@ -128,8 +189,12 @@ void stat_print__counts(const struct stat_print *p, const struct stat_count *cou
 				json__key(f, "interval", &first);
 				json__double(f, p->interval_ts, 6);
 			}
+			if (row)
+				json_row_label(p, f, &first);
 			json__key(f, "counter-value", &first);
-			if (c->supported) {
+			if (c->supported && row && !c->running) {
+				json__string(f, "<not counted>");
+			} else if (c->supported) {
 				char num[64];
 				snprintf(num, sizeof(num), clock ? "%.6f" : "%.0f", shown);
 				json__string(f, num);
@@ -155,23 +220,27 @@ void stat_print__counts(const struct stat_print *p, const struct stat_count *cou
 				json__string(f, munit);
 			}
 			fputs("}\n", f);
-			continue;
+			return;
 		}
 		/* human, perf stat's layout; thousands grouped as the locale says
 		 * (none in the C locale, as perf) */
 		char num[64];
 		if (p->interval_ts >= 0)
 			fprintf(f, "%14.6f ", p->interval_ts);
-		if (!c->supported) {
-			fprintf(f, "%20s      %s\n", "<not supported>", c->name);
-			continue;
+		if (row)
+			print_row_label(p, f);
+		if (!c->supported || (row && !c->running)) {
+			/* perf: a row whose counter never ran is <not counted> */
+			fprintf(f, "%*s %-4s %s\n", cw, c->supported ? "<not counted>" : "<not supported>",
+				row ? unit : "", c->name);
+			return;
 		}
 		snprintf(num, sizeof(num), "%'.*f", clock ? 2 : 0, shown);
 		if (!has_metric && c->runs < 2 && !(pct < 99.995 && c->enabled)) {
-			fprintf(f, "%20s %-4s %s\n", num, unit, c->name);
-			continue;
+			fprintf(f, "%*s %-4s %s\n", cw, num, unit, c->name);
+			return;
 		}
-		fprintf(f, "%20s %-4s %-28s", num, unit, c->name);
+		fprintf(f, "%*s %-4s %-28s", cw, num, unit, c->name);
 		if (has_metric)
 			fprintf(f, " # %8.3f %s", metric, munit);
 		if (c->runs > 1)

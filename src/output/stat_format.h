@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "topology.h"
+
 struct stat_count {
 	const char *name;	/* as the user spelled it */
 	uint32_t type;		/* perf_event_attr type/config, for units and metrics */
@@ -37,6 +39,13 @@ struct stat_print {
 	double elapsed;		/* seconds of wall time the counts cover */
 	double interval_ts;	/* -I: the timestamp column, < 0 when none */
 	FILE *out;
+	/* A row of an aggregation mode (-A, --per-core, --per-thread, ...):
+	 * its label ("S0-D0-C1", "CPU1", "comm-TID") and, for the modes that
+	 * sum CPUs, how many (perf's second column; < 0: none). AGGR_GLOBAL:
+	 * no row label. */
+	enum aggr_mode aggr;
+	const char *label;
+	int aggr_nr;
 };
 
 /* The derived metric of counts[i] ("insn per cycle", "CPUs utilized", "/sec",
@@ -45,5 +54,7 @@ bool stat_metric(const struct stat_count *counts, size_t n, size_t i, double ela
 		 double *metric, const char **unit);
 
 void stat_print__counts(const struct stat_print *p, const struct stat_count *counts, size_t n);
+/* One line: counts[i], with the others of its row for its metric. */
+void stat_print__count(const struct stat_print *p, const struct stat_count *counts, size_t n, size_t i);
 
 #endif

@@ -84,7 +84,7 @@ done
 
 # did you mean, ambiguity, a value where none goes
 bad "record --outpt" "unknown option '--outpt'; did you mean '--output'\?" record --outpt x.folded -- true
-bad "record --f (ambiguous)" "ambiguous option '--f': --freq, --format" record --f 9 -- true
+bad "record --f (ambiguous)" "ambiguous option '--f': --filter, --freq, --format" record --f 9 -- true
 bad "record --quiet=1" "option '--quiet' takes no value" record --quiet=1 -- true
 
 # bad values
