@@ -7,6 +7,8 @@
 #
 #   scripts/bench/push_rss.sh [BUILD_DIR]       (root; node)
 #   SECS=600 INTERVAL=10 scripts/bench/push_rss.sh
+#   STEADY=1 SECS=60 INTERVAL=2 scripts/bench/push_rss.sh   (one CPU-bound
+#       process instead of -a: wl_record hot SECS, its own steady stacks)
 #
 # Whatever runs on the machine meanwhile is the workload: a build or a test
 # suite (many short processes, new code every second) is the hard case,
@@ -24,8 +26,13 @@ trap 'kill $recv $pp 2>/dev/null; rm -rf "$T"' EXIT
 mkdir -p "$T/in"
 node "$root/tests/e2e/push_receiver.mjs" "$T/in" 0 >"$T/port" & recv=$!
 for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
-"$PP" record -a -g -F 999 --push "http://127.0.0.1:$(cat "$T/port")" --interval "$INTERVAL" --app bench \
-	-d "$SECS" 2>"$T/err" & pp=$!
+if [ -n "${STEADY:-}" ]; then
+	target=(-- "$build/tests/workloads/wl_record" hot "$SECS")
+else
+	target=(-a -d "$SECS")
+fi
+"$PP" record -g -F 999 --push "http://127.0.0.1:$(cat "$T/port")" --interval "$INTERVAL" --app bench \
+	"${target[@]}" 2>"$T/err" >/dev/null & pp=$!
 t0=$SECONDS
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$pp/status" 2>/dev/null || echo 0; }
 uploads() { grep -c '"status":200' "$T/in/log.jsonl" 2>/dev/null || echo 0; }
