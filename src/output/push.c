@@ -6,6 +6,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,8 +328,14 @@ struct pusher *pusher__new(const struct pusher_opts *opts, char *err, size_t err
 		/* no "Expect: 100-continue" round trip before each body */
 		p->headers = curl_slist_append(NULL, "Expect:");
 		curl_easy_setopt(p->curl, CURLOPT_HTTPHEADER, p->headers);
+		/* The thread takes no signal: a SIGCHLD delivered to it would be
+		 * lost to the caller's signalfd (and the command's exit with it). */
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
 		if (!pthread_create(&p->thread, NULL, sender, p))
 			p->started = true;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	if (!p->started) {
 		snprintf(err, errlen, "cannot start the sending thread");
