@@ -868,10 +868,12 @@ static const char *speedscope_unit(const struct record *rec, const struct evsel 
 }
 
 /* One event's stacks into an open file, in format fmt; *lines: the unique
- * stacks written. 0 or -errno. */
+ * stacks written; *threads: speedscope's profiles (one per thread), else 0.
+ * 0 or -errno. */
 static int write_one(struct collect *c, const struct evsel *ev, const struct record *rec, enum out_format fmt,
-		     FILE *f, size_t *lines)
+		     FILE *f, size_t *lines, size_t *threads)
 {
+	*threads = 0;
 	const struct evstate *es = ev->priv;
 	switch (fmt) {
 	case OUT_SVG: {
@@ -891,7 +893,7 @@ static int write_one(struct collect *c, const struct evsel *ev, const struct rec
 		snprintf(name, sizeof(name), "pprobe record: %s", ev->name);
 		struct speedscope_opts so = { .name = name, .unit = speedscope_unit(rec, ev),
 					      .exporter = "pprobe@" PPROBE_VERSION };
-		speedscope__write(rec->frames, es->stacks, &so, f);
+		*threads = speedscope__write(rec->frames, es->stacks, &so, f);
 		*lines = stacktab__count(es->stacks);
 		return ferror(f) ? -EIO : 0;
 	}
@@ -998,8 +1000,8 @@ static int write_outputs(struct collect *c, const struct event_list *evl, const 
 				ret = 1;
 				continue;
 			}
-			size_t lines = 0;
-			err = write_one(c, ev, rec, rec->outs[k].fmt, of.f, &lines);
+			size_t lines = 0, threads = 0;
+			err = write_one(c, ev, rec, rec->outs[k].fmt, of.f, &lines, &threads);
 			if (err && err != -EIO) {
 				fprintf(stderr, "pprobe record: writing %s failed: %s\n", path, strerror(-err));
 				outfile__abort(&of);
@@ -1013,8 +1015,11 @@ static int write_outputs(struct collect *c, const struct event_list *evl, const 
 				fprintf(stderr, "pprobe record: writing %s failed: %s\n", path, strerror(-err));
 				ret = 1;
 			} else if (!c->opts.quiet) {
-				fprintf(stderr, "pprobe record: %s: %llu samples (%s), %zu unique stacks -> %s\n",
-					ev->name, (unsigned long long)samples, es->rate_buf, lines,
+				char per_thread[48] = "";
+				if (threads)
+					snprintf(per_thread, sizeof(per_thread), ", %zu threads", threads);
+				fprintf(stderr, "pprobe record: %s: %llu samples (%s), %zu unique stacks%s -> %s\n",
+					ev->name, (unsigned long long)samples, es->rate_buf, lines, per_thread,
 					strcmp(path, "-") ? path : "stdout");
 			}
 		}
