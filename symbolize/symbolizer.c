@@ -27,6 +27,7 @@ struct obj_entry {
 	char *path;		/* map path */
 	pid_t ns_pid;		/* for inode-less maps: whose root it was read from (0: ours) */
 	struct elf_object *obj;
+	uint64_t used_gen;	/* the symbolizer's gen when last used or kept */
 };
 
 struct jit_map {
@@ -46,6 +47,7 @@ struct symbolizer {
 	struct jit_map *jits;
 	size_t njits;
 	struct strpool strings;
+	uint64_t gen;		/* sweeps so far */
 };
 
 void symbolizer_opts__init(struct symbolizer_opts *opts)
@@ -167,7 +169,8 @@ static struct elf_object *open_mapped(pid_t pid, const struct map *m, const char
 	return elf_object__open(cand[first_existing >= 0 ? first_existing : nc - 1], path, m);
 }
 
-static struct elf_object *object_for(struct symbolizer *s, pid_t pid, const struct map *m)
+/* The cache entry of mapping m (opened if open and not cached), or NULL. */
+static struct obj_entry *entry_for(struct symbolizer *s, pid_t pid, const struct map *m, bool open)
 {
 	char path[PATH_MAX];
 	struct obj_entry *e;
@@ -184,8 +187,12 @@ static struct elf_object *object_for(struct symbolizer *s, pid_t pid, const stru
 	for (e = s->buckets[h % NBUCKETS]; e; e = e->next)
 		if (e->hash == h && e->maj == m->maj && e->min == m->min && e->ino == m->ino &&
 		    e->ns_pid == ns_pid && e->build_id_size == m->build_id_size &&
-		    !memcmp(e->build_id, m->build_id, m->build_id_size) && !strcmp(e->path, path))
-			return e->obj;
+		    !memcmp(e->build_id, m->build_id, m->build_id_size) && !strcmp(e->path, path)) {
+			e->used_gen = s->gen;
+			return e;
+		}
+	if (!open)
+		return NULL;
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
@@ -203,9 +210,44 @@ static struct elf_object *object_for(struct symbolizer *s, pid_t pid, const stru
 	e->ns_pid = ns_pid;
 	memcpy(e->build_id, m->build_id, sizeof(e->build_id));
 	e->build_id_size = m->build_id_size;
+	e->used_gen = s->gen;
 	e->next = s->buckets[h % NBUCKETS];
 	s->buckets[h % NBUCKETS] = e;
-	return e->obj;
+	return e;
+}
+
+static struct elf_object *object_for(struct symbolizer *s, pid_t pid, const struct map *m)
+{
+	struct obj_entry *e = entry_for(s, pid, m, true);
+	return e ? e->obj : NULL;
+}
+
+void symbolizer__keep(struct symbolizer *s, pid_t pid, const struct map *m)
+{
+	if (s && m && m->path && map__is_file(m))
+		entry_for(s, pid, m, false);
+}
+
+size_t symbolizer__sweep(struct symbolizer *s)
+{
+	size_t n = 0;
+	if (!s)
+		return 0;
+	for (size_t b = 0; b < NBUCKETS; b++)
+		for (struct obj_entry **pe = &s->buckets[b]; *pe;) {
+			struct obj_entry *e = *pe;
+			if (e->used_gen == s->gen) {
+				pe = &e->next;
+				continue;
+			}
+			*pe = e->next;
+			elf_object__delete(e->obj);
+			free(e->path);
+			free(e);
+			n++;
+		}
+	s->gen++;
+	return n;
 }
 
 /* The vdso is the kernel's: every process of our ABI has the same image, so

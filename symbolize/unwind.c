@@ -223,8 +223,10 @@ static struct ufile *unwinder__file(struct unwinder *u, pid_t pid, const struct 
 
 	for (f = u->files[h]; f; f = f->next)
 		if (f->ino == m->ino && f->maj == m->maj && f->min == m->min &&
-		    !strcmp(f->path, m->path))
+		    !strcmp(f->path, m->path)) {
+			f->used_gen = u->gen;
 			return f->err ? NULL : f;
+		}
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
@@ -257,6 +259,7 @@ static struct ufile *unwinder__file(struct unwinder *u, pid_t pid, const struct 
 	if (fd >= 0)
 		close(fd);
 	/* failures are cached too: one attempt per file */
+	f->used_gen = u->gen;
 	f->next = u->files[h];
 	u->files[h] = f;
 	return f->err ? NULL : f;
@@ -494,6 +497,30 @@ void unwinder__forget(struct unwinder *u, pid_t pid)
 			return;
 		}
 	}
+}
+
+size_t unwinder__sweep(struct unwinder *u)
+{
+	size_t n = 0;
+	if (!u)
+		return 0;
+	for (int i = 0; i < 256; i++)
+		for (struct uproc *p = u->procs[i]; p; p = p->next)
+			for (int k = 0; k < p->nr_mods; k++)
+				p->mods[k].file->used_gen = u->gen;
+	for (int i = 0; i < 256; i++)
+		for (struct ufile **pf = &u->files[i]; *pf;) {
+			struct ufile *f = *pf;
+			if (f->used_gen == u->gen) {
+				pf = &f->next;
+				continue;
+			}
+			*pf = f->next;
+			ufile__free(f);
+			n++;
+		}
+	u->gen++;
+	return n;
 }
 
 struct unwinder *unwinder__new(enum unwind_backend backend)

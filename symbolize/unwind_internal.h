@@ -48,6 +48,7 @@ struct ufile {
 	Elf *cfi_elf;
 	Dwarf_CFI *eh_cfi;
 	bool cfi_tried;
+	uint64_t used_gen;	/* the unwinder's gen when last used */
 };
 
 /* An ELF file placed in a process: addresses [low, high) = file vaddr + bias. */
@@ -113,6 +114,7 @@ struct unwinder {
 	struct ufile *vdso;
 	uint8_t *live_buf;		/* reused between samples */
 	uint64_t live_cap;
+	uint64_t gen;			/* unwinder__sweep calls so far */
 };
 
 /* unwind.c */

@@ -57,6 +57,14 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
  * executable file mappings (e.g. on MMAP2 or before EXIT). 0 or -errno. */
 int symbolizer__prepare(struct symbolizer *s, pid_t pid, const struct map *m);
 
+/* Bounding a long run's cache (record --push): symbolizer__keep marks the
+ * object of a mapping still in use (it opens nothing); symbolizer__sweep
+ * closes the objects neither kept nor used since the previous sweep, and
+ * returns how many. Strings of frames already returned from a swept object
+ * are gone with it: copy them before sweeping. */
+void symbolizer__keep(struct symbolizer *s, pid_t pid, const struct map *m);
+size_t symbolizer__sweep(struct symbolizer *s);
+
 /* Kernel address through /proc/kallsyms (module names in dso). */
 int symbolizer__kernel(struct symbolizer *s, uint64_t addr, bool is_return,
 		       struct sym_frame *out, int max);

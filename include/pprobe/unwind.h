@@ -126,6 +126,11 @@ int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
 /* The process exited or exec'd: drop its cached state. */
 void unwinder__forget(struct unwinder *u, pid_t pid);
 
+/* Close the files no process known to the unwinder maps and none used since
+ * the previous sweep; returns how many. A long run (record --push) calls it
+ * now and then so that the cache follows the live processes. */
+size_t unwinder__sweep(struct unwinder *u);
+
 /* Allow or forbid reading the live stack beyond the copy (default: allowed). */
 void unwinder__set_live_stack(struct unwinder *u, bool allow);
 

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -918,9 +919,27 @@ static void push_cut(struct collect *c, struct record *r, double now)
 	pprof_opts_of(c, r->push_ev, r, &po);
 	record_push__cut(&r->push, ((struct evstate *)r->push_ev->priv)->stacks, r->frames, &po, now);
 	/* Memory follows one interval, not the run: the frames go too, except
-	 * with --off-cpu, whose waits still open hold frame ids. */
+	 * with --off-cpu, whose waits still open hold frame ids (symbolized
+	 * already: their names are copies). */
 	if (!r->off_cpu)
 		frametab__clear(r->frames);
+	/* And the files: those of processes still alive stay open, the rest
+	 * (a build's compilers, a test suite's fresh binaries) are closed once
+	 * an interval went by without them. */
+	struct u64map *procs = &c->session.processes;
+	for (size_t i = 0; i < procs->cap; i++) {
+		const struct process *p = procs->vals[i];
+		if (!procs->used[i] || p->exited)
+			continue;
+		for (size_t k = 0; k < maps__count(p->maps); k++) {
+			const struct map *m = maps__at(p->maps, k);
+			if (m->prot & PROT_EXEC)
+				symbolizer__keep(r->sym, p->pid, m);
+		}
+	}
+	symbolizer__sweep(r->sym);
+	unwinder__sweep(r->unwinder);
+	malloc_trim(0);	/* what was freed goes back: RSS shows what is in use */
 }
 
 static void push_tick(struct collect *c)

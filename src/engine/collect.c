@@ -1073,6 +1073,18 @@ static void count_events(struct collect *c)
 	}
 }
 
+/* Exited threads and processes are forgotten this long after their exit
+ * record (at least one period, at most two): -a over hours of process
+ * churn keeps the live ones only. */
+#define REAP_PERIOD_S 5.0
+
+static void process_reaped(void *ctx, pid_t pid)
+{
+	struct collect *c = ctx;
+	if (c->on_process_gone)	/* said at its exit already; again for one whose exit was lost */
+		c->on_process_gone(c, pid);
+}
+
 /* The rings are emptied by a thread of their own, into a queue bounded by
  * --max-queue, so a burst never waits for what this thread does with the
  * records (DESIGN.md: draining never waits for anything slow). This thread
@@ -1108,7 +1120,7 @@ int collect__run(struct collect *c)
 		return st;
 	}
 	double deadline = c->opts.duration > 0 ? c->t_start + c->opts.duration : 0;
-	double next_status = c->t_start + 0.5;
+	double next_status = c->t_start + 0.5, next_reap = c->t_start + REAP_PERIOD_S;
 
 	while (!c->stop) {
 		int timeout = poll_ms;
@@ -1142,6 +1154,10 @@ int collect__run(struct collect *c)
 		if (now >= next_status) {
 			show_status(c, false);
 			next_status = now + 0.5;
+		}
+		if (now >= next_reap) {
+			session__reap(&c->session, process_reaped, c);
+			next_reap = now + REAP_PERIOD_S;
 		}
 	}
 	drain__stop(&c->drain);

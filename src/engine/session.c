@@ -145,6 +145,7 @@ void session__comm(struct session *s, pid_t pid, pid_t tid, const char *comm, bo
 	if (!t)
 		t = thread__new(s, pid, tid);
 	t->pid = pid;
+	t->exited = false;
 	snprintf(t->comm, sizeof(t->comm), "%s", comm);
 	if (exec) {
 		/* A new image: the old mappings are gone; MMAP2 records of the
@@ -172,6 +173,7 @@ void session__fork(struct session *s, pid_t pid, pid_t ppid, pid_t tid, pid_t pt
 	if (!t)
 		t = thread__new(s, pid, tid);
 	t->pid = pid;
+	t->exited = false;
 	memcpy(t->comm, parent->comm, sizeof(t->comm));
 	if (pid != ppid) {
 		/* A new process: a copy of the parent's address space. */
@@ -195,9 +197,46 @@ void session__fork(struct session *s, pid_t pid, pid_t ppid, pid_t tid, pid_t pt
 
 void session__task_exit(struct session *s, pid_t pid, pid_t tid)
 {
+	struct thread *t = u64map__get(&s->threads, (uint64_t)tid);
+	if (t) {
+		t->exited = true;
+		t->exit_gen = s->gen;
+	}
 	if (pid == tid) {
 		struct process *p = u64map__get(&s->processes, (uint64_t)pid);
-		if (p)
-			p->exited = true;	/* kept: its samples are symbolized at the end */
+		if (p) {
+			p->exited = true;
+			p->exit_gen = s->gen;
+		}
 	}
+}
+
+void session__reap(struct session *s, void (*gone)(void *ctx, pid_t pid), void *ctx)
+{
+	/* Deleting from an open-addressing map moves entries: collect the
+	 * keys first. */
+	size_t nr = 0, cap = s->threads.nr + s->processes.nr;
+	uint64_t *keys = cap ? pp_xcalloc(cap, sizeof(*keys)) : NULL;
+	for (size_t i = 0; i < s->threads.cap; i++) {
+		const struct thread *t = s->threads.vals[i];
+		if (s->threads.used[i] && t->exited && t->exit_gen < s->gen)
+			keys[nr++] = s->threads.keys[i];
+	}
+	for (size_t k = 0; k < nr; k++)
+		free(u64map__del(&s->threads, keys[k]));
+	nr = 0;
+	for (size_t i = 0; i < s->processes.cap; i++) {
+		const struct process *p = s->processes.vals[i];
+		if (s->processes.used[i] && p->exited && p->exit_gen < s->gen)
+			keys[nr++] = s->processes.keys[i];
+	}
+	for (size_t k = 0; k < nr; k++) {
+		struct process *p = u64map__del(&s->processes, keys[k]);
+		if (gone)
+			gone(ctx, p->pid);
+		maps__delete(p->maps);
+		free(p);
+	}
+	free(keys);
+	s->gen++;
 }

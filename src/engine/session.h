@@ -15,16 +15,20 @@ struct process {
 	pid_t pid;
 	struct maps *maps;
 	bool exited;
+	uint64_t exit_gen;		/* session's gen when it exited */
 };
 
 struct thread {
 	pid_t tid, pid;
 	char comm[16];
+	bool exited;
+	uint64_t exit_gen;
 };
 
 struct session {
 	struct u64map threads;		/* tid -> struct thread */
 	struct u64map processes;	/* pid -> struct process */
+	uint64_t gen;			/* session__reap calls so far */
 };
 
 void session__init(struct session *s);
@@ -44,5 +48,11 @@ void session__comm(struct session *s, pid_t pid, pid_t tid, const char *comm, bo
 void session__mmap(struct session *s, pid_t pid, const struct map *m);
 void session__fork(struct session *s, pid_t pid, pid_t ppid, pid_t tid, pid_t ptid);
 void session__task_exit(struct session *s, pid_t pid, pid_t tid);
+
+/* Forget the threads and processes that exited before the previous call
+ * (so that a sample queued behind an exit still finds its process); gone,
+ * if given, hears of each process forgotten. Called now and then, it keeps
+ * a long run's memory to the processes alive, not all that ever ran. */
+void session__reap(struct session *s, void (*gone)(void *ctx, pid_t pid), void *ctx);
 
 #endif

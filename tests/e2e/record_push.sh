@@ -24,13 +24,17 @@ port=$(cat "$T/port")
 check "receiver listening" [ -n "$port" ]
 
 cp "$W/wl_record" "$T/wl_child"
-# 4 rounds of 100 prctl 1.2 s apart, then an exec'd child's 50, beside a
-# process with threads: 450 prctl samples over ~5 intervals of 1 s
+# 4 rounds of 100 prctl 1.2 s apart, then an exec'd child's 50, then 50 of
+# a binary deleted as soon as it exits, beside a process with threads: 500
+# prctl samples over ~6 intervals of 1 s. Between rounds no wl_record runs
+# and an interval goes by: its file is closed at a cut and opened again.
 "$PPROBE" record -e syscalls:sys_enter_prctl -g --push "http://127.0.0.1:$port/" --interval 1 --app wl.test \
 	--label env=ci --label host=t1 -- bash -c "
 	'$W/wl_record' threads 2 0.5 &
 	for i in 1 2 3 4; do '$W/wl_record' prctl 100; sleep 1.2; done
-	'$W/wl_record' fork-exec '$T/wl_child' prctl 50; wait; exit 7" 2>"$T/err"
+	'$W/wl_record' fork-exec '$T/wl_child' prctl 50
+	cp '$W/wl_record' '$T/wl_gone'; '$T/wl_gone' prctl 50; rm '$T/wl_gone'; sleep 1.2
+	wait; exit 7" 2>"$T/err"
 st=$?
 cat "$T/err"
 check "the command's exit status (7) is pprobe's" [ $st -eq 7 ]
@@ -40,7 +44,7 @@ check "every profile delivered in the end" grep -qE "push: ([0-9]+) of \1 profil
 check "nothing said lost" not grep -q "NOT delivered" "$T/err"
 check "no request the receiver refused (400)" not grep -q '"status":400' "$T/in/log.jsonl"
 n=$(grep -c '"status":200' "$T/in/log.jsonl")
-check "one profile per interval: >= 5 uploads ($n)" [ "$n" -ge 5 ]
+check "one profile per interval: >= 6 uploads ($n)" [ "$n" -ge 6 ]
 check "2 answered 503, then retried" [ "$(grep -c '"status":503' "$T/in/log.jsonl")" -eq 2 ]
 check "name wl.test{env=ci,host=t1} on every upload" \
 	[ "$(grep '"status":200' "$T/in/log.jsonl" | grep -c '"app":"wl.test","labels":{"env":"ci","host":"t1"}')" -eq "$n" ]
@@ -61,15 +65,15 @@ files=$(ls "$T/in"/*.pb.gz)
 go tool pprof -symbolize=none -sample_index=samples -top $files >"$T/top" 2>"$T/pp.err"
 check "go tool pprof reads every upload ($(tail -1 "$T/pp.err"))" [ -s "$T/top" ]
 total=$(sed -nE 's/.* of ([0-9]+) total.*/\1/p' "$T/top" | head -1)
-check "450 prctl samples across the uploads ($total)" [ "$total" = 450 ]
+check "500 prctl samples across the uploads ($total)" [ "$total" = 500 ]
 # shellcheck disable=SC2086
 go tool pprof -symbolize=none -tags $files >"$T/tags" 2>/dev/null
-check "labels comm (wl_record, wl_child), pid and tid on the samples" \
-	sh -c "grep -q wl_child '$T/tags' && grep -q wl_record '$T/tags' && grep -qE '^ *pid' '$T/tags' && grep -qE '^ *tid' '$T/tags'"
+check "labels comm (wl_record, wl_child, wl_gone), pid and tid on the samples" \
+	sh -c "grep -q wl_child '$T/tags' && grep -q wl_gone '$T/tags' && grep -q wl_record '$T/tags' && grep -qE '^ *pid' '$T/tags' && grep -qE '^ *tid' '$T/tags'"
 # shellcheck disable=SC2086
 go tool pprof -symbolize=none -sample_index=samples -top -focus='^do_prctls$' $files >"$T/focus" 2>/dev/null
 focus=$(sed -nE 's/^Showing nodes accounting for ([0-9]+),.*/\1/p' "$T/focus" | head -1)
-check "stacks: all 450 through do_prctls ($focus)" [ "$focus" = 450 ]
+check "stacks: all 500 through do_prctls, the deleted binary's too ($focus)" [ "$focus" = 500 ]
 
 # Nobody listening: the command runs as it would, its status is kept, and
 # what could not be delivered is said with its count.

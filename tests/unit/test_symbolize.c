@@ -253,6 +253,38 @@ static void test_libc(struct symbolizer *s, struct maps *maps)
 	CHECK(named * 100 >= total * 98, "libc named %zu of %zu", named, total);
 }
 
+/* record --push's bounded cache: objects untouched for a whole sweep
+ * period are closed, kept ones stay, a closed one opens again on use. */
+static void test_sweep(struct maps *maps)
+{
+	struct symbolizer *s = symbolizer__new(NULL);
+	struct sym_frame fr[8];
+	uint64_t a = (uint64_t)(uintptr_t)&pprobe_test_target;
+	const struct map *self = maps__find(maps, a), *libc = NULL;
+
+	for (size_t i = 0; i < maps__count(maps); i++)
+		if (strstr(maps__at(maps, i)->path, "/libc.so.6") && (maps__at(maps, i)->prot & PROT_EXEC))
+			libc = maps__at(maps, i);
+	CHECK(s && self && libc, "symbolizer, own text and libc");
+	if (!s || !self || !libc) {
+		symbolizer__delete(s);
+		return;
+	}
+	CHECK(symbolizer__prepare(s, getpid(), self) == 0 && symbolizer__prepare(s, getpid(), libc) == 0, "prepared");
+	CHECK(symbolizer__sweep(s) == 0, "both used since the last sweep: none closed");
+	symbolizer__keep(s, getpid(), libc);
+	size_t n = symbolizer__sweep(s);
+	CHECK(n == 1, "libc kept, the program's own object closed: %zu", n);
+	n = symbolizer__sweep(s);
+	CHECK(n == 1, "then libc, neither kept nor used: %zu", n);
+	CHECK(symbolizer__sweep(s) == 0, "nothing left");
+	int k = symbolizer__user(s, getpid(), self, a, false, fr, 8);
+	CHECK(k >= 1 && fr[k - 1].name && !strcmp(fr[k - 1].name, "pprobe_test_target"),
+	      "opened again after the sweep: %s", k >= 1 ? fr[k - 1].name : "(none)");
+	symbolizer__keep(s, getpid(), NULL);	/* no mapping: nothing */
+	symbolizer__delete(s);
+}
+
 static void test_vdso(struct symbolizer *s, struct maps *maps)
 {
 	const struct map *m = maps__find(maps, getauxval(AT_SYSINFO_EHDR));
@@ -471,6 +503,7 @@ int main(void)
 	test_kallsyms_modules();
 	test_self(s, maps);
 	test_libc(s, maps);
+	test_sweep(maps);
 	test_vdso(s, maps);
 	test_jit(s);
 	test_stripped_entry(s, maps);

@@ -722,8 +722,22 @@ static int run_scenario(const struct scenario *sc, struct stats out[2], long *ag
 		if (system(cmd))
 			fprintf(stderr, "(fd count failed)\n");
 	}
+	/* record --push's bounded cache: a live process keeps its files
+	 * through sweeps; once it is forgotten, the next sweep closes them. */
+	size_t kept[2] = { 0, 0 };
+	for (int b = 0; b < 2; b++)
+		kept[b] = unwinder__sweep(x.uw[b]) + unwinder__sweep(x.uw[b]);
 	kill(x.pid, SIGKILL);
 	waitpid(x.pid, NULL, 0);
+	for (int b = 0; b < 2 && sc->check; b++) {
+		if (!x.st[b].samples)
+			continue;
+		unwinder__forget(x.uw[b], x.pid);
+		size_t closed = unwinder__sweep(x.uw[b]);
+		CHECK(kept[b] == 0 && closed >= 3 && unwinder__sweep(x.uw[b]) == 0,
+		      "%s %s: sweeps while it ran closed %zu files, after it %zu (exe, libc, ld.so: >= 2)", sc->name,
+		      b ? "libunwind" : "libdw", kept[b], closed);
+	}
 	finish_times(&x.st[0]);
 	finish_times(&x.st[1]);
 	out[0] = x.st[0];
