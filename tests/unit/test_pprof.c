@@ -372,6 +372,7 @@ struct rt_got {
 	char *text[16];
 	int n;
 	bool overflow;
+	double samples;		/* psample.samples summed */
 };
 
 /* "comm pid tid weight: name(flags,dso);..." outermost first. */
@@ -400,6 +401,7 @@ static int rt_collect(void *ctx, const struct psample *s)
 		return 0;
 	}
 	char *t = rt_text(s->comm, (long long)s->pid, (long long)s->tid, s->weight);
+	g->samples += s->samples;
 	for (size_t i = 0; i < s->nr; i++)
 		t = rt_frame(t, s->frames[i].name, s->frames[i].kernel, s->frames[i].inlined, s->frames[i].dso);
 	g->text[g->n++] = t;
@@ -450,6 +452,14 @@ static void rt_compare(const struct stacktab *st, const struct frametab *ft, con
 	CHECK_STREQ(info.sample_unit, samples ? "count" : "nanoseconds");
 	size_t n = stacktab__count(st);
 	CHECK_EQ_U64((uint64_t)g.n, n);
+	uint64_t adds = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct stack_view sv;
+		stacktab__get(st, i, &sv);
+		adds += sv.samples;
+	}
+	CHECK(info.has_samples && g.samples == (double)adds, "%s: samples/count read back: %g of %llu", what,
+	      g.samples, (unsigned long long)adds);
 	char *want[16];
 	for (size_t i = 0; i < n && i < 16; i++)
 		want[i] = rt_expect(st, ft, i, samples, o->period);
