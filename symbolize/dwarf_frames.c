@@ -354,6 +354,33 @@ static Dwarf_Die *cu_search_all(struct dwarf_state *st, uint64_t addr, Dwarf_Die
 	return NULL;
 }
 
+/* The line a function is declared at: DW_AT_decl_line, through
+ * DW_AT_abstract_origin (an inlined instance) and DW_AT_specification (a
+ * member defined outside its class), as dwarf_decl_line follows them. GCC
+ * gives a lambda's operator() no line of its own; its closure type, which
+ * "this" points to, has the lambda's. 0: none. */
+static int decl_line(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die t;
+	int line = 0;
+
+	if (dwarf_decl_line(die, &line) == 0)
+		return line;
+	if (!dwarf_formref_die(dwarf_attr_integrate(die, DW_AT_object_pointer, &attr), &t))
+		return 0;
+	for (int i = 0; i < 8 && dwarf_formref_die(dwarf_attr(&t, DW_AT_type, &attr), &t); i++) {
+		int tag = dwarf_tag(&t);
+
+		if (tag == DW_TAG_class_type || tag == DW_TAG_structure_type || tag == DW_TAG_union_type)
+			return dwarf_decl_line(&t, &line) == 0 ? line : 0;
+		if (tag != DW_TAG_pointer_type && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
+		    tag != DW_TAG_restrict_type)
+			return 0;
+	}
+	return 0;
+}
+
 int dwarf__frames(struct elf_object *o, uint64_t vaddr, bool inlines, bool srcline,
 		  bool demangle, struct sym_frame *out, int max)
 {
@@ -423,6 +450,7 @@ int dwarf__frames(struct elf_object *o, uint64_t vaddr, bool inlines, bool srcli
 		if (srcline) {
 			f->srcfile = file;
 			f->line = line;
+			f->decl_line = decl_line(&die);
 		}
 		if (!ci->dies[d].inlined)
 			break;

@@ -31,6 +31,9 @@ struct sym_frame {
 	const char *dso;
 	const char *srcfile;	/* NULL unless srcline */
 	int line;
+	int decl_line;		/* the function's own line (DW_AT_decl_line; an inlined
+				 * instance's from its abstract origin); 0 unless srcline
+				 * and DWARF has it */
 	uint64_t offset;	/* address - function start */
 	bool inlined;		/* an inlined instance (not the physical function) */
 	bool kernel;

@@ -489,10 +489,42 @@ static int parse_format(const struct opt *o, void *opts, const char *arg, char *
 	return seterr(err, errlen, "--format is one of " OUT_FORMAT_NAMES ", not '%s'", arg), -EINVAL;
 }
 
+/* Two tools spell --pid differently: perf record --pid PID attaches to a
+ * process, stackcollapse-perf.pl --pid puts comm-PID in the root frame.
+ * Both are kept: followed by a PID list, --pid (and --tid) attach as in
+ * perf; alone, they mean --root-pid (--root-tid). The option parser looks
+ * only at the word after the option (arg_if), never at the command's. */
+static bool is_id_list(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (!(*s >= '0' && *s <= '9') && *s != ',')
+			return false;
+	return true;
+}
+
+static int parse_pid_or_root(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+{
+	(void)err, (void)errlen;
+	struct record_opts *r = opts;
+	bool pid = o->key == 'p';
+	if (arg)
+		*(pid ? &r->co.pid_list : &r->co.tid_list) = arg;
+	else
+		*(pid ? &r->root_pid : &r->root_tid) = true;
+	return 0;
+}
+
 #define R struct record_opts
 static const struct opt record_table[] = {
 	OPT_GROUP("Target (default: the command, counted from its exec):"),
-	TARGET_OPTS(R, co),
+	TARGET_OPTS_IDS(R, co,
+			OPT_FN_ARG_IF('p', "pid", "PID[,PID...]", R, co.pid_list, parse_pid_or_root, is_id_list,
+				      "existing processes, all their threads; --pid without a PID list "
+				      "after it: --root-pid"),
+			OPT_FN_ARG_IF('t', "tid", "TID[,TID...]", R, co.tid_list, parse_pid_or_root, is_id_list,
+				      "existing threads; --tid without a TID list after it: --root-tid")),
 	OPT_GROUP("Events:"),
 	OPT_LIST('e', "event", "EVENT", R, events,
 		 "repeatable, comma lists; default cpu-clock\n"
@@ -1231,54 +1263,6 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 }
 
 /* A PID or TID list: "123" or "1,2,3". */
-static bool is_id_list(const char *s)
-{
-	if (!s || !*s)
-		return false;
-	for (; *s; s++)
-		if (!(*s >= '0' && *s <= '9') && *s != ',')
-			return false;
-	return true;
-}
-
-/* Does this word of the options take the next word as its argument? */
-static bool takes_next_word(const char *w)
-{
-	if (w[1] == '-') {
-		if (strchr(w, '='))
-			return false;
-		for (const struct opt *o = record_table; o->kind != OPT_KIND_END; o++)
-			if (o->name && !strcmp(o->name, w + 2))
-				return o->arg && !o->optional_arg;
-		return false;
-	}
-	for (const char *c = w + 1; *c; c++)	/* a cluster: -gq, -F99, -F 99 */
-		for (const struct opt *o = record_table; o->kind != OPT_KIND_END; o++)
-			if (o->key == *c && o->arg)
-				return !c[1] && !o->optional_arg;
-	return false;
-}
-
-/* Two tools spell --pid differently: perf record --pid PID attaches to a
- * process, stackcollapse-perf.pl --pid puts comm-PID in the root frame.
- * Both are kept: followed by a PID list, --pid (and --tid) attach as in
- * perf; alone, they become --root-pid (--root-tid). Only option words are
- * looked at, never the command's own arguments. */
-static void spell_root_options(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		const char *w = argv[i];
-		if (w[0] != '-' || !w[1] || !strcmp(w, "--"))
-			return;	/* the command starts here */
-		if ((!strcmp(w, "--pid") || !strcmp(w, "--tid")) && !is_id_list(i + 1 < argc ? argv[i + 1] : NULL)) {
-			argv[i] = (char *)(w[2] == 'p' ? "--root-pid" : "--root-tid");
-			continue;
-		}
-		if (takes_next_word(w))
-			i++;
-	}
-}
-
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { 0 };
@@ -1287,7 +1271,6 @@ int cmd_record(int argc, char **argv)
 	struct event_list evl;
 	int ret;
 
-	spell_root_options(argc, argv);
 	int n = opts__parse(&record_cmd, argc, argv, &o);
 	if (n < 0) {
 		opt_list__free(&o.events);

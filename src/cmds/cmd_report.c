@@ -108,11 +108,18 @@ static void header(FILE *f, const char *path, const struct profile_info *info, s
 	char w[64];
 	snprintf(w, sizeof(w), "%.15g", report__total(r));
 	fprintf(f, "# pprobe report of %s (%s)\n", path, info->format == PROFILE_PPROF ? "pprof" : "folded");
-	if (info->format == PROFILE_PPROF)
-		fprintf(f, "# Total: %s %s/%s in %llu samples\n", w, info->sample_type, info->sample_unit,
-			(unsigned long long)report__samples(r));
-	else
-		fprintf(f, "# Total count: %s in %llu stacks\n", w, (unsigned long long)report__samples(r));
+	if (info->format == PROFILE_PPROF) {
+		/* perf report's "Samples: N of event E": the value reported, the
+		 * samples behind it (where the profile counts them and the value
+		 * is not that count), and the stacks (pprof Samples) they were in */
+		char n[80] = "";
+		if (info->has_samples && strcmp(info->sample_type, "samples"))
+			snprintf(n, sizeof(n), ", %.15g sample%s,", report__count(r), report__count(r) == 1 ? "" : "s");
+		fprintf(f, "# Total: %s %s/%s%s in %llu stack%s\n", w, info->sample_type, info->sample_unit, n,
+			(unsigned long long)report__samples(r), report__samples(r) == 1 ? "" : "s");
+	} else
+		fprintf(f, "# Total count: %s in %llu stack%s\n", w, (unsigned long long)report__samples(r),
+			report__samples(r) == 1 ? "" : "s");
 	if (o->pids.nr || o->tids.nr) {
 		fprintf(f, "# Only %s", o->pids.nr ? "pid" : "tid");
 		const struct idlist *l = o->pids.nr ? &o->pids : &o->tids;

@@ -45,7 +45,7 @@ static void spelling(const struct opt *o, char *buf, size_t len)
 	if (o->name && n < len)
 		n += (size_t)snprintf(buf + n, len - n, "--%s", o->name);
 	if (o->arg && n < len)
-		snprintf(buf + n, len - n, o->optional_arg ? " [%s]" : " %s", o->arg);
+		snprintf(buf + n, len - n, o->optional_arg || o->arg_if ? " [%s]" : " %s", o->arg);
 }
 
 /* Writes TEXT from column COL (the cursor is there) to HELP_WIDTH: lines
@@ -186,7 +186,7 @@ static void list_opts(const struct cmd_def *cmd)
 		if (o->name)
 			printf("--%s", o->name);
 		if (o->arg)
-			printf(o->optional_arg ? " [%s]" : " %s", o->arg);
+			printf(o->optional_arg || o->arg_if ? " [%s]" : " %s", o->arg);
 		putchar('\n');
 		if (o == &help_opt)
 			break;
@@ -295,8 +295,9 @@ int opts__parse(const struct cmd_def *cmd, int argc, char **argv, void *opts)
 			if (has == optional_argument)
 				optstring[s++] = ':';
 		}
-		if (o->name)
-			longopts[l++] = (struct option){ o->name, has, NULL, key_of(cmd->opts, o) };
+		if (o->name)	/* arg_if: --NAME=ARG, or the next word (below) */
+			longopts[l++] = (struct option){ o->name, o->arg_if ? optional_argument : has, NULL,
+							 key_of(cmd->opts, o) };
 	}
 	optstring[s++] = KEY_HELP;
 	optstring[s] = '\0';
@@ -344,6 +345,11 @@ int opts__parse(const struct cmd_def *cmd, int argc, char **argv, void *opts)
 			break;
 		default:
 			o = find_key(cmd->opts, c);
+			/* --NAME without =ARG: the next word, if it is one (getopt
+			 * reads on from optind: '+' and '-' orders do not permute) */
+			if (o && o->arg_if && !optarg && optind < argc && strcmp(argv[optind], "--") &&
+			    o->arg_if(argv[optind]))
+				optarg = argv[optind++];
 			ret = o ? apply(cmd, o, opts, optarg) : usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
 			break;
 		}

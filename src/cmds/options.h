@@ -50,6 +50,13 @@ struct opt {
 	const char *name;	/* the long name; NULL for a short-only option */
 	const char *arg;	/* the argument's name in --help ("FILE"); NULL: no argument */
 	bool optional_arg;	/* "-l [PATTERN]": the argument may be left out */
+	/* The long spelling's argument is optional and, when not given as
+	 * --NAME=ARG, taken from the next word only if arg_if accepts it
+	 * (never "--"); else fn gets NULL. The short letter always takes one
+	 * (-p PID, -pPID). For one spelling with two meanings: record --pid
+	 * PID attaches (perf), --pid alone names the root frame
+	 * (stackcollapse-perf.pl). */
+	bool (*arg_if)(const char *next);
 	size_t off;		/* offset of the field set in the command's options struct */
 	int value;		/* OPT_KIND_SET */
 	opt_fn fn;		/* OPT_KIND_FN */
@@ -92,6 +99,11 @@ void opt_list__free(struct opt_list *l);
 #define OPT_FN_OPTARG(k, n, a, type, field, f, h) \
 	{ .kind = OPT_KIND_FN, .key = (k), .name = (n), .arg = (a), .optional_arg = true, \
 	  .off = offsetof(type, field), .fn = (f), .help = (h) }
+
+/* fn gets the next word when arg_if accepts it, else NULL (see arg_if). */
+#define OPT_FN_ARG_IF(k, n, a, type, field, f, pred, h) \
+	{ .kind = OPT_KIND_FN, .key = (k), .name = (n), .arg = (a), .off = offsetof(type, field), .fn = (f), \
+	  .arg_if = (pred), .help = (h) }
 
 struct cmd_def {
 	const char *name;	/* "record"; "probe" */

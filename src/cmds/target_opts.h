@@ -13,11 +13,18 @@ int opt_parse_ring_pages(const struct opt *o, void *opts, const char *arg, char 
 int opt_parse_max_queue(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen);
 
 #define TARGET_OPTS(type, co) \
+	TARGET_OPTS_IDS(type, co, \
+			OPT_STRING('p', "pid", "PID[,PID...]", type, co.pid_list, \
+				   "existing processes, all their threads"), \
+			OPT_STRING('t', "tid", "TID[,TID...]", type, co.tid_list, "existing threads"))
+/* The same with the command's own -p/--pid and -t/--tid entries (record's:
+ * --pid alone also has stackcollapse-perf.pl's meaning). */
+#define TARGET_OPTS_IDS(type, co, pid_entry, tid_entry) \
 	OPT_FLAG('a', "all-cpus", type, co.system_wide, \
 		 "all online CPUs (a command then only bounds the duration)"), \
 	OPT_STRING('C', "cpu", "LIST", type, co.cpu_list, "these CPUs only, e.g. 0-1,3"), \
-	OPT_STRING('p', "pid", "PID[,PID...]", type, co.pid_list, "existing processes, all their threads"), \
-	OPT_STRING('t', "tid", "TID[,TID...]", type, co.tid_list, "existing threads"), \
+	pid_entry, \
+	tid_entry, \
 	OPT_FN('d', "duration", "SECS", type, co.duration, opt_parse_duration, \
 	       "stop after SECS seconds (SIGINT/SIGTERM also stop cleanly)")
 

@@ -5,9 +5,10 @@
  * address (the exact ip for a leaf, the return address for a caller, as Go's
  * own profiles store them; the lines are already those of the call), its
  * lines callee first (line[0] the innermost inlined function, the last the
- * physical one); functions deduplicated by (name, system_name, file); one
- * Mapping per (pid, mapping) with the object's build id, and one
- * "[kernel.kallsyms]" mapping over the kernel addresses seen. Special frames
+ * physical one); functions deduplicated by (name, system_name, file), with
+ * the start line DWARF declares (DW_AT_decl_line, an inlined one's from its
+ * abstract origin); one Mapping per (pid, mapping) with the object's build
+ * id, and one "[kernel.kallsyms]" mapping over the kernel addresses seen. Special frames
  * ("[truncated]", "[off-cpu: blocked]") are functions of that name in no
  * mapping. */
 #define _GNU_SOURCE
@@ -168,7 +169,8 @@ static uint64_t mapping_of(struct pw *w, pid_t pid, const struct map *m)
 	return w->nr_maps;
 }
 
-static uint64_t function_of(struct pw *w, const char *name, const char *system_name, const char *file)
+static uint64_t function_of(struct pw *w, const char *name, const char *system_name, const char *file,
+			    int start_line)
 {
 	uint64_t key = hash_bytes(name, strlen(name), 1);
 	key = hash_bytes(system_name, strlen(system_name), key);
@@ -180,8 +182,11 @@ static uint64_t function_of(struct pw *w, const char *name, const char *system_n
 			break;
 		const struct funcent *f = &w->fns[i - 1];
 		if (!strcmp(f->name, name) && !strcmp(f->system_name, system_name) &&
-		    (f->file == file || (f->file && file && !strcmp(f->file, file))))
+		    (f->file == file || (f->file && file && !strcmp(f->file, file)))) {
+			if (!w->functions[i - 1].start_line && start_line > 0)
+				w->functions[i - 1].start_line = start_line;
 			return i;
+		}
 	}
 	if (w->nr_fns == w->alloc_fns) {
 		w->alloc_fns = w->alloc_fns ? w->alloc_fns * 2 : 256;
@@ -195,6 +200,7 @@ static uint64_t function_of(struct pw *w, const char *name, const char *system_n
 	fn->name = str(w, name);
 	fn->system_name = str(w, system_name);
 	fn->filename = str(w, file);
+	fn->start_line = start_line > 0 ? start_line : 0;
 	w->fns[w->nr_fns++] = (struct funcent){ name, system_name, file };
 	u64map__put(&w->fn_index, key, (void *)(uintptr_t)w->nr_fns);
 	return w->nr_fns;
@@ -258,7 +264,7 @@ static uint64_t location_of(struct pw *w, uint32_t id)
 		const struct frame_sym *s = &v.syms[k];
 		const char *name = sym_name(&v, k);
 		Line *ln = new_line(w);
-		ln->function_id = function_of(w, name, s->system_name ? s->system_name : name, s->file);
+		ln->function_id = function_of(w, name, s->system_name ? s->system_name : name, s->file, s->start_line);
 		ln->line = s->line;
 		if (mp) {
 			mp->has_functions |= s->name != NULL;

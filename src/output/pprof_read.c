@@ -240,8 +240,10 @@ static int sample_labels(struct reader *r, const Perftools__Profiles__Sample *s,
 	return 0;
 }
 
-/* Which value is the weight: default_sample_type's, else the last (as go tool pprof). */
-static int pick_value(struct reader *r, struct profile_info *info, size_t *vi)
+/* Which value is the weight: default_sample_type's, else the last (as go
+ * tool pprof); and which counts samples (samples/count, as pprobe, Go and
+ * Pyroscope write it), *ci, if any. */
+static int pick_value(struct reader *r, struct profile_info *info, size_t *vi, size_t *ci)
 {
 	const Profile *p = r->p;
 	*vi = p->n_sample_type ? p->n_sample_type - 1 : 0;
@@ -249,13 +251,19 @@ static int pick_value(struct reader *r, struct profile_info *info, size_t *vi)
 	int err = str_at(r, p->default_sample_type, "default_sample_type", &want);
 	if (err)
 		return err;
-	for (size_t i = 0; *want && i < p->n_sample_type; i++) {
-		const char *type;
+	for (size_t i = 0; i < p->n_sample_type; i++) {
+		const char *type, *unit;
 		err = str_at(r, p->sample_type[i]->type, "a sample type", &type);
+		if (!err)
+			err = str_at(r, p->sample_type[i]->unit, "a sample unit", &unit);
 		if (err)
 			return err;
-		if (!strcmp(type, want))
+		if (*want && !strcmp(type, want))
 			*vi = i;
+		if (!info->has_samples && !strcmp(type, "samples") && !strcmp(unit, "count")) {
+			info->has_samples = true;
+			*ci = i;
+		}
 	}
 	const char *type = "samples", *unit = "count";
 	if (p->n_sample_type) {
@@ -270,7 +278,7 @@ static int pick_value(struct reader *r, struct profile_info *info, size_t *vi)
 	return 0;
 }
 
-static int read_samples(struct reader *r, size_t vi, psample_fn fn, void *ctx)
+static int read_samples(struct reader *r, size_t vi, const size_t *ci, psample_fn fn, void *ctx)
 {
 	const Profile *p = r->p;
 	struct pframe *buf = NULL;
@@ -283,7 +291,8 @@ static int read_samples(struct reader *r, size_t vi, psample_fn fn, void *ctx)
 				     s->n_value, p->n_sample_type), -EINVAL);
 			break;
 		}
-		struct psample ps = { .pid = -1, .tid = -1, .weight = s->n_value ? (double)s->value[vi] : 0 };
+		struct psample ps = { .pid = -1, .tid = -1, .weight = s->n_value ? (double)s->value[vi] : 0,
+				      .samples = ci && s->n_value ? (double)s->value[*ci] : 0 };
 		size_t n = 0;
 		for (size_t k = s->n_location_id; k-- > 0 && !ret;) {	/* leaf first in the profile */
 			uintptr_t li = (uintptr_t)u64map__get(&r->loc_by_id, s->location_id[k]);
@@ -344,12 +353,12 @@ int pprof__read(const uint8_t *buf, size_t len, psample_fn fn, void *ctx,
 	u64map__init(&r.map_by_id);
 	memset(info, 0, sizeof(*info));
 	info->format = PROFILE_PPROF;
-	size_t vi = 0;
+	size_t vi = 0, ci = 0;
 	ret = index_profile(&r, &names);
 	if (!ret)
-		ret = pick_value(&r, info, &vi);
+		ret = pick_value(&r, info, &vi, &ci);
 	if (!ret)
-		ret = read_samples(&r, vi, fn, ctx);
+		ret = read_samples(&r, vi, info->has_samples ? &ci : NULL, fn, ctx);
 	u64map__free(&r.loc_by_id);
 	u64map__free(&r.fn_by_id);
 	u64map__free(&r.map_by_id);

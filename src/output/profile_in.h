@@ -26,6 +26,7 @@ struct psample {
 	const struct pframe *frames;	/* outermost first; the comm root frame is not one of them */
 	size_t nr;
 	double weight;
+	double samples;		/* pprof with a samples/count type (info->has_samples): that value */
 };
 
 enum profile_format { PROFILE_FOLDED, PROFILE_PPROF };
@@ -34,6 +35,9 @@ struct profile_info {
 	enum profile_format format;
 	/* pprof: the first sample type ("cpu", "nanoseconds"), else "samples", "count" */
 	char sample_type[64], sample_unit[64];
+	/* pprof: the profile has a samples/count value besides (or as) the one
+	 * read as weight; psample.samples carries it */
+	bool has_samples;
 	uint64_t lines, ignored;	/* folded: lines read, lines that were not "stack COUNT" */
 };
 

@@ -98,60 +98,29 @@ static size_t base_len(const char *url)
 	return n;
 }
 
-static void url_escape(char **buf, size_t *len, size_t *cap, const char *s)
-{
-	for (; *s; s++) {
-		if (*len + 4 >= *cap) {
-			*cap = (*cap + 4) * 2;
-			*buf = pp_xrealloc(*buf, *cap);
-		}
-		unsigned char c = (unsigned char)*s;
-		if (isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~')
-			(*buf)[(*len)++] = (char)c;
-		else
-			*len += (size_t)snprintf(*buf + *len, 4, "%%%02X", c);
-	}
-	(*buf)[*len] = 0;
-}
-
+/* name=APP{k=v,...} escaped as one query value by libcurl (RFC 3986: all
+ * but letters, digits and "-._~" as %XX, a blank as %20), which is what
+ * Pyroscope's ingest takes apart (Go's url.ParseQuery). */
 char *pusher__ingest_url(const struct pusher_opts *o, int64_t from, int64_t until)
 {
-	size_t cap = 256, len = 0;
-	char *buf = pp_xmalloc(cap);
-	buf[0] = 0;
-	/* name=APP{k=v,...}, escaped as one query value */
+	char *name = NULL, *esc = NULL, *url = NULL, rate[32] = "";
 	size_t nl = strlen(o->app) + 3;
 	for (size_t i = 0; i < o->nr_labels; i++)
 		nl += strlen(o->labels[i]) + 1;
-	char *name = pp_xmalloc(nl);
+	name = pp_xmalloc(nl);
 	size_t k = (size_t)snprintf(name, nl, "%s{", o->app);
 	for (size_t i = 0; i < o->nr_labels; i++)
 		k += (size_t)snprintf(name + k, nl - k, "%s%s", i ? "," : "", o->labels[i]);
 	snprintf(name + k, nl - k, "}");
-	size_t bl = base_len(o->url);
-	char *head = pp_xmalloc(bl + 16);
-	snprintf(head, bl + 16, "%.*s/ingest?name=", (int)bl, o->url);
-	for (const char *c = head; *c; c++) {
-		if (len + 2 >= cap) {
-			cap *= 2;
-			buf = pp_xrealloc(buf, cap);
-		}
-		buf[len++] = *c;
-	}
-	buf[len] = 0;
-	free(head);
-	url_escape(&buf, &len, &cap, name);
-	free(name);
-	char tail[160];
-	int n = snprintf(tail, sizeof(tail), "&from=%lld&until=%lld&format=pprof&spyName=pprobe", (long long)from,
-			 (long long)until);
+	esc = curl_easy_escape(NULL, name, 0);	/* no handle needed since curl 7.82 */
 	if (o->sample_rate)
-		snprintf(tail + n, sizeof(tail) - (size_t)n, "&sampleRate=%u", o->sample_rate);
-	size_t tl = strlen(tail);
-	if (len + tl + 1 > cap)
-		buf = pp_xrealloc(buf, len + tl + 1);
-	memcpy(buf + len, tail, tl + 1);
-	return buf;
+		snprintf(rate, sizeof(rate), "&sampleRate=%u", o->sample_rate);
+	if (!esc || asprintf(&url, "%.*s/ingest?name=%s&from=%lld&until=%lld&format=pprof&spyName=pprobe%s",
+			     (int)base_len(o->url), o->url, esc, (long long)from, (long long)until, rate) < 0)
+		url = NULL;
+	curl_free(esc);
+	free(name);
+	return url;
 }
 
 static size_t discard_body(char *ptr, size_t size, size_t nmemb, void *ud)
@@ -168,6 +137,10 @@ static enum send_result send_one(struct pusher *p, const struct push_item *it, d
 {
 	char *url = pusher__ingest_url(&p->o, it->from, it->until);
 	char curl_err[CURL_ERROR_SIZE] = "";
+	if (!url) {
+		snprintf(err, errlen, "out of memory for the ingest URL");
+		return RETRY;
+	}
 	curl_mime *mime = curl_mime_init(p->curl);
 	curl_mimepart *part = curl_mime_addpart(mime);
 	curl_mime_name(part, "profile");

@@ -64,7 +64,8 @@ void pusher__finish(struct pusher *p, double deadline_s);
 
 void pusher__delete(struct pusher *p);	/* finishes at once if not finished; accepts NULL */
 
-/* The ingest URL for one profile (for tests and messages); malloc'd. */
+/* The ingest URL for one profile (for tests and messages); malloc'd, NULL
+ * when out of memory. */
 char *pusher__ingest_url(const struct pusher_opts *opts, int64_t from, int64_t until);
 
 /* URL http:// or https://, app (NULL: not given) as Pyroscope names allow:

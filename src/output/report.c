@@ -30,7 +30,7 @@ struct report {
 	struct strtab keys;		/* an entry's joined columns: its id is its index */
 	struct entry *e;
 	size_t nr, cap;
-	double total;
+	double total, count;
 	uint64_t samples, seq;
 	bool has_pids, has_tids;
 	struct tnode *t;		/* t[0] is the root above tree_func */
@@ -218,6 +218,7 @@ int report__add(void *ctx, const struct psample *s)
 	if (r->o.tids && !in_list(s->tid, r->o.tids, r->o.nr_tids))
 		return 0;
 	r->total += s->weight;
+	r->count += s->samples;
 	r->samples++;
 	r->seq++;
 	for (size_t i = 0; i < s->nr; i++) {
@@ -238,6 +239,7 @@ int report__add(void *ctx, const struct psample *s)
 
 double report__total(const struct report *r) { return r->total; }
 uint64_t report__samples(const struct report *r) { return r->samples; }
+double report__count(const struct report *r) { return r->count; }
 bool report__has_pids(const struct report *r) { return r->has_pids; }
 bool report__has_tids(const struct report *r) { return r->has_tids; }
 bool report__has_tree(const struct report *r) { return r->t[0].child != 0; }

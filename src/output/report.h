@@ -40,7 +40,8 @@ void report__delete(struct report *r);
 int report__add(void *ctx, const struct psample *s);
 
 double report__total(const struct report *r);	/* weight of the samples kept */
-uint64_t report__samples(const struct report *r);	/* psamples kept */
+uint64_t report__samples(const struct report *r);	/* psamples kept: folded lines, pprof Samples (stacks) */
+double report__count(const struct report *r);	/* their psample.samples summed (pprof's samples/count) */
 bool report__has_pids(const struct report *r);	/* some input sample had a pid */
 bool report__has_tids(const struct report *r);
 bool report__has_tree(const struct report *r);	/* tree_func was on some kept stack */

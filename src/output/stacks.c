@@ -223,6 +223,7 @@ static void frame__set_names(struct frametab *ft, struct frame *f, struct sym_fr
 		fs->dso = intern_or_null(ft, sf[i].dso);
 		fs->file = intern_or_null(ft, sf[i].srcfile);
 		fs->line = sf[i].srcfile ? sf[i].line : 0;
+		fs->start_line = sf[i].srcfile ? sf[i].decl_line : 0;
 		fs->inlined = sf[i].inlined;
 		f->labels[f->nr_syms++] = intern_or_null(ft, buf);
 	}

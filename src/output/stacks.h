@@ -97,6 +97,7 @@ struct frame_sym {
 	const char *dso;	/* "libc.so.6", "[kernel.kallsyms]"; NULL: not known */
 	const char *file;	/* source file; NULL: not known */
 	int line;		/* 0: not known */
+	int start_line;		/* the function's declaration line; 0: not known */
 	bool inlined;
 };
 enum frame_kind { FRAME_USER, FRAME_KERNEL, FRAME_SPECIAL };

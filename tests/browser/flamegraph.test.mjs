@@ -3,48 +3,18 @@
 // The SVG must be drawn from tests/e2e/flamegraph_browser.sh's input (1180
 // samples on a 1200 px canvas: one sample per pixel). Exit 0 pass, 1 fail,
 // 77 skip (chromium cannot run here; the reason is printed).
-import { chromium } from 'playwright-core';
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { check, collectErrors, launch, run } from './browser.mjs';
 
 const svgPath = resolve(process.argv[2] || '');
-const exe = process.env.CHROMIUM || '/usr/bin/chromium';
-if (!existsSync(exe)) {
-	console.error(`SKIP: ${exe} not found (apt-get install chromium)`);
-	process.exit(77);
-}
-
-let failures = 0;
-function check(desc, ok, detail) {
-	if (ok) console.log(`ok: ${desc}`);
-	else { failures++; console.error(`FAIL: ${desc}${detail !== undefined ? ': ' + detail : ''}`); }
-}
 function near(a, b, eps = 0.06) { return Math.abs(a - b) <= eps; }
 
-const profile = mkdtempSync(join(tmpdir(), 'pprobe-chromium-'));
-let browser;
-try {
-	// launchPersistentContext passes the fresh profile as --user-data-dir
-	browser = await chromium.launchPersistentContext(profile, {
-		executablePath: exe,
-		headless: true,
-		args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-			'--disable-component-update', '--disable-sync', '--no-first-run'],
-		timeout: 60000,
-	});
-} catch (e) {
-	rmSync(profile, { recursive: true, force: true });
-	console.error(`SKIP: chromium (${exe}) could not be started: ${String(e.message).split('\n')[0]}`);
-	process.exit(77);
-}
-
-try {
+const browser = await launch();
+await run(browser, async () => {
 	const page = await browser.newPage();
 	const errors = [];
-	page.on('pageerror', (e) => errors.push(String(e)));
-	page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+	collectErrors(page, errors);
 	let dialogAnswer = null, dialogs = 0;
 	page.on('dialog', async (d) => { dialogs++; await d.accept(dialogAnswer ?? ''); });
 
@@ -172,12 +142,4 @@ try {
 
 	check('escaped name reaches the DOM intact', tpl === 'tpl<a&b> (100 samples, 8.47%)', tpl);
 	check('no script errors', errors.length === 0, errors.join('; '));
-} catch (e) {
-	failures++;
-	console.error(`FAIL: ${e.stack || e}`);
-} finally {
-	await browser.close();
-	rmSync(profile, { recursive: true, force: true });
-}
-if (failures) { console.error(`${failures} check(s) failed`); process.exit(1); }
-console.log('all browser checks passed');
+});

@@ -7,27 +7,16 @@
 //   REC: a recording (tests/e2e/record_speedscope.sh checks the file against
 //   folded output); what speedscope shows of it is checked against the file.
 // Exit 0 pass, 1 fail, 77 skip (chromium cannot run here; the reason is printed).
-import { chromium } from 'playwright-core';
 import http from 'node:http';
-import { mkdtempSync, rmSync, existsSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve, extname, dirname } from 'node:path';
 import { createRequire } from 'node:module';
+import { check, collectErrors, launch, needChromium, run } from './browser.mjs';
 
-const exe = process.env.CHROMIUM || '/usr/bin/chromium';
-if (!existsSync(exe)) {
-	console.error(`SKIP: ${exe} not found (apt-get install chromium)`);
-	process.exit(77);
-}
+needChromium();
 const require = createRequire(import.meta.url);
 const dist = join(dirname(require.resolve('speedscope/package.json')), 'dist', 'release');
 const [synthPath, recPath] = process.argv.slice(2).map((p) => resolve(p));
-
-let failures = 0;
-function check(desc, ok, detail) {
-	if (ok) console.log(`ok: ${desc}`);
-	else { failures++; console.error(`FAIL: ${desc}${detail !== undefined ? ': ' + detail : ''}`); }
-}
 
 // speedscope's files, and the profiles under /p/N.json
 const profiles = [synthPath, recPath].filter(Boolean);
@@ -49,23 +38,7 @@ const server = http.createServer((req, res) => {
 await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
 const base = `http://127.0.0.1:${server.address().port}`;
 
-const userDir = mkdtempSync(join(tmpdir(), 'pprobe-chromium-'));
-let browser;
-try {
-	browser = await chromium.launchPersistentContext(userDir, {
-		executablePath: exe,
-		headless: true,
-		viewport: { width: 1200, height: 800 },
-		args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-			'--disable-component-update', '--disable-sync', '--no-first-run'],
-		timeout: 60000,
-	});
-} catch (e) {
-	server.close();
-	rmSync(userDir, { recursive: true, force: true });
-	console.error(`SKIP: chromium (${exe}) could not be started: ${String(e.message).split('\n')[0]}`);
-	process.exit(77);
-}
+const browser = await launch({ viewport: { width: 1200, height: 800 } }, () => server.close());
 
 const errors = [];
 let page, loads = 0;
@@ -75,8 +48,7 @@ let page, loads = 0;
 async function open(n, view) {
 	if (page) await page.close();
 	page = await browser.newPage();
-	page.on('pageerror', (e) => errors.push(String(e)));
-	page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+	collectErrors(page, errors);
 	const url = `${base}/p/${n}.json`;
 	await page.goto(`${base}/?load=${++loads}#profileURL=${encodeURIComponent(url)}&view=${view}`);
 	await page.waitForFunction(() => [...document.querySelectorAll('span')].some((s) => /^\(\d+\/\d+\)$/.test(s.textContent)),
@@ -154,7 +126,7 @@ async function stackAt(x) {
 }
 const names = (stack) => stack.map((f) => f.name).join(';');
 
-try {
+await run(browser, async () => {
 	// ---- the synthetic file: exact expectations
 	await open(0, 'sandwich');
 	let t = await title();
@@ -226,13 +198,4 @@ try {
 			s.length >= 2 && outer.has(s[0].name) && s.every((f) => known.has(f.name)), JSON.stringify(s));
 	}
 	check('no script errors', errors.length === 0, errors.join('; '));
-} catch (e) {
-	failures++;
-	console.error(`FAIL: ${e.stack || e}`);
-} finally {
-	await browser.close();
-	server.close();
-	rmSync(userDir, { recursive: true, force: true });
-}
-if (failures) { console.error(`${failures} check(s) failed`); process.exit(1); }
-console.log('all speedscope browser checks passed');
+}, () => server.close(), 'all speedscope browser checks passed');

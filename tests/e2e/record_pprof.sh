@@ -103,7 +103,31 @@ if grep -q '_\[k\]' "$T/x.folded"; then
 		test "$(grep -cE '^[0-9]+: 0xffff[0-9a-f]+/0xffff[0-9a-f]+/0x0 \[kernel.kallsyms\]' "$T/raw")" -eq 1
 fi
 check "-raw: mangled system names (Level<0>::run(unsigned long) is _ZN5LevelILi0EE3runEm)" \
-	grep -q 'Level<0>::run(unsigned long) [^ ]*record_cxx.cc:[0-9]* s=0(_ZN5LevelILi0EE3runEm)' "$T/raw"
+	grep -q 'Level<0>::run(unsigned long) [^ ]*record_cxx.cc:[0-9]* s=[0-9]*(_ZN5LevelILi0EE3runEm)' "$T/raw"
+# Functions carry their start line (DW_AT_decl_line) as grep -n finds it in
+# the source: run_chain and Level<0>::run physical, the lambda inlined into
+# Level<N>::run (GCC gives its operator() no line: its closure type's).
+src=${SRCDIR:?}/tests/workloads/record_cxx.cc
+l_chain=$(grep -n '^__attribute__((noinline)) static void run_chain()$' "$src" | cut -d: -f1)
+l_run0=$(awk '/^template <> struct Level<0>/ { on = 1 } on && /static unsigned long run\(unsigned long x\)$/ { print NR; exit }' "$src")
+l_lambda=$(grep -n 'std::function<unsigned long(unsigned long)> f = \[\](unsigned long y) {$' "$src" | cut -d: -f1)
+check "the source lines to expect ($l_chain, $l_run0, $l_lambda)" test -n "$l_chain" -a -n "$l_run0" -a -n "$l_lambda"
+check "-raw: run_chain starts at line $l_chain" grep -qE " run_chain [^ ]*record_cxx\.cc:[0-9]+ s=$l_chain\(_ZL9run_chainv\)" "$T/raw"
+check "-raw: Level<0>::run starts at line $l_run0" \
+	grep -qE " Level<0>::run\(unsigned long\) [^ ]*record_cxx\.cc:[0-9]+ s=$l_run0\(_ZN5LevelILi0EE3runEm\)" "$T/raw"
+# a location's first line is its innermost function; lines under it are its callers inlined with it
+check "-raw: the inlined lambda starts at line $l_lambda" \
+	awk -v re="::\\{lambda\\(unsigned long\\)#1\\}::operator\\(\\)\\(unsigned long\\) const [^ ]*record_cxx\\.cc:[0-9]+ s=$l_lambda\\(" '
+	     /^Locations/ { on = 1; next } /^Mappings/ { on = 0 }
+	     on && /^ +[0-9]+: / { if (cand && inl) found = 1; cand = $0 ~ re; inl = 0; next }
+	     on && cand && /^ +[^ 0-9]/ { inl = 1 }
+	     END { if (cand && inl) found = 1; exit !found }' "$T/raw"
+op=$(grep -oE 'std::function<unsigned long \(unsigned long\)>::operator\(\)\(unsigned long\) const /[^ ]*std_function\.h:[0-9]+ s=[0-9]+' "$T/raw" | head -1)
+if [ -n "$op" ]; then	# libstdc++'s std::function::operator(), inlined: its header's line
+	hdr=${op##* /}; hdr=/${hdr%%:*}; s=${op##*s=}
+	check "-raw: inlined std::function::operator() starts at its line in $hdr ($s)" \
+		test "$(grep -nE '^ +operator\(\)\(_ArgTypes\.\.\. __args\) const$' "$hdr" | cut -d: -f1)" = "$s"
+fi
 check "-raw: source lines of the binary's functions" grep -qE 'M=1 [^ ].* [^ ]*record_cxx\.cc:[1-9]' "$T/raw"
 check "-raw: inline lines (a location of several functions)" \
 	awk '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 } on && /^ +[0-9]+: / { prev = 1; next }

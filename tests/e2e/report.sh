@@ -170,7 +170,7 @@ done
 # A real recording: sh forks and execs two programs, one of them forks and
 # execs a third that starts two threads.
 need_root
-"$PPROBE" record -g -o "$T/real.folded" -- sh -c \
+"$PPROBE" record -g -o "$T/real.folded" -o "$T/real.pb.gz" -- sh -c \
 	"$W/wl_record hot 0.4 & $W/wl_record fork-exec $W/wl_record threads 2 0.3; wait" 2>"$T/rec.err" >/dev/null
 check "record of sh, fork-exec and threads: exit 0" [ $? -eq 0 ]
 has_both() { grep -q "$1" "$3" && grep -q "$2" "$3"; }
@@ -204,6 +204,26 @@ check "real recording --no-children: the same Self shares" diff -u <(sort -k2 "$
 top=$(head -1 "$T/rep" | awk '{ print $3 }')
 check "real recording: the top self symbol is a spinning one ($top)" \
 	[ "$top" = spin_units -o "$top" = hot_three ]
+
+# The same recording as pprof: the header says the value reported (cpu ns,
+# each sample worth 1001001 ns at 999 Hz), the samples (the folded sum) and
+# the stacks (pprof Samples: a stack per pid and tid, as go tool pprof -raw
+# lists them)
+head -2 <("$PPROBE" report "$T/real.pb.gz" 2>&1) >"$T/hdr"
+cat "$T/hdr"
+n=$(folded_sum "$T/real.folded")
+read -r ns samples stacks < <(sed -nE 's/^# Total: ([0-9]+) cpu\/nanoseconds, ([0-9]+) samples, in ([0-9]+) stacks$/\1 \2 \3/p' "$T/hdr")
+check "pprof header: '# Total: NS cpu/nanoseconds, N samples, in K stacks'" [ -n "$stacks" ]
+check "pprof header: $samples samples, the folded sum ($n)" [ "${samples:-0}" -eq "$n" -a "$n" -gt 0 ]
+check "pprof header: $ns ns, $n samples of 1001001 ns" [ "${ns:-0}" -eq $((n * 1001001)) ]
+check "pprof header: $stacks stacks, at least the folded lines ($(wc -l <"$T/real.folded")), at most the samples" \
+	[ "${stacks:-0}" -ge "$(wc -l <"$T/real.folded")" -a "${stacks:-0}" -le "$n" ]
+if command -v go >/dev/null; then
+	export HOME=$T/home GOCACHE=$T/gocache GOFLAGS= GOTOOLCHAIN=local
+	raw=$(go tool pprof -symbolize=none -raw "$T/real.pb.gz" 2>/dev/null |
+		awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && /^ +[0-9]+ +[0-9]+:/ { n++ } END { print n + 0 }')
+	check "pprof header: $stacks stacks, as go tool pprof -raw lists samples ($raw)" [ "${stacks:-0}" -eq "$raw" ]
+fi
 
 # diff --no-comm: the same program recorded under two names
 cp "$W/wl_record" "$T/wl_copy"

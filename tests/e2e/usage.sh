@@ -72,15 +72,14 @@ for c in $cmds; do
 		arg=${f[-1]}
 		[[ $arg == -* || $arg == \[* ]] && continue
 		opt=${f[-2]}
-		if [[ $c == record && ($opt == --pid || $opt == --tid) ]]; then
-			# stackcollapse-perf.pl's spelling: alone, --pid/--tid choose the
-			# root frame (comm-PID, comm-PID/TID); with a list they attach.
-			# Both meanings: tests/e2e/record_targets.sh
-			continue
-		fi
 		bad "$c $opt (no value)" "^pprobe $c: option '$opt' needs a value: " $c "$opt"
 	done <"$T/opts"
 done
+
+# record's --pid/--tid alone name the root frame (the table's [PID...]:
+# tests/e2e/record_targets.sh); -p and -t still need their value
+bad "record -p (no value)" "^pprobe record: option '-p' needs a value: " record -p
+bad "record -t (no value)" "^pprobe record: option '-t' needs a value: " record -t
 
 # did you mean, ambiguity, a value where none goes
 bad "record --outpt" "unknown option '--outpt'; did you mean '--output'\?" record --outpt x.folded -- true

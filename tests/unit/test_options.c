@@ -1,5 +1,8 @@
 /* The option-table module (src/cmds/options.c): a table parses into its
- * struct in order, a usage error stops with OPTS_USAGE and one line, and
+ * struct in order, a usage error stops with OPTS_USAGE and one line, an
+ * option whose long spelling takes the next word only when it is one
+ * (arg_if: accepted, refused, absent, --opt=value, "--" and the command's
+ * words never taken, the short letter always taking one), and
  * --help of every real command lists each option within 80 columns. */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,7 +26,30 @@ struct toy {
 	const char *pattern;
 	bool listed, given;
 	int words;
+	const char *id;		/* --id N */
+	int id_alone;		/* --id without one */
 };
+
+static bool is_number(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+static int parse_id(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+{
+	(void)o, (void)err, (void)errlen;
+	struct toy *t = opts;
+	if (arg)
+		t->id = arg;
+	else
+		t->id_alone++;
+	return 0;
+}
 
 static int parse_list(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
 {
@@ -54,6 +80,7 @@ static const struct opt toy_table[] = {
 	OPT_FN_OPTARG('l', "list", "PATTERN", struct toy, pattern, parse_list, "optional argument"),
 	{ .kind = OPT_KIND_FLAG, .name = "marked", .off = offsetof(struct toy, flag),
 	  .given_off = offsetof(struct toy, given) + 1, .help = "sets given" },
+	OPT_FN_ARG_IF('i', "id", "N", struct toy, id, parse_id, is_number, "a number after it, or alone"),
 	OPT_END(),
 };
 
@@ -107,6 +134,42 @@ static void test_parse(void)
 	CHECK(r == 4 && t.words == 2 && t.flag, "words: %d %d", r, t.words);
 }
 
+/* --id takes the next word only when it is a number */
+static void test_arg_if(void)
+{
+	struct toy t;
+	int r = parse(&toy_cmd, &t, "--id", "12", "cmd", NULL);
+	CHECK(r == 3 && t.id && !strcmp(t.id, "12") && !t.id_alone, "--id 12 cmd: %d", r);
+	r = parse(&toy_cmd, &t, "--id", "cmd", "12", NULL);
+	CHECK(r == 2 && !t.id && t.id_alone == 1, "--id cmd: the command is not taken: %d", r);
+	r = parse(&toy_cmd, &t, "-f", "--id", NULL);
+	CHECK(r == 3 && t.flag && !t.id && t.id_alone == 1, "--id last: %d", r);
+	r = parse(&toy_cmd, &t, "--id", "-f", NULL);
+	CHECK(r == 3 && t.flag && t.id_alone == 1, "--id -f: an option is not taken: %d", r);
+	r = parse(&toy_cmd, &t, "--id=x", "7", NULL);
+	CHECK(r == 2 && t.id && !strcmp(t.id, "x") && !t.id_alone, "--id=x: the value as given: %d", r);
+	r = parse(&toy_cmd, &t, "--id", "--", "12", NULL);
+	CHECK(r == 3 && !t.id && t.id_alone == 1, "--id -- 12: '--' ends the options, 12 is the command: %d", r);
+	r = parse(&toy_cmd, &t, "--id", "5", "--id", "--", "cmd", NULL);
+	CHECK(r == 5 && t.id && !strcmp(t.id, "5") && t.id_alone == 1, "twice: %d", r);
+	/* the short letter always takes its argument, as getopt */
+	r = parse(&toy_cmd, &t, "-i", "cmd", NULL);
+	CHECK(r == 3 && t.id && !strcmp(t.id, "cmd"), "-i cmd: %d", r);
+	r = parse(&toy_cmd, &t, "-i9", NULL);
+	CHECK(r == 2 && t.id && !strcmp(t.id, "9"), "-i9: %d", r);
+	/* words among the options (.word): a refused word is a word */
+	r = parse(&toy_words_cmd, &t, "--id", "w", "-f", "--id", "3", NULL);
+	CHECK(r == 6 && t.words == 1 && t.flag && t.id_alone == 1 && t.id && !strcmp(t.id, "3"), "words: %d", r);
+	/* --list-opts and --help show the argument as optional */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	opts__help(&toy_cmd, f);
+	fclose(f);
+	CHECK(strstr(buf, "-i, --id [N]") != NULL, "--help: %s", buf);
+	free(buf);
+}
+
 static void test_errors(void)
 {
 	struct toy t;
@@ -118,7 +181,7 @@ static void test_errors(void)
 	dup2(fd, 2);
 	static const char *const bad[][4] = {
 		{ "--nope" }, { "-z" }, { "-fz" }, { "-o" }, { "--output" }, { "-n", "0" }, { "--count=x" },
-		{ "--flag=1" }, { "--f" }, { "--outptu", "x" }, { "--help=1" },
+		{ "--flag=1" }, { "--f" }, { "--outptu", "x" }, { "--help=1" }, { "-f", "-i" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		int r = parse(&toy_cmd, &t, bad[i][0], bad[i][1], bad[i][2], bad[i][3], NULL);
@@ -146,6 +209,7 @@ static void test_errors(void)
 		"pprobe toy: ambiguous option '--f': --flag, --filter (see 'pprobe toy --help')\n",
 		"pprobe toy: unknown option '--outptu'; did you mean '--output'? (see 'pprobe toy --help')\n",
 		"pprobe toy: option '--help' takes no value (see 'pprobe toy --help')\n",
+		"pprobe toy: option '-i' needs a value: N (see 'pprobe toy --help')\n",
 		"pprobe toy: unexpected argument 'bad' (see 'pprobe toy --help')\n",
 	};
 	size_t n = 0;
@@ -199,6 +263,7 @@ static void test_help(void)
 
 int main(void)
 {
+	test_arg_if();
 	test_parse();
 	test_errors();
 	test_help();

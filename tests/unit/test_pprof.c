@@ -1,13 +1,22 @@
 /* pprof__read: profiles encoded here with protobuf-c (gzip'd and raw), and
  * malformed ones (truncated gzip, ids and string indexes that point nowhere,
- * value counts that do not match): every one an error, never a crash. */
+ * value counts that do not match): every one an error, never a crash.
+ * And the round trip: a stack table of this process's own frames (a function
+ * with one inlined into it, libc, the kernel's) symbolized for real, encoded
+ * by pprof__encode and read back by pprof__read, stack by stack. */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "check.h"
 #include "pprof.h"
+#include "pprobe/maps.h"
+#include "pprobe/symbolize.h"
 #include "profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile Profile;
@@ -311,6 +320,225 @@ static void test_bad_bytes(void)
 	free(z);
 }
 
+
+/* ---- the round trip ---- */
+
+static volatile uintptr_t rt_ret;
+
+/* Its return address lies in rt_outer, in the code of rt_inlined. */
+__attribute__((noinline)) static void rt_capture(void)
+{
+	rt_ret = (uintptr_t)__builtin_return_address(0);
+	__asm__ volatile("" ::: "memory");
+}
+
+static inline __attribute__((always_inline)) void rt_inlined(void)
+{
+	rt_capture();
+	__asm__ volatile("" ::: "memory");	/* not a tail call */
+}
+
+__attribute__((noinline)) static void rt_outer(void)
+{
+	rt_inlined();
+	__asm__ volatile("" ::: "memory");
+}
+
+/* A text symbol of the kernel from /proc/kallsyms; 0 when addresses are hidden. */
+static uint64_t kernel_text(const char *want)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], name[256], type;
+	unsigned long long a;
+	uint64_t found = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 && (type == 't' || type == 'T') &&
+		    !strcmp(name, want)) {
+			found = a;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	return b ? b + 1 : path;
+}
+
+struct rt_got {
+	char *text[16];
+	int n;
+	bool overflow;
+	double samples;		/* psample.samples summed */
+};
+
+/* "comm pid tid weight: name(flags,dso);..." outermost first. */
+static char *rt_text(const char *comm, long long pid, long long tid, double weight)
+{
+	char *t = NULL;
+	if (asprintf(&t, "%s %lld %lld %.0f:", comm ? comm : "-", pid, tid, weight) < 0)
+		abort();
+	return t;
+}
+
+static char *rt_frame(char *t, const char *name, bool kernel, bool inlined, const char *dso)
+{
+	char *u = NULL;
+	if (asprintf(&u, "%s %s(%s%s,%s)", t, name, kernel ? "k" : "", inlined ? "i" : "", dso ? dso : "-") < 0)
+		abort();
+	free(t);
+	return u;
+}
+
+static int rt_collect(void *ctx, const struct psample *s)
+{
+	struct rt_got *g = ctx;
+	if (g->n >= 16) {
+		g->overflow = true;
+		return 0;
+	}
+	char *t = rt_text(s->comm, (long long)s->pid, (long long)s->tid, s->weight);
+	g->samples += s->samples;
+	for (size_t i = 0; i < s->nr; i++)
+		t = rt_frame(t, s->frames[i].name, s->frames[i].kernel, s->frames[i].inlined, s->frames[i].dso);
+	g->text[g->n++] = t;
+	return 0;
+}
+
+/* What the reader should give for stack i: the frames as the table has them,
+ * outermost first, each physical function before those inlined into it. */
+static char *rt_expect(const struct stacktab *st, const struct frametab *ft, size_t i, bool samples,
+		       uint64_t period)
+{
+	struct stack_view sv;
+	stacktab__get(st, i, &sv);
+	char *t = rt_text(sv.comm ? sv.comm : "[unknown]", sv.pid, sv.tid,
+			  samples ? (double)sv.samples : (double)(sv.weight * period));
+	for (uint32_t k = sv.nr; k-- > 0;) {
+		struct frame_view fv;
+		frametab__get(ft, sv.frames[k], &fv);
+		const char *dso = fv.kind == FRAME_KERNEL ? "[kernel.kallsyms]" :
+				  fv.kind == FRAME_USER && fv.map ? base_name(fv.map->path) : NULL;
+		for (uint32_t j = 0; j < fv.nr_syms; j++)
+			t = rt_frame(t, fv.syms[j].name ? fv.syms[j].name : fv.labels[j], fv.kind == FRAME_KERNEL,
+				     fv.syms[j].inlined, dso);
+	}
+	return t;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void rt_compare(const struct stacktab *st, const struct frametab *ft, const struct pprof_opts *o,
+		       bool samples, const char *what)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	struct rt_got g = { 0 };
+	struct profile_info info;
+	char err[256] = "";
+	int r = pprof__encode(st, ft, o, &buf, &len);
+	if (!CHECK(r == 0, "%s: pprof__encode: %d", what, r))
+		return;
+	r = pprof__read(buf, len, rt_collect, &g, &info, err, sizeof(err));
+	CHECK(r == 0, "%s: pprof__read: %d %s", what, r, err);
+	CHECK(!g.overflow, "%s: more samples than stacks", what);
+	CHECK_STREQ(info.sample_type, samples ? "samples" : "cpu");
+	CHECK_STREQ(info.sample_unit, samples ? "count" : "nanoseconds");
+	size_t n = stacktab__count(st);
+	CHECK_EQ_U64((uint64_t)g.n, n);
+	uint64_t adds = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct stack_view sv;
+		stacktab__get(st, i, &sv);
+		adds += sv.samples;
+	}
+	CHECK(info.has_samples && g.samples == (double)adds, "%s: samples/count read back: %g of %llu", what,
+	      g.samples, (unsigned long long)adds);
+	char *want[16];
+	for (size_t i = 0; i < n && i < 16; i++)
+		want[i] = rt_expect(st, ft, i, samples, o->period);
+	qsort(want, n, sizeof(*want), str_cmp);
+	qsort(g.text, (size_t)g.n, sizeof(*g.text), str_cmp);
+	for (size_t i = 0; i < n && i < (size_t)g.n; i++)
+		CHECK(!strcmp(want[i], g.text[i]), "%s: stack %zu:\n  wrote %s\n  read  %s", what, i, want[i],
+		      g.text[i]);
+	for (size_t i = 0; i < n; i++)
+		free(want[i]);
+	for (int i = 0; i < g.n; i++)
+		free(g.text[i]);
+	free(buf);
+}
+
+static void test_round_trip(void)
+{
+	rt_outer();
+	struct maps *maps = maps__new();
+	if (!CHECK(maps && maps__load_proc(maps, getpid()) == 0, "load /proc/self/maps"))
+		return;
+	const struct map *self = maps__find(maps, rt_ret);
+	const struct map *libc = maps__find(maps, (uintptr_t)&getpid);
+	if (!CHECK(self && libc, "this program and libc are mapped (%p %p)", (void *)self, (void *)libc)) {
+		maps__delete(maps);
+		return;
+	}
+	struct symbolizer_opts so;
+	symbolizer_opts__init(&so);
+	so.srcline = true;
+	struct symbolizer *sym = symbolizer__new(&so);
+	struct frametab *ft = frametab__new();
+	struct stacktab *st = stacktab__new(ft);
+	uint64_t kaddr = kernel_text("schedule");
+
+	/* leaf first */
+	uint32_t outer = frametab__user(ft, getpid(), self, rt_ret, true);
+	uint32_t in_libc = frametab__user(ft, getpid(), libc, (uintptr_t)&getpid, false);
+	uint32_t kern = frametab__kernel(ft, kaddr ? kaddr : 0xffffffff81000000ULL, false);
+	uint32_t trunc = frametab__special(ft, "[truncated]");
+	uint32_t s1[] = { in_libc, outer }, s2[] = { kern, in_libc, outer }, s3[] = { outer, trunc };
+	struct stack_owner app = { "app", 100, 100 }, worker = { "app", 100, 101 }, tool = { "my tool", 200, 202 },
+			   nobody = { NULL, -1, -1 };
+	stacktab__add(st, &app, s1, 2, 1, 0);
+	stacktab__add(st, &app, s1, 2, 1, 0);
+	stacktab__add(st, &worker, s1, 2, 3, 0);
+	stacktab__add(st, &app, s2, 3, 1, 0);
+	stacktab__add(st, &tool, s2, 3, 2, 0);
+	stacktab__add(st, &tool, s3, 2, 5, 0);
+	stacktab__add(st, &nobody, s3, 2, 1, 0);
+	frametab__symbolize(ft, sym);
+
+	/* the fixture is what it says: the inlined function after its caller,
+	 * a kernel function when kallsyms shows addresses */
+	struct frame_view fv;
+	frametab__get(ft, outer, &fv);
+	CHECK(fv.nr_syms == 2 && fv.syms[0].name && !strcmp(fv.syms[0].name, "rt_outer") && !fv.syms[0].inlined &&
+		      fv.syms[1].name && !strcmp(fv.syms[1].name, "rt_inlined") && fv.syms[1].inlined,
+	      "rt_capture's return address is rt_inlined inlined into rt_outer (%u functions, %s)", fv.nr_syms,
+	      fv.nr_syms ? fv.syms[0].name : "-");
+	frametab__get(ft, in_libc, &fv);
+	CHECK(fv.nr_syms >= 1 && fv.syms[fv.nr_syms - 1].name && strstr(fv.syms[fv.nr_syms - 1].name, "getpid"),
+	      "getpid's address is getpid in libc (%s)", fv.nr_syms ? fv.syms[0].name : "-");
+	frametab__get(ft, kern, &fv);
+	if (kaddr)
+		CHECK(fv.nr_syms == 1 && fv.syms[0].name && !strcmp(fv.syms[0].name, "schedule"),
+		      "the kernel's schedule (%s)", fv.syms[0].name ? fv.syms[0].name : "-");
+
+	struct pprof_opts o = { .event = "cpu-clock", .time = true, .period = 1000 };
+	rt_compare(st, ft, &o, false, "cpu ns");
+	struct pprof_opts counts = { .event = "cpu-clock" };	/* the events per sample vary: samples alone */
+	rt_compare(st, ft, &counts, true, "samples");
+
+	stacktab__delete(st);
+	frametab__delete(ft);
+	symbolizer__delete(sym);
+	maps__delete(maps);
+}
+
 int main(void)
 {
 	test_good(true);
@@ -319,5 +547,6 @@ int main(void)
 	test_no_lines();
 	test_bad_ids();
 	test_bad_bytes();
+	test_round_trip();
 	return check_summary();
 }

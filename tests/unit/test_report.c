@@ -1,5 +1,6 @@
 /* report.c's aggregation: Children once per sample under recursion, Self at
- * the leaf, a sample without frames, the pid filter and the key parser; the
+ * the leaf, a sample without frames, the pid filter (and the samples and
+ * stacks it keeps) and the key parser; the
  * table and tree as text (fmemopen). */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -9,13 +10,21 @@
 #include "check.h"
 #include "report.h"
 
-static void add(struct report *r, const char *comm, int64_t pid, double w, const char *const *names, size_t n)
+/* samples: the sample's samples/count value (pprof input) */
+static void add_n(struct report *r, const char *comm, int64_t pid, double w, double samples,
+		  const char *const *names, size_t n)
 {
 	struct pframe f[16];
 	for (size_t i = 0; i < n; i++)
 		f[i] = (struct pframe){ .name = names[i], .kernel = !strcmp(names[i], "sys") };
-	struct psample s = { .comm = comm, .pid = pid, .tid = pid, .frames = f, .nr = n, .weight = w };
+	struct psample s = { .comm = comm, .pid = pid, .tid = pid, .frames = f, .nr = n, .weight = w,
+			     .samples = samples };
 	report__add(r, &s);
+}
+
+static void add(struct report *r, const char *comm, int64_t pid, double w, const char *const *names, size_t n)
+{
+	add_n(r, comm, pid, w, 0, names, n);
 }
 
 static char *table(struct report *r, bool children, double limit)
@@ -45,6 +54,7 @@ int main(void)
 	add(r, "a", 2, 1, NULL, 0);
 	CHECK(report__total(r) == 10, "%g", report__total(r));
 	CHECK_EQ_U64(report__samples(r), 3);
+	CHECK(report__count(r) == 0, "folded input counts no samples: %g", report__count(r));
 	CHECK(report__has_pids(r) && report__has_tids(r), "ids");
 	CHECK_STREQ(table(r, true, 0),
 		    "# Children        Self  Symbol\n"
@@ -66,10 +76,13 @@ int main(void)
 	int64_t pids[] = { 1 };
 	o = (struct report_opts){ .pids = pids, .nr_pids = 1, .tree_func = "f" };
 	r = report__new(&o);
-	add(r, "a", 1, 6, (const char *const[]){ "main", "f", "f", "f" }, 4);
-	add(r, "a", 1, 2, (const char *const[]){ "main", "g" }, 2);
-	add(r, "b", 2, 100, (const char *const[]){ "main", "f" }, 2);
+	add_n(r, "a", 1, 6, 3, (const char *const[]){ "main", "f", "f", "f" }, 4);
+	add_n(r, "a", 1, 2, 1, (const char *const[]){ "main", "g" }, 2);
+	add_n(r, "b", 2, 100, 50, (const char *const[]){ "main", "f" }, 2);
 	CHECK(report__total(r) == 8, "%g", report__total(r));
+	/* pprof's header: the samples and stacks of what is kept */
+	CHECK(report__count(r) == 4, "samples %g", report__count(r));
+	CHECK_EQ_U64(report__samples(r), 2);
 	CHECK(report__has_tree(r), "f is on a kept stack");
 	static char buf[1024];
 	FILE *f = fmemopen(buf, sizeof(buf), "w");
