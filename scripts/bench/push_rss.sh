@@ -27,7 +27,7 @@ SECS=${SECS:-600}
 INTERVAL=${INTERVAL:-10}
 T=$(mktemp -d /tmp/pprobe-push-bench.XXXXXX)
 churn=
-trap 'kill $recv $pp $churn 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill $recv $pp $churn 2>/dev/null; wait 2>/dev/null; rm -rf "$T" 2>/dev/null || { sleep 2; rm -rf "$T"; }' EXIT
 mkdir -p "$T/in"
 node "$root/tests/e2e/push_receiver.mjs" "$T/in" 0 >"$T/port" & recv=$!
 for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
