@@ -488,6 +488,7 @@ static int add_events(const struct stat_opts *o, struct event_list *evl)
 	char err[1024];
 	evl->ctx.exec = o->exec;
 	evl->ctx.pids = o->co.pid_list;
+	evl->ctx.counting = true;
 	for (size_t i = 0; i < o->events.nr; i++) {
 		const char *ev = o->events.v[i].arg;
 		if (event_list__add(evl, ev, err, sizeof(err))) {
