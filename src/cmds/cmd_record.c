@@ -507,7 +507,10 @@ static const struct opt record_table[] = {
 	OPT_LIST('e', "event", "EVENT", R, events,
 		 "repeatable, comma lists; default cpu-clock\n"
 		 "software (cpu-clock, task-clock, page-faults, cs, ...), tracepoints subsys:name with globs "
-		 "(sched:*), :u/:k modifiers, probes (every hit sampled):\n"
+		 "(sched:*), :u/:k modifiers, perf's per-event terms (cpu-clock/max-stack=3,period=100000/: "
+		 "period, freq, name, max-stack, call-graph=fp|dwarf[,SIZE]|no, stack-size, inherit, no-inherit; "
+		 "tracepoints all but period, freq, name; an event's term wins over -F/-c/--max-stack/"
+		 "--call-graph, the events of a run have one kind of stack), probes (every hit sampled):\n"
 		 PROBE_FORMS_HELP("-x")),
 	OPT_LIST(0, "filter", "EXPR", R, events,
 		 "kernel filter for the tracepoints of the preceding -e, as perf record --filter: "

@@ -424,7 +424,8 @@ static const struct opt stat_table[] = {
 	OPT_GROUP("Events:"),
 	OPT_LIST('e', "event", "EVENTS", S, events,
 		 "comma lists, repeatable, {a,b} groups; default: task-clock, context-switches, "
-		 "cpu-migrations, page-faults (and the hardware events where a PMU exists); probes count "
+		 "cpu-migrations, page-faults (and the hardware events where a PMU exists); perf's terms "
+		 "period and name (cpu-clock/name=x/), the sampling ones refused as perf stat does; probes count "
 		 "hits, a function's inlined copies together:\n"
 		 PROBE_FORMS_HELP("--exec")),
 	OPT_STRING(0, "exec", "BIN", S, exec,
