@@ -240,8 +240,12 @@ static uint32_t sample_stack(struct record *r, struct collect *c, const struct e
 				fr[n++] = frametab__user(r->frames, pid, p ? maps__find(p->maps, ip) : NULL, ip, ret);
 			/* hypervisor/guest contexts: not ours */
 		}
-		/* The kernel stops at sample_max_stack entries (markers count). */
-		if (r->cg == CG_FP && s->callchain_nr >= ev->attr.sample_max_stack && n < room) {
+		/* The kernel stops at sample_max_stack addresses (its context
+		 * markers not counted): a chain that long may have been cut. */
+		uint64_t addrs = 0;
+		for (uint64_t i = 0; i < s->callchain_nr; i++)
+			addrs += s->callchain[i] < (uint64_t)PERF_CONTEXT_MAX;
+		if (r->cg == CG_FP && addrs >= ev->attr.sample_max_stack && n < room) {
 			fr[n++] = frametab__special(r->frames, "[truncated]");
 			r->truncated++;
 		}
@@ -1239,7 +1243,6 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	rec->max_stack = 127;
 	rec->frame_limit = MAX_FRAMES;
 	if (o->max_stack) {
-		/* the kernel counts its context markers among the entries */
 		rec->frame_limit = (uint32_t)o->max_stack;
 		rec->max_stack = collect__kernel_max_stack((uint32_t)o->max_stack);
 	}

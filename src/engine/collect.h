@@ -172,13 +172,14 @@ static inline bool collect__rated(const struct perf_event_attr *a)
 	return a->freq || a->sample_period > 1;
 }
 
-/* sample_max_stack for at most FRAMES frames a stack: two entries more,
- * for the callchain's context markers (kernel, user), which are entries
- * too (the caller cuts the frames to FRAMES itself); at most 127, the
- * default of kernel.perf_event_max_stack. */
+/* sample_max_stack for at most FRAMES frames a stack, as perf sets it:
+ * the kernel stops at that many addresses, kernel and user together; its
+ * context markers (PERF_CONTEXT_KERNEL, _USER) are not counted (since 4.8,
+ * perf_callchain_store_context). At most 127, the default of
+ * kernel.perf_event_max_stack (more is EOVERFLOW). */
 static inline uint16_t collect__kernel_max_stack(uint32_t frames)
 {
-	return (uint16_t)(frames + 2 < 127 ? frames + 2 : 127);
+	return (uint16_t)(frames < 127 ? frames : 127);
 }
 
 #endif

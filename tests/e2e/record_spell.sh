@@ -131,6 +131,15 @@ if [ -n "$perf_ok" ]; then
 else
 	echo "note: perf not installed, or its record or script failed here 3 times: no comparison with perf"
 fi
+# trace: max-stack=N bounds the kernel stack it prints (-s); call-graph=
+# is not a trace term
+"$PPROBE" trace -s -e 'sched:sched_switch/max-stack=2/' -- "${CMD[@]}" 2> /dev/null > "$T/tr.out"
+tr_depth=$(awk '/^\t/ { n++; if (n > m) m = n; next } { n = 0 } END { print m + 0 }' "$T/tr.out")
+check "trace -s -e sched:sched_switch/max-stack=2/: kernel stacks of 2 frames, none deeper ($tr_depth)" \
+	[ "$tr_depth" -eq 2 ]
+"$PPROBE" trace -e 'sched:sched_switch/call-graph=fp/' -- true 2> "$T/tr.err"
+check "trace -e ...call-graph=fp/: exit 2" [ $? -eq 2 ]
+check "trace -e ...call-graph=fp/: says -s and -g" grep -q "trace takes no call-graph=.*-s prints kernel stacks" "$T/tr.err"
 # bad terms: one line, exit 2, nothing written
 bad_term() {
 	"$PPROBE" record -e "$1" -o "$T/bad.folded" -- true 2> "$T/bad.err"
