@@ -1149,10 +1149,17 @@ static int parse_with_terms(struct parse_ctx *c, const char *tok, const char *gr
 	uint32_t ty;
 	uint64_t cf;
 
-	if (slash == last || slash == tok || (size_t)(slash - tok) >= sizeof(base) ||
-	    (size_t)(last - slash - 1) >= sizeof(terms))
+	if (slash == tok || (size_t)(slash - tok) >= sizeof(base) ||
+	    (slash != last && (size_t)(last - slash - 1) >= sizeof(terms)))
 		return 1;
 	snprintf(base, sizeof(base), "%.*s", (int)(slash - tok), tok);
+	if (slash == last) {	/* cpu-clock/max-stack=3: the closing '/' forgotten */
+		if (colon || !lookup_symbolic(base, &k, &ty, &cf))
+			return 1;
+		seterr(c->err, c->errlen, "'%s': an event's terms go between two slashes (%s/term=value,.../)",
+		       tok, base);
+		return -EINVAL;
+	}
 	if (colon && colon < slash) {
 		snprintf(sys, sizeof(sys), "%.*s", (int)(colon - tok), tok);
 		if (probe_parser_for(sys) == parse_probe_pmu || colon + 1 == slash)

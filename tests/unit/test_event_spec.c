@@ -862,6 +862,10 @@ static void test_terms(void)
 	bad("cpu-clock/no-inherit=1/", -EINVAL, "takes no value");
 	bad("cpu-clock/name=/", -EINVAL, "needs a value");
 	bad("cpu-clock/max-stack=3/x", -EINVAL, "not a modifier");
+	bad("cpu-clock/max-stack=3", -EINVAL, "terms go between two slashes (cpu-clock/term=value,.../)");
+	if ((s = termed(&l, "cpu-clock//")))	/* perf's empty terms */
+		CHECK(s->attr.config == PERF_COUNT_SW_CPU_CLOCK && !s->max_stack, "cpu-clock//");
+	event_list__exit(&l);
 	bad("cpu-clock/max-stack=3/,cpu-clock/bad/", -ENOENT, "unknown term 'bad'");
 	bad("software/config=0,foo/", -ENOENT, "max-stack, call-graph, stack-size");
 
