@@ -207,11 +207,21 @@ struct evstate {
 	char rate_buf[64];	/* "999 Hz", "every event", "every 1000 events" */
 };
 
+/* At most this many frames a stack of EV: its max-stack=N term, else
+ * --max-stack's (the kernel's callchain is cut there too, see
+ * collect__kernel_max_stack). */
+static uint32_t frame_limit(const struct record *r, const struct evsel *ev)
+{
+	if (ev->spec && ev->spec->max_stack)
+		return ev->spec->max_stack < MAX_FRAMES ? ev->spec->max_stack : MAX_FRAMES;
+	return r->frame_limit;
+}
+
 /* A sample's stack into fr (leaf first): the kernel's callchain, with fp
  * its user frames too, with dwarf the user stack unwound here; without -g
  * the sampled address alone. Returns the number of frames. */
-static uint32_t sample_stack(struct record *r, struct collect *c, const struct sample *s, struct process *p,
-			     uint32_t *fr, uint32_t room)
+static uint32_t sample_stack(struct record *r, struct collect *c, const struct evsel *ev, const struct sample *s,
+			     struct process *p, uint32_t *fr, uint32_t room)
 {
 	uint32_t n = 0;
 	pid_t pid = (pid_t)s->pid;
@@ -231,8 +241,12 @@ static uint32_t sample_stack(struct record *r, struct collect *c, const struct s
 				fr[n++] = frametab__user(r->frames, pid, p ? maps__find(p->maps, ip) : NULL, ip, ret);
 			/* hypervisor/guest contexts: not ours */
 		}
-		/* The kernel stops at sample_max_stack entries (markers count). */
-		if (r->cg == CG_FP && s->callchain_nr >= r->max_stack && n < room) {
+		/* The kernel stops at sample_max_stack addresses (its context
+		 * markers not counted): a chain that long may have been cut. */
+		uint64_t addrs = 0;
+		for (uint64_t i = 0; i < s->callchain_nr; i++)
+			addrs += s->callchain[i] < (uint64_t)PERF_CONTEXT_MAX;
+		if (r->cg == CG_FP && addrs >= ev->attr.sample_max_stack && n < room) {
 			fr[n++] = frametab__special(r->frames, "[truncated]");
 			r->truncated++;
 		}
@@ -258,8 +272,8 @@ static struct stack_owner stack_owner(const struct sample *s, const struct threa
 /* --off-cpu: a sched_switch sample, in the thread that leaves the CPU:
  * its stack, under a leaf frame saying whether it blocked or was
  * preempted, waits for the thread's next switch-in. */
-static void on_switch_out(struct record *r, struct collect *c, const struct sample *s, struct thread *t,
-			  struct process *p)
+static void on_switch_out(struct record *r, struct collect *c, const struct evsel *ev, const struct sample *s,
+			  struct thread *t, struct process *p)
 {
 	int64_t state;
 	if (!s->tid)
@@ -273,7 +287,8 @@ static void on_switch_out(struct record *r, struct collect *c, const struct samp
 	uint32_t n = 0;
 	if (kind != OFFCPU_EXITING) {
 		fr[0] = frametab__special(r->frames, offcpu_kind__frame(kind));
-		n = 1 + sample_stack(r, c, s, p, fr + 1, r->frame_limit < MAX_FRAMES ? r->frame_limit : MAX_FRAMES - 1);
+		uint32_t limit = frame_limit(r, ev);
+		n = 1 + sample_stack(r, c, ev, s, p, fr + 1, limit < MAX_FRAMES ? limit : MAX_FRAMES - 1);
 	}
 	offcpu__switch_out(&r->off, (pid_t)s->pid, (pid_t)s->tid, stack_owner(s, t).comm, s->time, kind, fr, n);
 }
@@ -303,10 +318,10 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 	if (!es)
 		return 0;
 	if (es->switch_out) {
-		on_switch_out(r, c, s, t, p);
+		on_switch_out(r, c, ev, s, t, p);
 		return 0;
 	}
-	uint32_t n = sample_stack(r, c, s, p, r->frame_buf, r->frame_limit);
+	uint32_t n = sample_stack(r, c, ev, s, p, r->frame_buf, frame_limit(r, ev));
 	struct stack_owner o = stack_owner(s, t);
 	stacktab__add(es->stacks, &o, r->frame_buf, n, r->weight_period ? s->period : 1, s->time);
 	return 0;
@@ -529,7 +544,10 @@ static const struct opt record_table[] = {
 	OPT_LIST('e', "event", "EVENT", R, events,
 		 "repeatable, comma lists; default cpu-clock\n"
 		 "software (cpu-clock, task-clock, page-faults, cs, ...), tracepoints subsys:name with globs "
-		 "(sched:*), :u/:k modifiers, probes (every hit sampled):\n"
+		 "(sched:*), :u/:k modifiers, perf's per-event terms (cpu-clock/max-stack=3,period=100000/: "
+		 "period, freq, name, max-stack, call-graph=fp|dwarf[,SIZE]|no, stack-size, inherit, no-inherit; "
+		 "tracepoints all but period, freq, name; an event's term wins over -F/-c/--max-stack/"
+		 "--call-graph, the events of a run have one kind of stack), probes (every hit sampled):\n"
 		 PROBE_FORMS_HELP("-x")),
 	OPT_LIST(0, "filter", "EXPR", R, events,
 		 "kernel filter for the tracepoints of the preceding -e, as perf record --filter: "
@@ -784,6 +802,51 @@ static int add_events(const struct record_opts *o, struct event_list *evl, struc
 				 (unsigned long long)ev->attr.sample_period);
 	}
 	return nr_shown;
+}
+
+/* perf's call-graph=MODE terms. One run records one kind of stack, the
+ * sample layout being the run's: every sampled event's mode (its term,
+ * else -g/--call-graph's, else none) must be the same, and becomes the
+ * run's (so cpu-clock/call-graph=fp/ alone is -e cpu-clock --call-graph fp,
+ * as in perf). 0, or 2 after saying why. */
+static int callgraph_from_terms(struct record *rec, const struct collect *c)
+{
+	static const char *const cg_names[] = { [CG_NONE] = "no", [CG_FP] = "fp", [CG_DWARF] = "dwarf" };
+	const struct evsel *first = NULL;
+	enum callgraph mode = rec->cg;
+
+	for (int i = 0; i < c->evlist.nr_evsels; i++) {
+		const struct evsel *ev = c->evlist.evsels[i];
+		const struct evstate *es = ev->priv;
+		if (!ev->spec || !es || es->switch_out)
+			continue;	/* --off-cpu's switch-outs follow the run's mode */
+		enum event_callgraph t = ev->spec->callgraph;
+		if (t == EVENT_CG_LBR) {
+			if (ev->spec->kind == EVENT_KIND_HARDWARE || ev->spec->kind == EVENT_KIND_CACHE ||
+			    ev->spec->kind == EVENT_KIND_RAW)
+				fprintf(stderr, "pprobe record: %s: pprobe does not record LBR call stacks; "
+					"call-graph=fp or dwarf\n", ev->name);
+			else	/* perf's words */
+				fprintf(stderr, "pprobe record: %s: PMU Hardware or event type doesn't support "
+					"branch stack sampling.\n", ev->name);
+			return 2;
+		}
+		enum callgraph m = t == EVENT_CG_FP ? CG_FP : t == EVENT_CG_DWARF ? CG_DWARF
+				 : t == EVENT_CG_NO ? CG_NONE : (enum callgraph)rec->cg;
+		if (first && m != mode) {
+			fprintf(stderr, "pprobe record: %s would record %s stacks and %s %s stacks (call-graph= "
+				"terms, -g/--call-graph): pprobe records one kind of stack for all the events of a "
+				"run; give them the same call-graph=\n", first->name, cg_names[mode], ev->name,
+				cg_names[m]);
+			return 2;
+		}
+		if (!first) {
+			first = ev;
+			mode = m;
+		}
+	}
+	rec->cg = mode;
+	return 0;
 }
 
 /* Stacks: callchains, DWARF unwinding, and rings sized for them. 0, or the
@@ -1231,9 +1294,8 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	rec->max_stack = 127;
 	rec->frame_limit = MAX_FRAMES;
 	if (o->max_stack) {
-		/* the kernel counts its context markers among the entries */
 		rec->frame_limit = (uint32_t)o->max_stack;
-		rec->max_stack = (uint16_t)(o->max_stack + 2 < 127 ? o->max_stack + 2 : 127);
+		rec->max_stack = collect__kernel_max_stack((uint32_t)o->max_stack);
 	}
 	c->priv = rec;
 	c->on_sample = on_sample;
@@ -1252,6 +1314,8 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 		if (err)
 			return err;
 	}
+	if (callgraph_from_terms(rec, c))
+		return 2;
 	int ret = setup_stacks(rec, c, &o->co);
 	if (ret)
 		return ret;

@@ -424,7 +424,8 @@ static const struct opt stat_table[] = {
 	OPT_GROUP("Events:"),
 	OPT_LIST('e', "event", "EVENTS", S, events,
 		 "comma lists, repeatable, {a,b} groups; default: task-clock, context-switches, "
-		 "cpu-migrations, page-faults (and the hardware events where a PMU exists); probes count "
+		 "cpu-migrations, page-faults (and the hardware events where a PMU exists); perf's terms "
+		 "period and name (cpu-clock/name=x/), the sampling ones refused as perf stat does; probes count "
 		 "hits, a function's inlined copies together:\n"
 		 PROBE_FORMS_HELP("--exec")),
 	OPT_STRING(0, "exec", "BIN", S, exec,
@@ -488,6 +489,7 @@ static int add_events(const struct stat_opts *o, struct event_list *evl)
 	char err[1024];
 	evl->ctx.exec = o->exec;
 	evl->ctx.pids = o->co.pid_list;
+	evl->ctx.counting = true;
 	for (size_t i = 0; i < o->events.nr; i++) {
 		const char *ev = o->events.v[i].arg;
 		if (event_list__add(evl, ev, err, sizeof(err))) {

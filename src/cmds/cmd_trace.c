@@ -170,6 +170,15 @@ static int add_events(const struct trace_opts *o, struct event_list *evl, const 
 			filters = pp_xrealloc(filters, (evl->nr ? evl->nr : 1) * sizeof(*filters));
 			for (size_t i = before; i < evl->nr; i++)
 				filters[i] = NULL;
+			for (size_t i = before; i < evl->nr; i++)
+				if (evl->v[i].callgraph != EVENT_CG_UNSET || evl->v[i].stack_size) {
+					/* one kind of stack for all events: -s or -g */
+					fprintf(stderr, "pprobe trace: %s: trace takes no call-graph= or stack-size= "
+						"term; -s prints kernel stacks, -g kernel and user stacks\n",
+						evl->v[i].name);
+					*filtersp = filters;
+					return 2;
+				}
 			continue;
 		}
 		/* --filter: as perf, it goes with the last -e (all its globbed

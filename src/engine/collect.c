@@ -399,6 +399,12 @@ static int normalize_attr(struct collect *c, struct evsel *ev, bool on_command)
 {
 	struct perf_event_attr *a = &ev->attr;
 	a->size = sizeof(*a);
+	/* perf's per-event terms (cpu-clock/max-stack=3,no-inherit/) win over
+	 * the run's options; their period and freq are in the spec's attr. */
+	const struct event_spec *sp = ev->spec;
+	/* no-inherit: this event follows the task it is opened on, not its
+	 * children; inherit is what pprobe does anyway where it follows tasks */
+	bool inherit = (on_command || c->opts.pid_list) && !(sp && sp->inherit < 0);
 	if (c->opts.counting) {
 		a->sample_type = 0;
 		a->sample_period = 0;
@@ -406,25 +412,26 @@ static int normalize_attr(struct collect *c, struct evsel *ev, bool on_command)
 		a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 		/* Group members follow their leader; only a leader starts disabled. */
 		a->disabled = ev->group_leader < 0 || ev->group_leader == ev->idx;
-		a->inherit = (on_command || c->opts.pid_list) ? 1 : 0;
+		a->inherit = inherit;
 		a->enable_on_exec = on_command && a->disabled ? 1 : 0;
 		return refuse_inherited_pmu_probe(ev);
 	}
 	a->sample_type = c->layout.sample_type;
 	a->sample_regs_user = c->layout.regs_user_mask;
 	if (c->opts.extra_sample_type & PERF_SAMPLE_STACK_USER) {
-		a->sample_stack_user = collect__rated(a) && c->opts.stack_user_size_rated ?
-				       c->opts.stack_user_size_rated : c->opts.stack_user_size;
+		a->sample_stack_user = sp && sp->stack_size ? sp->stack_size
+				     : collect__rated(a) && c->opts.stack_user_size_rated ? c->opts.stack_user_size_rated
+				     : c->opts.stack_user_size;
 	}
 	if (c->opts.extra_sample_type & PERF_SAMPLE_CALLCHAIN) {
-		a->sample_max_stack = c->opts.max_stack;
+		a->sample_max_stack = sp && sp->max_stack ? collect__kernel_max_stack(sp->max_stack) : c->opts.max_stack;
 		a->exclude_callchain_user = c->opts.exclude_callchain_user;
 	}
 	a->sample_id_all = 1;
 	a->use_clockid = 1;
 	a->clockid = CLOCK_MONOTONIC;
 	a->disabled = 1;
-	a->inherit = (on_command || c->opts.pid_list) ? 1 : 0;
+	a->inherit = inherit;
 	a->enable_on_exec = on_command ? 1 : 0;
 	/* Woken by the kernel at a watermark (bursts); with DWARF stacks
 	 * also every 1 ms by poll's timeout (see collect__run): a sample

@@ -29,10 +29,11 @@ struct collect_opts {
 	size_t ring_pages;		/* per CPU, a power of two */
 	uint64_t extra_sample_type;	/* CALLCHAIN, REGS_USER, STACK_USER, RAW... */
 	uint64_t regs_user_mask;
-	uint32_t stack_user_size;
+	uint32_t stack_user_size;	/* an event's stack-size=N term wins */
 	uint32_t stack_user_size_rated;	/* for events sampled at a rate
 					 * (collect__rated), when not 0 */
-	uint16_t max_stack;		/* sample_max_stack */
+	uint16_t max_stack;		/* sample_max_stack (collect__kernel_max_stack);
+					 * an event's max-stack=N term wins */
 	bool exclude_callchain_user;
 	bool quiet;
 	bool counting;			/* stat: no rings, no sideband; read_format with times */
@@ -169,6 +170,16 @@ void collect__cleanup(struct collect *c);
 static inline bool collect__rated(const struct perf_event_attr *a)
 {
 	return a->freq || a->sample_period > 1;
+}
+
+/* sample_max_stack for at most FRAMES frames a stack, as perf sets it:
+ * the kernel stops at that many addresses, kernel and user together; its
+ * context markers (PERF_CONTEXT_KERNEL, _USER) are not counted (since 4.8,
+ * perf_callchain_store_context). At most 127, the default of
+ * kernel.perf_event_max_stack (more is EOVERFLOW). */
+static inline uint16_t collect__kernel_max_stack(uint32_t frames)
+{
+	return (uint16_t)(frames < 127 ? frames : 127);
 }
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "util.h"
 #include "event_spec.h"
+#include "event_terms.h"
 #include "pmu.h"
 #include "probe_spec.h"
 #include "probe_tracefs.h"
@@ -530,7 +531,8 @@ static int parse_number(const char *s, uint64_t *v)
 
 static void list_terms(const struct pmu *pmu, char *out, size_t len)
 {
-	size_t o = snprintf(out, len, "config, config1, config2, period, freq, name");
+	size_t o = snprintf(out, len, "config, config1, config2, period, freq, name, %s",
+			    event_terms__valid(EVENT_TERMS_PMU));
 	for (size_t i = 0; i < pmu->nr_formats && o < len; i++)
 		o += snprintf(out + o, len - o, ", %s", pmu->formats[i].name);
 	for (size_t i = 0; i < pmu->nr_aliases && o < len; i++)
@@ -542,6 +544,7 @@ static int apply_pmu_terms(struct parse_ctx *c, struct event_spec *s, const stru
 {
 	char *copy = strdup(terms), *save = NULL;
 	int err = 0;
+	bool dwarf_size_next = false;
 
 	if (!copy) {
 		seterr(c->err, c->errlen, "out of memory");
@@ -556,6 +559,15 @@ static int apply_pmu_terms(struct parse_ctx *c, struct event_spec *s, const stru
 			val = eq + 1;
 		}
 		uint64_t v = 1;
+		/* perf's generic terms: max-stack, call-graph, ... */
+		err = depth ? 0 : event_terms__apply(s, EVENT_TERMS_PMU, c->l->ctx.counting, t, val, full,
+						     &dwarf_size_next, c->err, c->errlen);
+		if (err < 0)
+			goto out;
+		if (err > 0) {
+			err = 0;
+			continue;
+		}
 		if (!strcmp(t, "name")) {
 			if (!val || !*val) {
 				seterr(c->err, c->errlen, "'%s': term 'name' needs a value", full);
@@ -1086,6 +1098,94 @@ static int parse_breakpoint(struct parse_ctx *c, const char *tok, const char *gr
 	return finish_spec(c, s, mods);
 }
 
+static int parse_event(struct parse_ctx *c, const char *tok, const char *group_mods);
+
+/* perf's generic TERMS ("max-stack=3,call-graph=fp") on S, a symbolic event
+ * or tracepoint as parsed without them; FULL is the event as written. Its
+ * name becomes NAME/TERMS/MODS, as perf names it (name= wins). */
+static int apply_generic_terms(struct parse_ctx *c, struct event_spec *s, enum event_terms_set set,
+			       const char *terms, const char *full)
+{
+	size_t n = strlen(s->name), ml = strlen(s->modifiers);
+	if (ml && n > ml && s->name[n - ml - 1] == ':' && !strcmp(s->name + n - ml, s->modifiers))
+		n -= ml + 1;
+	char name[sizeof(s->name)];
+	if ((size_t)snprintf(name, sizeof(name), "%.*s/%s/%s", (int)n, s->name, terms, s->modifiers) >= sizeof(name))
+		name[sizeof(name) - 1] = 0;
+	memcpy(s->name, name, sizeof(name));
+
+	char *copy = strdup(terms), *save = NULL;
+	bool dwarf_size_next = false;
+	int err = 0;
+	if (!copy)
+		return seterr(c->err, c->errlen, "out of memory"), -ENOMEM;
+	for (char *t = strtok_r(copy, ",", &save); t && !err; t = strtok_r(NULL, ",", &save)) {
+		while (isspace((unsigned char)*t))
+			t++;
+		char *eq = strchr(t, '='), *val = NULL;
+		if (eq) {
+			*eq = 0;
+			val = eq + 1;
+		}
+		err = event_terms__apply(s, set, c->l->ctx.counting, t, val, full, &dwarf_size_next, c->err,
+					 c->errlen);
+		err = err > 0 ? 0 : err;
+	}
+	free(copy);
+	return err;
+}
+
+/* NAME/TERMS/[[:]MODS] where NAME is a symbolic event (cpu-clock, cycles,
+ * L1-dcache-loads, rHEX) or a tracepoint sys:name (also of an existing
+ * probe group): the event parsed as without terms, then perf's generic
+ * terms on each of its specs (a glob has several). 1 when TOK is not of
+ * that form (pmu/.../, a probe's path). */
+static int parse_with_terms(struct parse_ctx *c, const char *tok, const char *group_mods)
+{
+	const char *slash = strchr(tok, '/'), *last = strrchr(tok, '/'), *colon = strchr(tok, ':');
+	char base[512], terms[1024], sys[64];
+	enum event_terms_set set = EVENT_TERMS_SYMBOLIC;
+	enum event_kind k;
+	uint32_t ty;
+	uint64_t cf;
+
+	if (slash == tok || (size_t)(slash - tok) >= sizeof(base) ||
+	    (slash != last && (size_t)(last - slash - 1) >= sizeof(terms)))
+		return 1;
+	snprintf(base, sizeof(base), "%.*s", (int)(slash - tok), tok);
+	if (slash == last) {	/* cpu-clock/max-stack=3: the closing '/' forgotten */
+		if (colon || !lookup_symbolic(base, &k, &ty, &cf))
+			return 1;
+		seterr(c->err, c->errlen, "'%s': an event's terms go between two slashes (%s/term=value,.../)",
+		       tok, base);
+		return -EINVAL;
+	}
+	if (colon && colon < slash) {
+		snprintf(sys, sizeof(sys), "%.*s", (int)(colon - tok), tok);
+		if (probe_parser_for(sys) == parse_probe_pmu || colon + 1 == slash)
+			return 1;	/* uprobe:/bin/bash:readline, probe:FUNC: paths, not terms */
+		set = EVENT_TERMS_TRACEPOINT;
+	} else if (!lookup_symbolic(base, &k, &ty, &cf)) {
+		return 1;
+	}
+	const char *m = last + 1;
+	if (*m == ':')
+		m++;
+	if (*m && !is_modifier_string(m)) {
+		seterr(c->err, c->errlen, "'%s': '%s' after the closing '/' is not a modifier (u, k, h, p, ...)",
+		       tok, m);
+		return -EINVAL;
+	}
+	snprintf(terms, sizeof(terms), "%.*s", (int)(last - slash - 1), slash + 1);
+	size_t bl = strlen(base);
+	snprintf(base + bl, sizeof(base) - bl, "%s%s", *m ? ":" : "", m);
+	size_t before = c->l->nr;
+	int err = parse_event(c, base, group_mods);
+	for (size_t i = before; i < c->l->nr && !err; i++)
+		err = apply_generic_terms(c, &c->l->v[i], set, terms, tok);
+	return err;
+}
+
 static int parse_event(struct parse_ctx *c, const char *tok, const char *group_mods)
 {
 	char base[512], mods[32] = "";
@@ -1096,6 +1196,8 @@ static int parse_event(struct parse_ctx *c, const char *tok, const char *group_m
 
 	if (!strncmp(tok, "mem:", 4))
 		return parse_breakpoint(c, tok, group_mods);
+	if (strchr(tok, '/') && (r = parse_with_terms(c, tok, group_mods)) != 1)
+		return r;
 	const char *colon0 = strchr(tok, ':');
 	if (colon0 && (size_t)(colon0 - tok) < sizeof(base)) {
 		/* probe groups first: their names may contain '/' (uprobe:/bin/bash:readline) */
@@ -1184,10 +1286,16 @@ static size_t event_token_len(const char *s, int in_group)
 			in_slash = 0;
 			pmu_done = 1;
 		} else if (s[i] == '/' && !pmu_done && i > 0) {
-			size_t j = 0;
-			while (j < i && (isalnum((unsigned char)s[j]) || strchr("_.-", s[j])))
+			/* pmu/, cpu-clock/, sched:sched_switch/; not uprobe:/path */
+			size_t j = 0, colon = 0;
+			while (j < i && (isalnum((unsigned char)s[j]) || strchr("_.-:", s[j]))) {
+				if (s[j] == ':' && !colon)
+					colon = j;
 				j++;
-			if (j == i)
+			}
+			char sys[64];
+			snprintf(sys, sizeof(sys), "%.*s", (int)colon, s);
+			if (j == i && s[i - 1] != ':' && !(colon && probe_parser_for(sys) == parse_probe_pmu))
 				in_slash = 1;
 			pmu_done = 1;
 		} else if (!in_slash && (s[i] == ',' || (in_group && s[i] == '}') || s[i] == '{')) {

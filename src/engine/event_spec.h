@@ -16,6 +16,13 @@
  *              (sysfs format/ and events/; built-in terms config, config1,
  *              config2, period, freq, name)
  *   tracepoint subsys:name with globs (sched:*, syscalls:sys_enter_open*)
+ *   terms      perf's per-event terms on the symbolic, raw and tracepoint
+ *              forms too: NAME/term,.../[MODS] (cpu-clock/max-stack=3/,
+ *              sched:sched_switch/call-graph=fp/). Symbolic and raw events
+ *              take period=N freq=N name=STR max-stack=N stack-size=N
+ *              call-graph=fp|dwarf[,SIZE]|lbr|no inherit no-inherit;
+ *              tracepoints, as in perf, all but period, freq and name;
+ *              pmu/.../ events take them besides their own.
  *   breakpoint mem:ADDR[/LEN][:ACCESS] (perf's syntax: ACCESS r, w, x or a mix,
  *              default rw; LEN 1, 2, 4, 8, default 4, sizeof(long) for x)
  *   probe      ephemeral probes through the uprobe/kprobe PMUs (probe_spec.h):
@@ -35,6 +42,15 @@
 #include <linux/perf_event.h>
 
 #define PPROBE_DEFAULT_FREQ 999
+
+/* call-graph=MODE of an event (perf's term); UNSET: the run's -g/--call-graph */
+enum event_callgraph {
+	EVENT_CG_UNSET,
+	EVENT_CG_NO,
+	EVENT_CG_FP,
+	EVENT_CG_DWARF,
+	EVENT_CG_LBR,           /* parsed so that the command can say perf's words */
+};
 
 enum event_kind {
 	EVENT_KIND_SOFTWARE,
@@ -76,6 +92,15 @@ struct event_spec {
 	int same_as;                /* > 0: 1 + index of the event this one is counted
 	                               and shown with (another site of the same probe:
 	                               inlined copies, several addresses of a line) */
+	/* perf's per-event terms (NAME/term,.../); 0 or UNSET: not given, the
+	 * run's options apply. Sampling terms (period, freq) are in attr with
+	 * sampling_from_terms. */
+	uint32_t max_stack;         /* max-stack=N: at most N frames a stack */
+	uint32_t stack_size;        /* stack-size=N, call-graph=dwarf,N: bytes of
+	                               user stack copied (a multiple of 8) */
+	enum event_callgraph callgraph; /* call-graph=fp|dwarf|lbr|no */
+	int inherit;                /* -1 no-inherit (this event does not follow
+	                               children), 1 inherit (the default), 0 not given */
 };
 
 /* What the probe forms of -e take from the rest of the command line; the
@@ -85,6 +110,9 @@ struct event_context {
 				   are probes in it (else probe: is the kernel's) */
 	const char *pids;	/* -p PID[,PID...]: a bare BIN name is looked up among
 				   the mappings of these processes first */
+	bool counting;		/* stat: perf's sampling terms (max-stack, call-graph,
+				   stack-size, freq, inherit, no-inherit) are refused
+				   as perf stat does; period and name are taken */
 };
 
 struct event_list {
@@ -121,6 +149,8 @@ void event_list__set_sampling(struct event_list *l, uint64_t freq, uint64_t peri
 int event_spec__file_name(const char *name, char *buf, size_t len);
 
 const char *event_kind__name(enum event_kind kind);
+/* "fp", "dwarf", "lbr", "no"; "" for UNSET */
+const char *event_callgraph__name(enum event_callgraph cg);
 
 /* The message a user sees when perf_event_open() of S failed with ERR
  * (errno, positive or negative): what failed, why, what to do. Returns the

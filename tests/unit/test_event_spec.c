@@ -727,6 +727,162 @@ static void test_errors(void)
 	event_list__exit(&l);
 }
 
+/* Parse ARG as one event with terms; its spec (the list kept in *l). */
+static const struct event_spec *termed(struct event_list *l, const char *arg)
+{
+	int r = parse(l, arg);
+	CHECK(r == 0 && l->nr == 1, "%s: %d, %zu specs: %s", arg, r, l->nr, err);
+	return r == 0 && l->nr == 1 ? &l->v[0] : NULL;
+}
+
+/* perf's per-event terms on symbolic, raw, tracepoint and pmu events. */
+static void test_terms(void)
+{
+	struct event_list l;
+	const struct event_spec *s;
+
+	/* each term alone */
+	if ((s = termed(&l, "cpu-clock/max-stack=3/"))) {
+		CHECK(s->attr.type == PERF_TYPE_SOFTWARE && s->attr.config == PERF_COUNT_SW_CPU_CLOCK, "max-stack: event");
+		CHECK_EQ_U64(s->max_stack, 3);
+		CHECK_STREQ(s->name, "cpu-clock/max-stack=3/");
+		/* no sampling term: the default rate, -F may change it */
+		CHECK(s->attr.freq && s->attr.sample_freq == PPROBE_DEFAULT_FREQ && !s->sampling_from_terms, "max-stack: rate");
+		event_list__set_sampling(&l, 99, 0);
+		CHECK_EQ_U64(l.v[0].attr.sample_freq, 99);
+	}
+	event_list__exit(&l);
+	if ((s = termed(&l, "task-clock/period=100000/"))) {
+		CHECK(!s->attr.freq && s->attr.sample_period == 100000 && s->sampling_from_terms, "period");
+		event_list__set_sampling(&l, 99, 0);	/* -F: the term wins */
+		event_list__set_sampling(&l, 0, 5);	/* -c: the term wins */
+		CHECK(!l.v[0].attr.freq && l.v[0].attr.sample_period == 100000, "period after -F/-c");
+	}
+	event_list__exit(&l);
+	if ((s = termed(&l, "cpu-clock/freq=99/"))) {
+		CHECK(s->attr.freq && s->attr.sample_freq == 99 && s->sampling_from_terms, "freq");
+		event_list__set_sampling(&l, 0, 1000);
+		CHECK(l.v[0].attr.freq && l.v[0].attr.sample_freq == 99, "freq after -c");
+	}
+	event_list__exit(&l);
+	const struct { const char *arg; enum event_callgraph cg; uint32_t size; } cgs[] = {
+		{ "cpu-clock/call-graph=fp/", EVENT_CG_FP, 0 },
+		{ "cpu-clock/call-graph=dwarf/", EVENT_CG_DWARF, 0 },
+		{ "cpu-clock/call-graph=no/", EVENT_CG_NO, 0 },
+		{ "cpu-clock/call-graph=lbr/", EVENT_CG_LBR, 0 },
+		{ "cpu-clock/call-graph=dwarf,4096/", EVENT_CG_DWARF, 4096 },
+		{ "cpu-clock/call-graph=dwarf,stack-size=4096/", EVENT_CG_DWARF, 4096 },
+		{ "cpu-clock/stack-size=1001/", EVENT_CG_UNSET, 1000 },	/* a multiple of 8 */
+	};
+	for (size_t i = 0; i < sizeof(cgs) / sizeof(cgs[0]); i++) {
+		if ((s = termed(&l, cgs[i].arg))) {
+			CHECK(s->callgraph == cgs[i].cg, "%s: call-graph %s", cgs[i].arg, event_callgraph__name(s->callgraph));
+			CHECK(s->stack_size == cgs[i].size, "%s: stack size %u", cgs[i].arg, s->stack_size);
+		}
+		event_list__exit(&l);
+	}
+	if ((s = termed(&l, "cpu-clock/name=mine/")))
+		CHECK_STREQ(s->name, "mine");
+	event_list__exit(&l);
+	if ((s = termed(&l, "cpu-clock/name='quoted'/")))
+		CHECK_STREQ(s->name, "quoted");
+	event_list__exit(&l);
+	if ((s = termed(&l, "cpu-clock/no-inherit/")))
+		CHECK(s->inherit == -1, "no-inherit: %d", s->inherit);
+	event_list__exit(&l);
+	if ((s = termed(&l, "cpu-clock/inherit/")))
+		CHECK(s->inherit == 1, "inherit: %d", s->inherit);
+	event_list__exit(&l);
+
+	/* combinations, modifiers, groups, other kinds */
+	if ((s = termed(&l, "cycles/period=2000,max-stack=5,call-graph=fp,name=c/u"))) {
+		CHECK(s->attr.type == PERF_TYPE_HARDWARE && s->attr.sample_period == 2000 && s->max_stack == 5 &&
+		      s->callgraph == EVENT_CG_FP, "combination");
+		CHECK(!s->attr.exclude_user && s->attr.exclude_kernel, "modifier after the terms");
+		CHECK_STREQ(s->name, "c");
+	}
+	event_list__exit(&l);
+	if ((s = termed(&l, "task-clock/max-stack=2/:k"))) {
+		CHECK(s->attr.exclude_user && !s->attr.exclude_kernel && s->max_stack == 2, "/:k");
+		CHECK_STREQ(s->name, "task-clock/max-stack=2/k");
+	}
+	event_list__exit(&l);
+	if ((s = termed(&l, "L1-dcache-load-misses/max-stack=4/")))
+		CHECK(s->attr.type == PERF_TYPE_HW_CACHE && s->max_stack == 4, "cache event");
+	event_list__exit(&l);
+	if ((s = termed(&l, "r1a8/period=5000/")))
+		CHECK(s->attr.type == PERF_TYPE_RAW && s->attr.config == 0x1a8 && s->attr.sample_period == 5000, "raw");
+	event_list__exit(&l);
+	if ((s = termed(&l, "software/config=0,max-stack=2,call-graph=dwarf,512/"))) {
+		CHECK(s->attr.type == PERF_TYPE_SOFTWARE && s->attr.config == 0 && s->max_stack == 2 &&
+		      s->callgraph == EVENT_CG_DWARF && s->stack_size == 512, "pmu event with generic terms");
+	}
+	event_list__exit(&l);
+	/* commas inside the terms do not split the list; groups keep their modifiers */
+	CHECK(parse(&l, "{cpu-clock/max-stack=3,period=1000/,task-clock}:u,page-faults/max-stack=1/") == 0 && l.nr == 3,
+	      "group with terms: %s (%zu)", err, l.nr);
+	if (l.nr == 3) {
+		CHECK(l.v[0].max_stack == 3 && l.v[0].attr.sample_period == 1000 && l.v[0].group_leader == 0, "leader");
+		CHECK(l.v[0].attr.exclude_kernel && l.v[1].group_leader == 0 && l.v[1].max_stack == 0, "member");
+		CHECK_STREQ(l.v[0].name, "cpu-clock/max-stack=3,period=1000/u");
+		CHECK(l.v[2].max_stack == 1, "after the group");
+	}
+	event_list__exit(&l);
+
+	if (tracefs__root()) {
+		if ((s = termed(&l, "sched:sched_switch/max-stack=3,call-graph=dwarf,1024/"))) {
+			CHECK(s->kind == EVENT_KIND_TRACEPOINT && s->max_stack == 3 && s->callgraph == EVENT_CG_DWARF &&
+			      s->stack_size == 1024, "tracepoint terms");
+			CHECK(!s->attr.freq && s->attr.sample_period == 1, "tracepoint: every event");
+		}
+		event_list__exit(&l);
+		CHECK(parse(&l, "syscalls:sys_enter_open*/max-stack=2/k") == 0 && l.nr >= 2, "glob: %s", err);
+		for (size_t i = 0; i < l.nr; i++)
+			CHECK(l.v[i].max_stack == 2 && l.v[i].attr.exclude_user && strstr(l.v[i].name, "/max-stack=2/k"),
+			      "glob spec %s", l.v[i].name);
+		event_list__exit(&l);
+		bad("sched:sched_switch/period=3/", -EINVAL, "takes no term 'period'");
+		bad("sched:sched_switch/name=x/", -EINVAL, "valid terms: max-stack, call-graph");
+	}
+	/* a probe's path is not terms */
+	bad("uprobe:/nonexistent/dir/bash:readline", -ENOENT, "no such binary");
+
+	/* errors: one message naming the term and the valid ones */
+	bad("cpu-clock/foo=1/", -ENOENT, "unknown term 'foo' (valid terms: period, freq, name, max-stack");
+	bad("cpu-clock/overwrite/", -EINVAL, "perf's term 'overwrite' is not supported");
+	bad("cpu-clock/max-stack=0/", -EINVAL, "max-stack wants a depth of 1 to 4096");
+	bad("cpu-clock/max-stack=x/", -EINVAL, "got 'x'");
+	bad("cpu-clock/max-stack/", -EINVAL, "max-stack wants");
+	bad("cpu-clock/period=0/", -EINVAL, "term 'period' wants a positive number");
+	bad("cpu-clock/freq=-1/", -EINVAL, "term 'freq' wants a positive number");
+	bad("cpu-clock/call-graph=xx/", -EINVAL, "call-graph wants fp, dwarf[,SIZE], lbr or no");
+	bad("cpu-clock/call-graph=dwarf,70000/", -EINVAL, "stack size of 8 to 65528");
+	bad("cpu-clock/call-graph=fp,4096/", -ENOENT, "unknown term '4096'");
+	bad("cpu-clock/stack-size=4/", -EINVAL, "stack size of 8 to 65528");
+	bad("cpu-clock/no-inherit=1/", -EINVAL, "takes no value");
+	bad("cpu-clock/name=/", -EINVAL, "needs a value");
+	bad("cpu-clock/max-stack=3/x", -EINVAL, "not a modifier");
+	bad("cpu-clock/max-stack=3", -EINVAL, "terms go between two slashes (cpu-clock/term=value,.../)");
+	if ((s = termed(&l, "cpu-clock//")))	/* perf's empty terms */
+		CHECK(s->attr.config == PERF_COUNT_SW_CPU_CLOCK && !s->max_stack, "cpu-clock//");
+	event_list__exit(&l);
+	bad("cpu-clock/max-stack=3/,cpu-clock/bad/", -ENOENT, "unknown term 'bad'");
+	bad("software/config=0,foo/", -ENOENT, "max-stack, call-graph, stack-size");
+
+	/* stat (counting): perf stat's rule */
+	event_list__init(&l);
+	l.ctx.counting = true;
+	CHECK(event_list__add(&l, "cpu-clock/period=1000,name=n/", err, sizeof(err)) == 0, "stat period: %s", err);
+	const char *refused[] = { "cpu-clock/max-stack=3/", "cpu-clock/call-graph=fp/", "task-clock/stack-size=64/",
+				  "cpu-clock/freq=99/", "cpu-clock/no-inherit/", "software/config=0,max-stack=2/" };
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		CHECK(event_list__add(&l, refused[i], err, sizeof(err)) == -EINVAL && strstr(err, "is not usable in"),
+		      "stat %s: %s", refused[i], err);
+	}
+	CHECK(l.nr == 1, "stat: only the good one kept (%zu)", l.nr);
+	event_list__exit(&l);
+}
+
 int main(void)
 {
 	test_symbolic();
@@ -740,5 +896,6 @@ int main(void)
 	test_breakpoints();
 	test_open();
 	test_errors();
+	test_terms();
 	return check_summary();
 }
