@@ -36,8 +36,9 @@ echo "burn=$burn nap=$nap wait=$wait ns"
 check "command: burn on-CPU" [ "$burn" -gt 10000000 ]
 check "command: 12 naps of 10 ms at least, blocked in do_nanosleep" at_least "$nap" 120000000
 # (a pipe wait starts at the read, a little after wait_reply set the
-# helper's deadline 10 ms ahead: under TCG 29.2 ms for 3 was seen)
-check "command: 3 pipe waits of ~10 ms (>= 9 ms each), blocked in pipe_read" at_least "$wait" 27000000
+# helper's deadline 10 ms ahead: under TCG 29.2 ms for 3 was seen; on the
+# one guest CPU the helper runs between the two: under 27 ms once in 8)
+check "command: 3 pipe waits of ~10 ms (>= 5 ms each), blocked in pipe_read" at_least "$wait" 15000000
 check "command: the side thread's naps" at_least "$(sum $T/cmd.folded '^offcpu_wl;.*;side_work;nap;.*[[]off-cpu: blocked[]] ')" 40000000
 check "command: stacks from _start" [ "$(sum $T/cmd.folded '^offcpu_wl;_start;.*;main;rounds;nap;.*[[]off-cpu: blocked[]] ')" = "$nap" ]
 
