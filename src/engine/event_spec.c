@@ -635,6 +635,21 @@ out:
 	return err;
 }
 
+/* What follows an event's closing '/': [:]MODIFIERS, or nothing. The
+ * modifiers, or NULL after saying why. */
+static const char *after_terms(struct parse_ctx *c, const char *tok, const char *last)
+{
+	const char *m = last + 1;
+	if (*m == ':')
+		m++;
+	if (*m && !is_modifier_string(m)) {
+		seterr(c->err, c->errlen, "'%s': '%s' after the closing '/' is not a modifier (u, k, h, p, ...)",
+		       tok, m);
+		return NULL;
+	}
+	return m;
+}
+
 /* pmu/terms/[:]mods */
 static int parse_pmu_event(struct parse_ctx *c, const char *tok, const char *group_mods)
 {
@@ -657,14 +672,9 @@ static int parse_pmu_event(struct parse_ctx *c, const char *tok, const char *gro
 	}
 	memcpy(terms, slash + 1, last - slash - 1);
 	terms[last - slash - 1] = 0;
-	const char *m = last + 1;
-	if (*m == ':')
-		m++;
-	if (*m && !is_modifier_string(m)) {
-		seterr(c->err, c->errlen, "'%s': '%s' after the closing '/' is not a modifier (u, k, h, p, ...)",
-		       tok, m);
+	const char *m = after_terms(c, tok, last);
+	if (!m)
 		return -EINVAL;
-	}
 	snprintf(mods, sizeof(mods), "%s%s", m, group_mods ? group_mods : "");
 
 	pmu = pmu__load(pmu_name);
@@ -1168,14 +1178,9 @@ static int parse_with_terms(struct parse_ctx *c, const char *tok, const char *gr
 	} else if (!lookup_symbolic(base, &k, &ty, &cf)) {
 		return 1;
 	}
-	const char *m = last + 1;
-	if (*m == ':')
-		m++;
-	if (*m && !is_modifier_string(m)) {
-		seterr(c->err, c->errlen, "'%s': '%s' after the closing '/' is not a modifier (u, k, h, p, ...)",
-		       tok, m);
+	const char *m = after_terms(c, tok, last);
+	if (!m)
 		return -EINVAL;
-	}
 	snprintf(terms, sizeof(terms), "%.*s", (int)(last - slash - 1), slash + 1);
 	size_t bl = strlen(base);
 	snprintf(base + bl, sizeof(base) - bl, "%s%s", *m ? ":" : "", m);
