@@ -1,7 +1,9 @@
-/* The streaming side of flame graphs: folded lines and stacks are merged at
- * once into a tree of frames (interned names, hashed child lookup, and a
- * cache of the previous stack's path since folded input is usually sorted),
- * so memory grows with distinct frames, not with input lines. */
+/* The reading side of flame graphs: each folded line or stack is kept once
+ * per distinct stack, as varint-encoded indices of interned names (a few
+ * bytes a frame) with its summed counts. No tree is built while reading:
+ * which frames are wide enough to draw is known only once the total is, and
+ * layout.c then builds just those. Reading costs about what scanning the
+ * bytes costs; memory follows the distinct stacks. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -51,19 +53,40 @@ static bool valid_bgcolors(const char *s)
 	return strlen(s) == 7 && s[0] == '#';
 }
 
-static uint32_t hash_bytes(const char *s, size_t len)
+/* Bytes [0, len) of p, len < 8, as a little-endian word (zeros above), by
+ * overlapping loads that never read outside [p, p + len). */
+static inline uint64_t load_tail(const unsigned char *p, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ULL;
+	if (len >= 4) {
+		uint32_t lo, hi;
+		memcpy(&lo, p, 4);
+		memcpy(&hi, p + len - 4, 4);
+		return lo | (uint64_t)hi << (8 * (len - 4));
 	}
-	return (uint32_t)(h ^ (h >> 32));
+	if (!len)
+		return 0;
+	return p[0] | (uint64_t)p[len / 2] << (8 * (len / 2)) | (uint64_t)p[len - 1] << (8 * (len - 1));
 }
 
-static uint32_t hash_child(uint32_t parent, uint32_t name)
+static inline uint64_t mix(uint64_t h, uint64_t w)
 {
-	uint64_t h = ((uint64_t)parent << 32 | name) * 0x9e3779b97f4a7c15ULL;
+	h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
+	return h ^ (h >> 29);
+}
+
+/* A word at a time: names are short, and there are tens of millions. */
+static uint32_t hash_bytes(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len;
+	for (; len >= 8; p += 8, len -= 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		h = mix(h, w);
+	}
+	if (len)
+		h = mix(h, load_tail(p, len));
+	h *= 0x94d049bb133111ebULL;
 	return (uint32_t)(h >> 32);
 }
 
@@ -85,143 +108,122 @@ static int grow(void **arr, uint32_t *cap, size_t elem, uint32_t need)
 	return 0;
 }
 
-static const char *arena_copy(struct flamegraph *fg, const char *s, size_t len)
+static void *chunk_alloc(struct fg_chunk **list, size_t len, size_t chunk_size)
 {
-	struct fg_chunk *c = fg->chunks;
-	if (!c || c->size - c->used < len + 1) {
-		size_t size = len + 1 > 65536 ? len + 1 : 65536;
+	struct fg_chunk *c = *list;
+	if (!c || c->size - c->used < len) {
+		size_t size = len > chunk_size ? len : chunk_size;
 		c = malloc(sizeof(*c) + size);
 		if (!c)
 			return NULL;
 		c->size = size;
 		c->used = 0;
-		c->next = fg->chunks;
-		fg->chunks = c;
+		c->next = *list;
+		*list = c;
 	}
-	char *p = c->data + c->used;
-	memcpy(p, s, len);
-	p[len] = '\0';
-	c->used += len + 1;
+	void *p = c->data + c->used;
+	c->used += len;
 	return p;
 }
 
-static int rehash_strs(struct flamegraph *fg, uint32_t size)
+/* A copy NUL-terminated and zero-padded to whole words, which intern()
+ * compares a word at a time. */
+static const char *arena_copy(struct flamegraph *fg, const char *s, size_t len)
 {
-	uint32_t *tab = calloc(size, sizeof(*tab));
-	if (!tab)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < fg->nr_strs; i++) {
-		uint32_t slot = fg->strs[i].hash & (size - 1);
-		while (tab[slot])
-			slot = (slot + 1) & (size - 1);
-		tab[slot] = i + 1;
+	size_t size = (len + 8) & ~(size_t)7;
+	char *p = chunk_alloc(&fg->chunks, size, 65536);
+	if (!p)
+		return NULL;
+	memcpy(p, s, len);
+	memset(p + len, 0, size - len);
+	return p;
+}
+
+static void free_chunks(struct fg_chunk **list)
+{
+	while (*list) {
+		struct fg_chunk *next = (*list)->next;
+		free(*list);
+		*list = next;
 	}
-	free(fg->str_tab);
-	fg->str_tab = tab;
-	fg->str_tab_mask = size - 1;
+}
+
+/* Open-addressing tables of hash << 32 | (index + 1). */
+static int rehash(uint64_t **tab, uint32_t *mask, uint32_t size)
+{
+	uint64_t *t = calloc(size, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	uint32_t old = *tab ? *mask + 1 : 0;
+	for (uint32_t i = 0; i < old; i++) {
+		uint64_t e = (*tab)[i];
+		if (!e)
+			continue;
+		uint32_t slot = (uint32_t)(e >> 32) & (size - 1);
+		while (t[slot])
+			slot = (slot + 1) & (size - 1);
+		t[slot] = e;
+	}
+	free(*tab);
+	*tab = t;
+	*mask = size - 1;
 	return 0;
 }
 
-/* Returns the string's index, or -ENOMEM. */
+/* Returns the string's index, or -ENOMEM. Names of up to 16 bytes (most)
+ * are hashed and compared as two words. */
 static int64_t intern(struct flamegraph *fg, const char *s, size_t len)
 {
 	if (len > UINT32_MAX)
 		len = UINT32_MAX;
-	uint32_t h = hash_bytes(s, len);
-	uint32_t slot = h & fg->str_tab_mask;
-	for (uint32_t e; (e = fg->str_tab[slot]); slot = (slot + 1) & fg->str_tab_mask) {
-		const struct fg_str *st = &fg->strs[e - 1];
-		if (st->hash == h && st->len == len && !memcmp(st->s, s, len))
-			return e - 1;
+	const unsigned char *u = (const unsigned char *)s;
+	uint64_t w0 = 0, w1 = 0;
+	uint32_t h;
+	if (len <= 16) {
+		if (len > 8) {
+			memcpy(&w0, u, 8);
+			w1 = load_tail(u + 8, len - 8);
+		} else if (len == 8) {
+			memcpy(&w0, u, 8);
+		} else {
+			w0 = load_tail(u, len);
+		}
+		uint64_t x = mix(0x9e3779b97f4a7c15ULL ^ len, w0);
+		if (len > 8)
+			x = mix(x, w1);
+		h = (uint32_t)((x * 0x94d049bb133111ebULL) >> 32);
+	} else {
+		h = hash_bytes(s, len);
 	}
-	if (grow((void **)&fg->strs, &fg->cap_strs, sizeof(*fg->strs), fg->nr_strs + 1))
+	uint32_t slot = h & fg->str_tab_mask;
+	for (uint64_t e; (e = fg->str_tab[slot]); slot = (slot + 1) & fg->str_tab_mask) {
+		if ((uint32_t)(e >> 32) != h)
+			continue;
+		const struct fg_str *st = &fg->strs[(uint32_t)e - 1];
+		if (st->len != len)
+			continue;
+		if (len <= 16) {
+			uint64_t s0, s1 = 0;
+			memcpy(&s0, st->s, 8);
+			if (len > 8)
+				memcpy(&s1, st->s + 8, 8);
+			if (s0 == w0 && s1 == w1)
+				return (uint32_t)e - 1;
+		} else if (!memcmp(st->s, s, len)) {
+			return (uint32_t)e - 1;
+		}
+	}
+	if (fg->nr_strs == UINT32_MAX - 1 ||
+	    grow((void **)&fg->strs, &fg->cap_strs, sizeof(*fg->strs), fg->nr_strs + 1))
 		return -ENOMEM;
 	const char *copy = arena_copy(fg, s, len);
 	if (!copy)
 		return -ENOMEM;
 	uint32_t id = fg->nr_strs++;
 	fg->strs[id] = (struct fg_str){ copy, (uint32_t)len, h };
-	fg->str_tab[slot] = id + 1;
+	fg->str_tab[slot] = (uint64_t)h << 32 | (id + 1);
 	if ((uint64_t)fg->nr_strs * 2 > fg->str_tab_mask + 1ULL &&
-	    rehash_strs(fg, (fg->str_tab_mask + 1) * 2))
-		return -ENOMEM;
-	return id;
-}
-
-static int rehash_children(struct flamegraph *fg, uint32_t size)
-{
-	struct fg_slot *tab = calloc(size, sizeof(*tab));
-	if (!tab)
-		return -ENOMEM;
-	uint32_t old = fg->child_tab ? fg->child_tab_mask + 1 : 0;
-	for (uint32_t i = 0; i < old; i++) {
-		const struct fg_slot *e = &fg->child_tab[i];
-		if (!e->node)
-			continue;
-		uint32_t slot = hash_child(e->parent, e->name) & (size - 1);
-		while (tab[slot].node)
-			slot = (slot + 1) & (size - 1);
-		tab[slot] = *e;
-	}
-	free(fg->child_tab);
-	fg->child_tab = tab;
-	fg->child_tab_mask = size - 1;
-	return 0;
-}
-
-/* Side arrays follow the nodes array's capacity. */
-static int grow_side(double **arr, uint32_t cap, uint32_t old_cap)
-{
-	double *p = realloc(*arr, (size_t)cap * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	memset(p + old_cap, 0, (size_t)(cap - old_cap) * sizeof(*p));
-	*arr = p;
-	return 0;
-}
-
-static int64_t new_node(struct flamegraph *fg, uint32_t parent, uint32_t name)
-{
-	uint32_t old_cap = fg->cap_nodes;
-	if (grow((void **)&fg->nodes, &fg->cap_nodes, sizeof(*fg->nodes), fg->nr_nodes + 1))
-		return -ENOMEM;
-	if (fg->cap_nodes != old_cap &&
-	    ((fg->deltas && grow_side(&fg->deltas, fg->cap_nodes, old_cap)) ||
-	     (fg->o.flamechart && grow_side(&fg->starts, fg->cap_nodes, old_cap))))
-		return -ENOMEM;
-	uint32_t id = fg->nr_nodes++;
-	struct fg_node *n = &fg->nodes[id];
-	memset(n, 0, sizeof(*n));
-	n->name = name;
-	n->parent = parent;
-	if (fg->starts)
-		fg->starts[id] = fg->time;
-	if (id) {
-		struct fg_node *p = &fg->nodes[parent];
-		n->depth = p->depth + 1;
-		n->next_sibling = p->first_child;
-		p->first_child = id;
-	}
-	return id;
-}
-
-/* The child of `parent` called `name`: found, or created. */
-static int64_t child(struct flamegraph *fg, uint32_t parent, uint32_t name)
-{
-	if (fg->o.flamechart)  /* only the open path merges, and it did not match */
-		return new_node(fg, parent, name);
-	uint32_t slot = hash_child(parent, name) & fg->child_tab_mask;
-	for (struct fg_slot *e; (e = &fg->child_tab[slot])->node;
-	     slot = (slot + 1) & fg->child_tab_mask)
-		if (e->parent == parent && e->name == name)
-			return e->node;
-	int64_t id = new_node(fg, parent, name);
-	if (id < 0)
-		return id;
-	fg->child_tab[slot] = (struct fg_slot){ parent, name, (uint32_t)id };
-	/* load factor 0.7 */
-	if ((uint64_t)fg->nr_nodes * 10 > (fg->child_tab_mask + 1ULL) * 7 &&
-	    rehash_children(fg, (fg->child_tab_mask + 1) * 2))
+	    rehash(&fg->str_tab, &fg->str_tab_mask, (fg->str_tab_mask + 1) * 2))
 		return -ENOMEM;
 	return id;
 }
@@ -269,16 +271,13 @@ struct flamegraph *flamegraph__new(const struct flamegraph_opts *opts)
 		fg->o.countname = "samples";
 	if (!fg->o.nametype)
 		fg->o.nametype = "Function:";
-	if (rehash_strs(fg, 1024) || rehash_children(fg, 1024) ||
-	    grow((void **)&fg->nodes, &fg->cap_nodes, sizeof(*fg->nodes), 1024))
+	if (rehash(&fg->str_tab, &fg->str_tab_mask, 1024) ||
+	    (!fg->o.flamechart && rehash(&fg->stack_tab, &fg->stack_tab_mask, 1024)))
 		goto err;
 	if (fg->o.encoding && !(fg->o.encoding = arena_copy(fg, fg->o.encoding,
 							    strlen(fg->o.encoding))))
 		goto err;
-	if (fg->o.flamechart && grow_side(&fg->starts, fg->cap_nodes, 0))
-		goto err;
-	int64_t root_name = intern(fg, "", 0);
-	if (root_name < 0 || new_node(fg, 0, (uint32_t)root_name) < 0)
+	if (intern(fg, "", 0) != 0)  /* the root's name: index 0 */
 		goto err;
 	fg->maxdelta = 1;
 	fg_rng__seed(&fg->rng, (uint32_t)(opts->random_seed ? opts->random_seed
@@ -296,76 +295,171 @@ void flamegraph__delete(struct flamegraph *fg)
 		return;
 	for (size_t i = 0; i < sizeof(fg->strs_owned) / sizeof(fg->strs_owned[0]); i++)
 		free(fg->strs_owned[i]);
-	while (fg->chunks) {
-		struct fg_chunk *next = fg->chunks->next;
-		free(fg->chunks);
-		fg->chunks = next;
-	}
+	free_chunks(&fg->chunks);
+	free_chunks(&fg->id_chunks);
 	free(fg->strs);
 	free(fg->str_tab);
-	free(fg->nodes);
-	free(fg->child_tab);
-	free(fg->deltas);
-	free(fg->starts);
-	free(fg->path);
+	free(fg->stacks);
+	free(fg->stack_tab);
+	free(fg->sdeltas);
+	free(fg->sflags);
+	free(fg->sstarts);
+	free(fg->enc);
 	free(fg->frames);
 	free(fg->lens);
 	free(fg->scratch);
 	free(fg);
 }
 
-/* Merges one stack (already reversed/annotated as the options want). */
-static int insert(struct flamegraph *fg, const char *const *f, const size_t *fl, size_t n,
-		  double before, double after, bool diff)
+/* Room for `more` bytes after the `used` of the encoding scratch. */
+static int enc_reserve(struct flamegraph *fg, size_t used, size_t more)
 {
-	if (n > fg->path_cap) {
-		size_t cap = fg->path_cap ? fg->path_cap : 64;
-		while (cap < n)
-			cap *= 2;
-		uint32_t *p = realloc(fg->path, cap * sizeof(*p));
-		if (!p)
+	if (used + more <= fg->enc_cap)
+		return 0;
+	size_t cap = fg->enc_cap ? fg->enc_cap : 256;
+	while (cap < used + more)
+		cap *= 2;
+	uint8_t *e = realloc(fg->enc, cap);
+	if (!e)
+		return -ENOMEM;
+	fg->enc = e;
+	fg->enc_cap = cap;
+	return 0;
+}
+
+/* Appends varint(name index + 1) at fg->enc + *used (room for 5 bytes is
+ * the caller's). */
+static void enc_put(struct flamegraph *fg, size_t *used, uint32_t name)
+{
+	uint8_t *p = fg->enc + *used;
+	uint64_t v = (uint64_t)name + 1;
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	*used = (size_t)(p - fg->enc);
+}
+
+/* Encodings hold no 0 byte but their terminator, so this stops at the
+ * stored one's end. */
+static bool same_stack(const uint8_t *stored, const uint8_t *enc, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (stored[i] != enc[i])
+			return false;
+	return true;
+}
+
+static int grow_stacks(struct flamegraph *fg)
+{
+	uint32_t old = fg->cap_stacks;
+	if (fg->nr_stacks == UINT32_MAX - 1 ||
+	    grow((void **)&fg->stacks, &fg->cap_stacks, sizeof(*fg->stacks), fg->nr_stacks + 1))
+		return -ENOMEM;
+	if (old == fg->cap_stacks)
+		return 0;
+	size_t n = fg->cap_stacks;
+	if (fg->sdeltas) {
+		double *d = realloc(fg->sdeltas, n * sizeof(*d));
+		if (!d)
 			return -ENOMEM;
-		fg->path = p;
-		fg->path_cap = cap;
+		fg->sdeltas = d;
+		uint8_t *f = realloc(fg->sflags, n);
+		if (!f)
+			return -ENOMEM;
+		fg->sflags = f;
 	}
-	uint32_t flag = diff ? NODE_HAS_DELTA : 0;
-	uint32_t cur = 0;
-	fg->nodes[0].total += after;
-	fg->nodes[0].flags |= flag;
-	size_t i = 0;
-	for (; i < n && i < fg->path_len; i++) {
-		struct fg_node *node = &fg->nodes[fg->path[i]];
-		const struct fg_str *st = &fg->strs[node->name];
-		if (st->len != fl[i] || memcmp(st->s, f[i], fl[i]))
-			break;
-		node->total += after;
-		node->flags |= flag;
-		cur = fg->path[i];
+	if (fg->o.flamechart) {
+		double *t = realloc(fg->sstarts, n * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		fg->sstarts = t;
 	}
-	fg->path_len = i;
-	for (; i < n; i++) {
-		int64_t name = intern(fg, f[i], fl[i]);
-		if (name < 0)
-			return (int)name;
-		int64_t c = child(fg, cur, (uint32_t)name);
-		if (c < 0)
-			return (int)c;
-		cur = (uint32_t)c;
-		fg->nodes[cur].total += after;
-		fg->nodes[cur].flags |= flag;
-		fg->path[fg->path_len++] = cur;
+	return 0;
+}
+
+/* The first differential stack: per-stack deltas from now on. */
+static int start_deltas(struct flamegraph *fg)
+{
+	fg->sdeltas = calloc(fg->cap_stacks ? fg->cap_stacks : 1, sizeof(*fg->sdeltas));
+	fg->sflags = calloc(fg->cap_stacks ? fg->cap_stacks : 1, 1);
+	return fg->sdeltas && fg->sflags ? 0 : -ENOMEM;
+}
+
+/* Keeps the stack encoded in fg->enc[0..len) (terminator included): adds
+ * to the same stack when there is one (for a flame chart: the one just
+ * before), else stores it. */
+static int store(struct flamegraph *fg, size_t len, double before, double after, bool diff)
+{
+	int64_t idx = -1;
+	uint32_t h = 0, slot = 0;
+	if (fg->o.flamechart) {
+		if (fg->nr_stacks && same_stack(fg->stacks[fg->nr_stacks - 1].ids, fg->enc, len))
+			idx = fg->nr_stacks - 1;
+	} else {
+		h = hash_bytes(fg->enc, len);
+		slot = h & fg->stack_tab_mask;
+		for (uint64_t e; (e = fg->stack_tab[slot]); slot = (slot + 1) & fg->stack_tab_mask)
+			if ((uint32_t)(e >> 32) == h &&
+			    same_stack(fg->stacks[(uint32_t)e - 1].ids, fg->enc, len)) {
+				idx = (uint32_t)e - 1;
+				break;
+			}
 	}
-	fg->nodes[cur].self += after;
+	if (diff && !fg->sdeltas && start_deltas(fg))
+		return -ENOMEM;
+	if (idx < 0) {
+		if (grow_stacks(fg))
+			return -ENOMEM;
+		uint8_t *ids = chunk_alloc(&fg->id_chunks, len, 1 << 20);
+		if (!ids)
+			return -ENOMEM;
+		memcpy(ids, fg->enc, len);
+		idx = fg->nr_stacks++;
+		fg->stacks[idx] = (struct fg_stack){ ids, 0 };
+		if (fg->sdeltas) {
+			fg->sdeltas[idx] = 0;
+			fg->sflags[idx] = 0;
+		}
+		if (fg->sstarts)
+			fg->sstarts[idx] = fg->time;
+		if (!fg->o.flamechart) {
+			fg->stack_tab[slot] = (uint64_t)h << 32 | (uint32_t)(idx + 1);
+			if ((uint64_t)fg->nr_stacks * 2 > fg->stack_tab_mask + 1ULL &&
+			    rehash(&fg->stack_tab, &fg->stack_tab_mask, (fg->stack_tab_mask + 1) * 2))
+				return -ENOMEM;
+		}
+	}
+	fg->stacks[idx].count += after;
 	if (diff) {
 		double d = after - before;
-		if (!fg->deltas && grow_side(&fg->deltas, fg->cap_nodes, 0))
-			return -ENOMEM;
-		fg->deltas[cur] += d;
+		fg->sdeltas[idx] += d;
+		fg->sflags[idx] |= NODE_HAS_DELTA;
+		fg->any_delta = true;
 		if (fabs(d) > fg->maxdelta)
 			fg->maxdelta = fabs(d);
 	}
 	fg->time += after;
 	return 0;
+}
+
+/* Interns and encodes frames f[0..n) (already reversed/annotated as the
+ * options want), then stores the stack. */
+static int insert(struct flamegraph *fg, const char *const *f, const size_t *fl, size_t n,
+		  double before, double after, bool diff)
+{
+	size_t used = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t name = intern(fg, f[i], fl[i]);
+		if (name < 0 || enc_reserve(fg, used, 6))
+			return -ENOMEM;
+		enc_put(fg, &used, (uint32_t)name);
+	}
+	if (enc_reserve(fg, used, 1))
+		return -ENOMEM;
+	fg->enc[used++] = 0;
+	return store(fg, used, before, after, diff);
 }
 
 static int frames_reserve(struct flamegraph *fg, size_t n)
@@ -444,6 +538,30 @@ static int add_frames(struct flamegraph *fg, size_t n, double before, double aft
 	return insert(fg, fg->frames, fg->lens, n, before, after, diff);
 }
 
+/* The common case, split and encoded in one pass: no reversing, no
+ * annotations. Trailing empty fields are dropped, as split(";") does. */
+static int add_plain(struct flamegraph *fg, const char *line, size_t sl, double before,
+		     double after, bool diff)
+{
+	size_t used = 0, kept = 0;
+	const char *p = line, *end = line + sl;
+	for (;;) {
+		const char *semi = memchr(p, ';', (size_t)(end - p));
+		const char *e = semi ? semi : end;
+		int64_t name = intern(fg, p, (size_t)(e - p));
+		if (name < 0 || enc_reserve(fg, used, 6))
+			return -ENOMEM;
+		enc_put(fg, &used, (uint32_t)name);
+		if (name)  /* index 0 is "" */
+			kept = used;
+		if (!semi)
+			break;
+		p = semi + 1;
+	}
+	fg->enc[kept++] = 0;
+	return store(fg, kept, before, after, diff);
+}
+
 int flamegraph__add_line(struct flamegraph *fg, const char *line)
 {
 	size_t len = strlen(line);
@@ -456,6 +574,8 @@ int flamegraph__add_line(struct flamegraph *fg, const char *line)
 		fg->ignored++;
 		return 0;
 	}
+	if (!fg->o.reverse && fg->palette != PAL_CHAIN)
+		return has2 ? add_plain(fg, line, sl, c1, c2, true) : add_plain(fg, line, sl, 0, c1, false);
 	/* split(";", $stack): trailing empty fields are dropped */
 	size_t n = 0;
 	const char *p = line, *end = line + sl;
@@ -526,9 +646,9 @@ double flamegraph__total(const struct flamegraph *fg)
 	return fg->time;
 }
 
-size_t flamegraph__nr_frames(const struct flamegraph *fg)
+size_t flamegraph__nr_stacks(const struct flamegraph *fg)
 {
-	return fg->nr_nodes;
+	return fg->nr_stacks;
 }
 
 int flamegraph__write_svg(struct flamegraph *fg, FILE *out)

@@ -13,19 +13,29 @@ static bool is_perl_space(unsigned char c)
 
 /* The count is the text after the last whitespace character and must match
  * \d+(\.\d*)? exactly; the stack is everything before that one whitespace
- * character (Perl's greedy (.*) keeps any further whitespace in the stack). */
+ * character (Perl's greedy (.*) keeps any further whitespace in the stack).
+ * Only the count's characters are looked at: a line without a second count
+ * column costs a few bytes, not a scan of the stack. */
 int folded__parse_count(const char *line, size_t len, size_t *stack_len, double *count)
 {
 	size_t i = len;
-	while (i > 0 && !is_perl_space((unsigned char)line[i - 1]))
+	while (i > 0 && ((line[i - 1] >= '0' && line[i - 1] <= '9') || line[i - 1] == '.'))
 		i--;
-	if (i == 0)
+	if (i == 0 || !is_perl_space((unsigned char)line[i - 1]))
 		return -EINVAL;
 	size_t j = i, digits = 0;
-	while (j < len && line[j] >= '0' && line[j] <= '9')
+	uint64_t v = 0;
+	while (j < len && line[j] >= '0' && line[j] <= '9') {
+		v = v * 10 + (uint64_t)(line[j] - '0');
 		j++, digits++;
+	}
 	if (digits == 0)
 		return -EINVAL;
+	if (j == len && digits <= 15) {
+		*count = (double)v;  /* exact: below 2^53 */
+		*stack_len = i - 1;
+		return 0;
+	}
 	if (j < len && line[j] == '.') {
 		j++;
 		while (j < len && line[j] >= '0' && line[j] <= '9')

@@ -52,8 +52,11 @@ void fg_color(int pal, bool hash, struct fg_rng *random, const char *name, size_
 /* color_scale(): differential red/blue. */
 void fg_color_scale(double delta, double maxdelta, bool negate, int rgb[3]);
 
-/* The merged tree (flamegraph.c), drawn by svg.c. Nodes and interned names
- * are addressed by 32-bit indices; node 0 is the root ("all"). */
+/* What the input is kept as (flamegraph.c): every distinct stack once, as
+ * the varint-encoded indices of its interned frame names, with its summed
+ * counts. Nothing is merged into a tree while reading: only the frames wide
+ * enough to draw are ever built (layout.c), so memory follows the encoded
+ * input (a few bytes per frame) and CPU the bytes read. */
 struct fg_str {
 	const char *s;
 	uint32_t len;
@@ -62,23 +65,22 @@ struct fg_str {
 
 enum {
 	NODE_HAS_DELTA = 1,     /* touched by a differential (two-column) stack */
-	NODE_KEPT = 2,          /* wide enough to draw (set by the writer) */
 };
 
+struct fg_stack {
+	const uint8_t *ids;     /* varint(name index + 1)..., then 0 */
+	double count;           /* sum of the (after) counts of its lines */
+};
+
+/* A frame wide enough to draw (layout.c), in drawing order: depth first,
+ * siblings sorted by name (by time for a flame chart). */
 struct fg_node {
 	uint32_t name;
-	uint32_t parent;
-	uint32_t first_child;   /* 0: none (the root is nobody's child) */
-	uint32_t next_sibling;
 	uint32_t depth;
 	uint32_t flags;
 	double total;           /* counts of all stacks through this frame */
-	double self;            /* counts of stacks ending here */
-};
-
-/* Child lookup: the key lives in the slot, so probing never touches nodes. */
-struct fg_slot {
-	uint32_t parent, name, node;    /* node 0: empty */
+	double start;           /* where it starts, in counts from the left */
+	double delta;           /* sum of (after - before) of stacks ending here */
 };
 
 struct fg_chunk;
@@ -91,21 +93,22 @@ struct flamegraph {
 
 	struct fg_str *strs;
 	uint32_t nr_strs, cap_strs;
-	uint32_t *str_tab;      /* open addressing: string index + 1 */
+	uint64_t *str_tab;      /* open addressing: hash << 32 | (string index + 1) */
 	uint32_t str_tab_mask;
-	struct fg_chunk *chunks;
+	struct fg_chunk *chunks;        /* names */
+	struct fg_chunk *id_chunks;     /* encoded stacks */
 
-	struct fg_node *nodes;
-	uint32_t nr_nodes, cap_nodes;
-	struct fg_slot *child_tab;
-	uint32_t child_tab_mask;
-	double *deltas;         /* per node, once a differential stack arrived:
-	                         * sum of (after - before) of stacks ending there */
-	double *starts;         /* per node, --flamechart only: time of creation */
+	struct fg_stack *stacks;
+	uint32_t nr_stacks, cap_stacks;
+	uint64_t *stack_tab;    /* hash << 32 | (stack index + 1); none for a flame chart,
+	                         * which merges only a stack equal to the one before */
+	uint32_t stack_tab_mask;
+	double *sdeltas;        /* per stack, once a differential stack arrived: */
+	uint8_t *sflags;        /* sum of (after - before), NODE_HAS_DELTA */
+	double *sstarts;        /* per stack, --flamechart only: the time before it */
 
-	uint32_t *path;         /* nodes of the previous stack, depth 1.. */
-	size_t path_len, path_cap;
-
+	uint8_t *enc;           /* scratch: the stack being encoded */
+	size_t enc_cap;
 	const char **frames;    /* scratch for splitting a line */
 	size_t *lens;
 	size_t frames_cap;
@@ -114,8 +117,18 @@ struct flamegraph {
 
 	double time;            /* sum of counts (after counts for differentials) */
 	double maxdelta;
+	bool any_delta;
 	uint64_t ignored;
 };
+
+/* layout.c: the frames at least `minwidth_time` wide, whose parents are too,
+ * in drawing order; *depthmax is the deepest. 0 or -ENOMEM. */
+int fg_layout(const struct flamegraph *fg, double minwidth_time, struct fg_node **nodes,
+	      size_t *nr, uint32_t *depthmax);
+
+/* Sibling order: flamegraph.pl sorts whole lines, so a frame name compares
+ * as if followed by ';' (its children's lines). */
+int fg_name_cmp(const struct fg_str *a, const struct fg_str *b);
 
 /* svg.c */
 int fg_write_svg(struct flamegraph *fg, FILE *out);

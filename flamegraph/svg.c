@@ -1,7 +1,8 @@
-/* Drawing the merged tree as flamegraph.pl does: the same canvas, paddings,
+/* Drawing the frames as flamegraph.pl does: the same canvas, paddings,
  * frame geometry (x rounded to 0.1 px, Perl's number format for y), labels,
- * tooltips, colours and --minwidth pruning. Frames are written in depth-first
- * order of the sorted tree, so the output is deterministic. */
+ * tooltips, colours and --minwidth pruning (layout.c picks the frames and
+ * their places). Frames are written in depth-first order of the sorted
+ * tree, so the output is deterministic. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -187,78 +188,6 @@ static int write_error_svg(const struct flamegraph *fg, FILE *out)
 	return fflush(out) || ferror(out) ? -EIO : -ENODATA;
 }
 
-/* Sibling order: flamegraph.pl sorts whole lines, so a frame name compares
- * as if followed by ';' (its children's lines). */
-static int name_cmp(const struct fg_str *a, const struct fg_str *b)
-{
-	size_t m = a->len < b->len ? a->len : b->len;
-	int r = memcmp(a->s, b->s, m);
-	if (r)
-		return r;
-	if (a->len == b->len)
-		return 0;
-	if (a->len < b->len)
-		return ';' < (unsigned char)b->s[m] ? -1 : 1;
-	return (unsigned char)a->s[m] < ';' ? -1 : 1;
-}
-
-static int child_cmp(const void *pa, const void *pb, void *arg)
-{
-	const struct flamegraph *fg = arg;
-	const struct fg_node *a = &fg->nodes[*(const uint32_t *)pa];
-	const struct fg_node *b = &fg->nodes[*(const uint32_t *)pb];
-	if (fg->o.flamechart) {
-		double sa = fg->starts[*(const uint32_t *)pa], sb = fg->starts[*(const uint32_t *)pb];
-		if (sa != sb)
-			return sa < sb ? -1 : 1;
-	} else {
-		int r = name_cmp(&fg->strs[a->name], &fg->strs[b->name]);
-		if (r)
-			return r;
-	}
-	uint32_t ia = *(const uint32_t *)pa, ib = *(const uint32_t *)pb;
-	return ia < ib ? -1 : ia > ib;
-}
-
-/* Sorts every child list (by name; by time for a flame chart), marks the
- * frames wide enough to draw and finds the deepest one. */
-static int layout_tree(struct flamegraph *fg, struct layout *L)
-{
-	uint32_t *tmp = NULL;
-	size_t cap = 0;
-	L->depthmax = 0;
-	for (uint32_t i = 0; i < fg->nr_nodes; i++) {
-		struct fg_node *n = &fg->nodes[i];
-		bool kept = n->total >= L->minwidth_time &&
-			    (i == 0 || (fg->nodes[n->parent].flags & NODE_KEPT));
-		n->flags = kept ? n->flags | NODE_KEPT : n->flags & ~(uint32_t)NODE_KEPT;
-		if (kept && n->depth > L->depthmax)
-			L->depthmax = n->depth;
-		if (!n->first_child || !fg->nodes[n->first_child].next_sibling)
-			continue;
-		size_t k = 0;
-		for (uint32_t c = n->first_child; c; c = fg->nodes[c].next_sibling) {
-			if (k == cap) {
-				size_t nc = cap ? cap * 2 : 256;
-				uint32_t *t = realloc(tmp, nc * sizeof(*t));
-				if (!t) {
-					free(tmp);
-					return -ENOMEM;
-				}
-				tmp = t;
-				cap = nc;
-			}
-			tmp[k++] = c;
-		}
-		qsort_r(tmp, k, sizeof(*tmp), child_cmp, fg);
-		n->first_child = tmp[0];
-		for (size_t j = 0; j < k; j++)
-			fg->nodes[tmp[j]].next_sibling = j + 1 < k ? tmp[j + 1] : 0;
-	}
-	free(tmp);
-	return 0;
-}
-
 static void write_commas(char *dst, size_t size, double v)
 {
 	char raw[64];
@@ -285,15 +214,14 @@ static size_t strip_annotation(const char *s, size_t len)
 	return len;
 }
 
-static void write_frame(struct flamegraph *fg, FILE *out, const struct layout *L, uint32_t id,
-			double stime)
+static void write_frame(struct flamegraph *fg, FILE *out, const struct layout *L,
+			const struct fg_node *n, bool root)
 {
 	const struct flamegraph_opts *o = &fg->o;
-	const struct fg_node *n = &fg->nodes[id];
 	const struct fg_str *name = &fg->strs[n->name];
-	bool root = id == 0;
+	double stime = n->start;
 	double etime = root ? L->timemax : stime + n->total;
-	double delta = fg->deltas ? fg->deltas[id] : 0;
+	double delta = n->delta;
 	double x1 = L->xpad + stime * L->widthpertime;
 	double x2 = L->xpad + etime * L->widthpertime;
 	double y1, y2;
@@ -394,7 +322,9 @@ int fg_write_svg(struct flamegraph *fg, FILE *out)
 	L.widthpertime = (o->width - 2 * L.xpad) / L.timemax;
 	L.minwidth_time = o->minwidth_percent ? L.timemax * o->minwidth / 100
 					      : o->minwidth / L.widthpertime;
-	int err = layout_tree(fg, &L);
+	struct fg_node *nodes;
+	size_t nr;
+	int err = fg_layout(fg, L.minwidth_time, &nodes, &nr, &L.depthmax);
 	if (err)
 		return err;
 	bool subtitle = o->subtitle && *o->subtitle;
@@ -417,52 +347,9 @@ int fg_write_svg(struct flamegraph *fg, FILE *out)
 	text_el(out, "matched", o->width - L.xpad - 100, L.imageheight - L.ypad2 / 2, NULL, " ");
 
 	fputs("<g id=\"frames\">\n", out);
-	/* Pre-order walk over kept frames, without recursion. x starts: a
-	 * frame's own samples first, then its children in order (where sorted
-	 * folded lines put them); next[d] is where the next frame at depth d
-	 * starts. A flame chart keeps each frame's time of creation instead. */
-	double *next = calloc(L.depthmax + 2, sizeof(*next));
-	if (!next)
-		return -ENOMEM;
-	const double *starts = fg->o.flamechart ? fg->starts : NULL;
-	if (fg->nodes[0].flags & NODE_KEPT) {
-		uint32_t id = 0;
-		double start = 0;
-		for (;;) {
-			const struct fg_node *n = &fg->nodes[id];
-			write_frame(fg, out, &L, id, starts ? starts[id] : start);
-			double pos = start + n->self;
-			uint32_t c = n->first_child;
-			while (c && !(fg->nodes[c].flags & NODE_KEPT)) {
-				pos += fg->nodes[c].total;
-				c = fg->nodes[c].next_sibling;
-			}
-			if (c) {
-				next[n->depth + 1] = pos + fg->nodes[c].total;
-				start = pos;
-				id = c;
-				continue;
-			}
-			while (id) {
-				uint32_t d = fg->nodes[id].depth, s = fg->nodes[id].next_sibling;
-				double p = next[d];
-				while (s && !(fg->nodes[s].flags & NODE_KEPT)) {
-					p += fg->nodes[s].total;
-					s = fg->nodes[s].next_sibling;
-				}
-				if (s) {
-					next[d] = p + fg->nodes[s].total;
-					start = p;
-					id = s;
-					break;
-				}
-				id = fg->nodes[id].parent;
-			}
-			if (!id)
-				break;
-		}
-	}
-	free(next);
+	for (size_t i = 0; i < nr; i++)
+		write_frame(fg, out, &L, &nodes[i], i == 0);
+	free(nodes);
 	fputs("</g>\n</svg>\n", out);
 	if (fflush(out) || ferror(out))
 		return -EIO;

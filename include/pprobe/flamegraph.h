@@ -2,10 +2,11 @@
  * Brendan Gregg's flamegraph.pl (same input, options, geometry and colours),
  * plus difffolded.pl-style differential profiles.
  *
- * Input is streamed: each line or stack is merged into a tree of frames at
- * once, so memory is bounded by the number of distinct frames (distinct
- * stack prefixes), not by the number of input lines. (--flamechart keeps
- * time order and merges only adjacent stacks, as flamegraph.pl does.)
+ * Input is streamed: each distinct stack is kept once, compactly (a few
+ * bytes a frame), with its summed counts, so memory follows the distinct
+ * stacks, not the input lines; only the frames wide enough to draw are
+ * built, when writing. (--flamechart keeps time order and merges only
+ * adjacent stacks, as flamegraph.pl does.)
  *
  * Errors: functions returning int return 0 or a negative errno; constructors
  * return NULL with errno set. Nothing here prints or exits. Numbers are read
@@ -94,7 +95,7 @@ int flamegraph__write_svg(struct flamegraph *fg, FILE *out);
 
 uint64_t flamegraph__ignored(const struct flamegraph *fg);  /* lines skipped as invalid */
 double flamegraph__total(const struct flamegraph *fg);      /* sum of (after) counts */
-size_t flamegraph__nr_frames(const struct flamegraph *fg);  /* merged frames incl. root */
+size_t flamegraph__nr_stacks(const struct flamegraph *fg);  /* distinct stacks kept */
 
 /* difffolded.pl: two folded profiles -> "stack COUNT_BEFORE COUNT_AFTER"
  * lines (0 where a stack is missing from one side). */
