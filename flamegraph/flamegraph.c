@@ -4,6 +4,7 @@
  * which frames are wide enough to draw is known only once the total is, and
  * layout.c then builds just those. Reading costs about what scanning the
  * bytes costs; memory follows the distinct stacks. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -11,12 +12,6 @@
 #include <time.h>
 
 #include "internal.h"
-
-struct fg_chunk {
-	struct fg_chunk *next;
-	size_t size, used;
-	char data[];
-};
 
 void flamegraph_opts__init(struct flamegraph_opts *o)
 {
@@ -53,181 +48,6 @@ static bool valid_bgcolors(const char *s)
 	return strlen(s) == 7 && s[0] == '#';
 }
 
-/* Bytes [0, len) of p, len < 8, as a little-endian word (zeros above), by
- * overlapping loads that never read outside [p, p + len). */
-static inline uint64_t load_tail(const unsigned char *p, size_t len)
-{
-	if (len >= 4) {
-		uint32_t lo, hi;
-		memcpy(&lo, p, 4);
-		memcpy(&hi, p + len - 4, 4);
-		return lo | (uint64_t)hi << (8 * (len - 4));
-	}
-	if (!len)
-		return 0;
-	return p[0] | (uint64_t)p[len / 2] << (8 * (len / 2)) | (uint64_t)p[len - 1] << (8 * (len - 1));
-}
-
-static inline uint64_t mix(uint64_t h, uint64_t w)
-{
-	h = (h ^ w) * 0xbf58476d1ce4e5b9ULL;
-	return h ^ (h >> 29);
-}
-
-/* A word at a time: names are short, and there are tens of millions. */
-static uint32_t hash_bytes(const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ len;
-	for (; len >= 8; p += 8, len -= 8) {
-		uint64_t w;
-		memcpy(&w, p, 8);
-		h = mix(h, w);
-	}
-	if (len)
-		h = mix(h, load_tail(p, len));
-	h *= 0x94d049bb133111ebULL;
-	return (uint32_t)(h >> 32);
-}
-
-static int grow(void **arr, uint32_t *cap, size_t elem, uint32_t need)
-{
-	if (need <= *cap)
-		return 0;
-	uint32_t n = *cap ? *cap : 64;
-	while (n < need) {
-		if (n > UINT32_MAX / 2)
-			return -ENOMEM;
-		n *= 2;
-	}
-	void *p = realloc(*arr, (size_t)n * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
-}
-
-static void *chunk_alloc(struct fg_chunk **list, size_t len, size_t chunk_size)
-{
-	struct fg_chunk *c = *list;
-	if (!c || c->size - c->used < len) {
-		size_t size = len > chunk_size ? len : chunk_size;
-		c = malloc(sizeof(*c) + size);
-		if (!c)
-			return NULL;
-		c->size = size;
-		c->used = 0;
-		c->next = *list;
-		*list = c;
-	}
-	void *p = c->data + c->used;
-	c->used += len;
-	return p;
-}
-
-/* A copy NUL-terminated and zero-padded to whole words, which intern()
- * compares a word at a time. */
-static const char *arena_copy(struct flamegraph *fg, const char *s, size_t len)
-{
-	size_t size = (len + 8) & ~(size_t)7;
-	char *p = chunk_alloc(&fg->chunks, size, 65536);
-	if (!p)
-		return NULL;
-	memcpy(p, s, len);
-	memset(p + len, 0, size - len);
-	return p;
-}
-
-static void free_chunks(struct fg_chunk **list)
-{
-	while (*list) {
-		struct fg_chunk *next = (*list)->next;
-		free(*list);
-		*list = next;
-	}
-}
-
-/* Open-addressing tables of hash << 32 | (index + 1). */
-static int rehash(uint64_t **tab, uint32_t *mask, uint32_t size)
-{
-	uint64_t *t = calloc(size, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	uint32_t old = *tab ? *mask + 1 : 0;
-	for (uint32_t i = 0; i < old; i++) {
-		uint64_t e = (*tab)[i];
-		if (!e)
-			continue;
-		uint32_t slot = (uint32_t)(e >> 32) & (size - 1);
-		while (t[slot])
-			slot = (slot + 1) & (size - 1);
-		t[slot] = e;
-	}
-	free(*tab);
-	*tab = t;
-	*mask = size - 1;
-	return 0;
-}
-
-/* Returns the string's index, or -ENOMEM. Names of up to 16 bytes (most)
- * are hashed and compared as two words. */
-static int64_t intern(struct flamegraph *fg, const char *s, size_t len)
-{
-	if (len > UINT32_MAX)
-		len = UINT32_MAX;
-	const unsigned char *u = (const unsigned char *)s;
-	uint64_t w0 = 0, w1 = 0;
-	uint32_t h;
-	if (len <= 16) {
-		if (len > 8) {
-			memcpy(&w0, u, 8);
-			w1 = load_tail(u + 8, len - 8);
-		} else if (len == 8) {
-			memcpy(&w0, u, 8);
-		} else {
-			w0 = load_tail(u, len);
-		}
-		uint64_t x = mix(0x9e3779b97f4a7c15ULL ^ len, w0);
-		if (len > 8)
-			x = mix(x, w1);
-		h = (uint32_t)((x * 0x94d049bb133111ebULL) >> 32);
-	} else {
-		h = hash_bytes(s, len);
-	}
-	uint32_t slot = h & fg->str_tab_mask;
-	for (uint64_t e; (e = fg->str_tab[slot]); slot = (slot + 1) & fg->str_tab_mask) {
-		if ((uint32_t)(e >> 32) != h)
-			continue;
-		const struct fg_str *st = &fg->strs[(uint32_t)e - 1];
-		if (st->len != len)
-			continue;
-		if (len <= 16) {
-			uint64_t s0, s1 = 0;
-			memcpy(&s0, st->s, 8);
-			if (len > 8)
-				memcpy(&s1, st->s + 8, 8);
-			if (s0 == w0 && s1 == w1)
-				return (uint32_t)e - 1;
-		} else if (!memcmp(st->s, s, len)) {
-			return (uint32_t)e - 1;
-		}
-	}
-	if (fg->nr_strs == UINT32_MAX - 1 ||
-	    grow((void **)&fg->strs, &fg->cap_strs, sizeof(*fg->strs), fg->nr_strs + 1))
-		return -ENOMEM;
-	const char *copy = arena_copy(fg, s, len);
-	if (!copy)
-		return -ENOMEM;
-	uint32_t id = fg->nr_strs++;
-	fg->strs[id] = (struct fg_str){ copy, (uint32_t)len, h };
-	fg->str_tab[slot] = (uint64_t)h << 32 | (id + 1);
-	if ((uint64_t)fg->nr_strs * 2 > fg->str_tab_mask + 1ULL &&
-	    rehash(&fg->str_tab, &fg->str_tab_mask, (fg->str_tab_mask + 1) * 2))
-		return -ENOMEM;
-	return id;
-}
-
 struct flamegraph *flamegraph__new(const struct flamegraph_opts *opts)
 {
 	struct flamegraph_opts def;
@@ -261,23 +81,16 @@ struct flamegraph *flamegraph__new(const struct flamegraph_opts *opts)
 	if (own(fg, 0, &fg->o.title) || own(fg, 1, &fg->o.subtitle) ||
 	    own(fg, 2, &fg->o.fonttype) || own(fg, 3, &fg->o.countname) ||
 	    own(fg, 4, &fg->o.nametype) || own(fg, 5, &fg->o.colors) ||
-	    own(fg, 6, &fg->o.bgcolors) || own(fg, 7, &fg->o.notes))
+	    own(fg, 6, &fg->o.bgcolors) || own(fg, 7, &fg->o.notes) ||
+	    own(fg, 8, &fg->o.encoding))
 		goto err;
-	/* encoding is validated and used only by the writer; it points into
-	 * the caller's options, so copy it into the arena. */
 	if (!fg->o.fonttype)
 		fg->o.fonttype = "Verdana";
 	if (!fg->o.countname)
 		fg->o.countname = "samples";
 	if (!fg->o.nametype)
 		fg->o.nametype = "Function:";
-	if (rehash(&fg->str_tab, &fg->str_tab_mask, 1024) ||
-	    (!fg->o.flamechart && rehash(&fg->stack_tab, &fg->stack_tab_mask, 1024)))
-		goto err;
-	if (fg->o.encoding && !(fg->o.encoding = arena_copy(fg, fg->o.encoding,
-							    strlen(fg->o.encoding))))
-		goto err;
-	if (intern(fg, "", 0) != 0)  /* the root's name: index 0 */
+	if (fg_store__init(&fg->st, fg->o.flamechart))
 		goto err;
 	fg->maxdelta = 1;
 	fg_rng__seed(&fg->rng, (uint32_t)(opts->random_seed ? opts->random_seed
@@ -295,146 +108,64 @@ void flamegraph__delete(struct flamegraph *fg)
 		return;
 	for (size_t i = 0; i < sizeof(fg->strs_owned) / sizeof(fg->strs_owned[0]); i++)
 		free(fg->strs_owned[i]);
-	free_chunks(&fg->chunks);
-	free_chunks(&fg->id_chunks);
-	free(fg->strs);
-	free(fg->str_tab);
-	free(fg->stacks);
-	free(fg->stack_tab);
-	free(fg->sdeltas);
+	fg_store__exit(&fg->st);
 	free(fg->sflags);
 	free(fg->sstarts);
-	free(fg->enc);
+	free(fg->order);
 	free(fg->frames);
 	free(fg->lens);
 	free(fg->scratch);
 	free(fg);
 }
 
-/* Room for `more` bytes after the `used` of the encoding scratch. */
-static int enc_reserve(struct flamegraph *fg, size_t used, size_t more)
+/* Side arrays follow the store's stacks. */
+static int grow_side(struct flamegraph *fg)
 {
-	if (used + more <= fg->enc_cap)
+	uint32_t need = fg->st.nr_stacks;
+	if (need <= fg->cap_side)
 		return 0;
-	size_t cap = fg->enc_cap ? fg->enc_cap : 256;
-	while (cap < used + more)
-		cap *= 2;
-	uint8_t *e = realloc(fg->enc, cap);
-	if (!e)
-		return -ENOMEM;
-	fg->enc = e;
-	fg->enc_cap = cap;
-	return 0;
-}
-
-/* Appends varint(name index + 1) at fg->enc + *used (room for 5 bytes is
- * the caller's). */
-static void enc_put(struct flamegraph *fg, size_t *used, uint32_t name)
-{
-	uint8_t *p = fg->enc + *used;
-	uint64_t v = (uint64_t)name + 1;
-	while (v >= 0x80) {
-		*p++ = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	*p++ = (uint8_t)v;
-	*used = (size_t)(p - fg->enc);
-}
-
-/* Encodings hold no 0 byte but their terminator, so this stops at the
- * stored one's end. */
-static bool same_stack(const uint8_t *stored, const uint8_t *enc, size_t len)
-{
-	for (size_t i = 0; i < len; i++)
-		if (stored[i] != enc[i])
-			return false;
-	return true;
-}
-
-static int grow_stacks(struct flamegraph *fg)
-{
-	uint32_t old = fg->cap_stacks;
-	if (fg->nr_stacks == UINT32_MAX - 1 ||
-	    grow((void **)&fg->stacks, &fg->cap_stacks, sizeof(*fg->stacks), fg->nr_stacks + 1))
-		return -ENOMEM;
-	if (old == fg->cap_stacks)
-		return 0;
-	size_t n = fg->cap_stacks;
-	if (fg->sdeltas) {
-		double *d = realloc(fg->sdeltas, n * sizeof(*d));
-		if (!d)
-			return -ENOMEM;
-		fg->sdeltas = d;
-		uint8_t *f = realloc(fg->sflags, n);
+	uint32_t cap = fg->st.cap_stacks > need ? fg->st.cap_stacks : need;
+	if (fg->sflags) {
+		uint8_t *f = realloc(fg->sflags, cap);
 		if (!f)
 			return -ENOMEM;
+		memset(f + fg->cap_side, 0, cap - fg->cap_side);
 		fg->sflags = f;
 	}
 	if (fg->o.flamechart) {
-		double *t = realloc(fg->sstarts, n * sizeof(*t));
+		double *t = realloc(fg->sstarts, cap * sizeof(*t));
 		if (!t)
 			return -ENOMEM;
 		fg->sstarts = t;
 	}
+	fg->cap_side = cap;
 	return 0;
 }
 
-/* The first differential stack: per-stack deltas from now on. */
-static int start_deltas(struct flamegraph *fg)
+/* Ends the stack encoded in the store (its first `keep` bytes) and adds
+ * the line's counts to it. */
+static int store(struct flamegraph *fg, size_t keep, double before, double after, bool diff)
 {
-	fg->sdeltas = calloc(fg->cap_stacks ? fg->cap_stacks : 1, sizeof(*fg->sdeltas));
-	fg->sflags = calloc(fg->cap_stacks ? fg->cap_stacks : 1, 1);
-	return fg->sdeltas && fg->sflags ? 0 : -ENOMEM;
-}
-
-/* Keeps the stack encoded in fg->enc[0..len) (terminator included): adds
- * to the same stack when there is one (for a flame chart: the one just
- * before), else stores it. */
-static int store(struct flamegraph *fg, size_t len, double before, double after, bool diff)
-{
-	int64_t idx = -1;
-	uint32_t h = 0, slot = 0;
-	if (fg->o.flamechart) {
-		if (fg->nr_stacks && same_stack(fg->stacks[fg->nr_stacks - 1].ids, fg->enc, len))
-			idx = fg->nr_stacks - 1;
-	} else {
-		h = hash_bytes(fg->enc, len);
-		slot = h & fg->stack_tab_mask;
-		for (uint64_t e; (e = fg->stack_tab[slot]); slot = (slot + 1) & fg->stack_tab_mask)
-			if ((uint32_t)(e >> 32) == h &&
-			    same_stack(fg->stacks[(uint32_t)e - 1].ids, fg->enc, len)) {
-				idx = (uint32_t)e - 1;
-				break;
-			}
+	bool is_new;
+	int64_t idx = fg_store__end(&fg->st, keep, &is_new);
+	if (idx < 0)
+		return (int)idx;
+	if (diff && !fg->sflags) {
+		fg->sflags = calloc(fg->cap_side ? fg->cap_side : 1, 1);
+		if (!fg->sflags)
+			return -ENOMEM;
 	}
-	if (diff && !fg->sdeltas && start_deltas(fg))
-		return -ENOMEM;
-	if (idx < 0) {
-		if (grow_stacks(fg))
+	if (is_new) {
+		if (grow_side(fg))
 			return -ENOMEM;
-		uint8_t *ids = chunk_alloc(&fg->id_chunks, len, 1 << 20);
-		if (!ids)
-			return -ENOMEM;
-		memcpy(ids, fg->enc, len);
-		idx = fg->nr_stacks++;
-		fg->stacks[idx] = (struct fg_stack){ ids, 0 };
-		if (fg->sdeltas) {
-			fg->sdeltas[idx] = 0;
-			fg->sflags[idx] = 0;
-		}
 		if (fg->sstarts)
 			fg->sstarts[idx] = fg->time;
-		if (!fg->o.flamechart) {
-			fg->stack_tab[slot] = (uint64_t)h << 32 | (uint32_t)(idx + 1);
-			if ((uint64_t)fg->nr_stacks * 2 > fg->stack_tab_mask + 1ULL &&
-			    rehash(&fg->stack_tab, &fg->stack_tab_mask, (fg->stack_tab_mask + 1) * 2))
-				return -ENOMEM;
-		}
 	}
-	fg->stacks[idx].count += after;
+	struct fg_stack *s = &fg->st.stacks[idx];
+	s->v[0] += after;
 	if (diff) {
 		double d = after - before;
-		fg->sdeltas[idx] += d;
+		s->v[1] += d;
 		fg->sflags[idx] |= NODE_HAS_DELTA;
 		fg->any_delta = true;
 		if (fabs(d) > fg->maxdelta)
@@ -449,17 +180,13 @@ static int store(struct flamegraph *fg, size_t len, double before, double after,
 static int insert(struct flamegraph *fg, const char *const *f, const size_t *fl, size_t n,
 		  double before, double after, bool diff)
 {
-	size_t used = 0;
+	fg->st.enc_len = 0;
 	for (size_t i = 0; i < n; i++) {
-		int64_t name = intern(fg, f[i], fl[i]);
-		if (name < 0 || enc_reserve(fg, used, 6))
+		int64_t name = fg_store__intern(&fg->st, f[i], fl[i]);
+		if (name < 0 || fg_store__add(&fg->st, (uint32_t)name))
 			return -ENOMEM;
-		enc_put(fg, &used, (uint32_t)name);
 	}
-	if (enc_reserve(fg, used, 1))
-		return -ENOMEM;
-	fg->enc[used++] = 0;
-	return store(fg, used, before, after, diff);
+	return store(fg, fg->st.enc_len, before, after, diff);
 }
 
 static int frames_reserve(struct flamegraph *fg, size_t n)
@@ -543,22 +270,21 @@ static int add_frames(struct flamegraph *fg, size_t n, double before, double aft
 static int add_plain(struct flamegraph *fg, const char *line, size_t sl, double before,
 		     double after, bool diff)
 {
-	size_t used = 0, kept = 0;
+	size_t kept = 0;
 	const char *p = line, *end = line + sl;
+	fg->st.enc_len = 0;
 	for (;;) {
 		const char *semi = memchr(p, ';', (size_t)(end - p));
 		const char *e = semi ? semi : end;
-		int64_t name = intern(fg, p, (size_t)(e - p));
-		if (name < 0 || enc_reserve(fg, used, 6))
+		int64_t name = fg_store__intern(&fg->st, p, (size_t)(e - p));
+		if (name < 0 || fg_store__add(&fg->st, (uint32_t)name))
 			return -ENOMEM;
-		enc_put(fg, &used, (uint32_t)name);
 		if (name)  /* index 0 is "" */
-			kept = used;
+			kept = fg->st.enc_len;
 		if (!semi)
 			break;
 		p = semi + 1;
 	}
-	fg->enc[kept++] = 0;
 	return store(fg, kept, before, after, diff);
 }
 
@@ -636,6 +362,64 @@ int flamegraph__add_diff_stack(struct flamegraph *fg, const char *const *frames,
 	return add_stack(fg, frames, n, before, after, true);
 }
 
+bool fg_can_adopt(const struct flamegraph *fg)
+{
+	return !fg->st.nr_stacks && !fg->o.reverse && fg->palette != PAL_CHAIN;
+}
+
+int fg_adopt(struct flamegraph *fg, struct fg_store *st, uint32_t *order, uint32_t nr)
+{
+	if (!fg_can_adopt(fg) || nr != st->nr_stacks)
+		return -EINVAL;
+	uint32_t cap = st->cap_stacks ? st->cap_stacks : 1;
+	uint8_t *flags = malloc(cap);
+	double *starts = fg->o.flamechart ? malloc(cap * sizeof(*starts)) : NULL;
+	if (!flags || (fg->o.flamechart && !starts)) {
+		free(flags);
+		return -ENOMEM;
+	}
+	memset(flags, NODE_HAS_DELTA, cap);
+	/* Per stack in memory order (the sorted order is all over the heap) */
+	for (uint32_t i = 0; i < nr; i++) {
+		struct fg_stack *s = &st->stacks[i];
+		/* split(";") drops trailing empty fields: "" is name 0, the byte
+		 * 1 where it is not the last byte of a longer varint */
+		uint8_t *ids = (uint8_t *)s->ids, *end = rawmemchr(ids, 0);
+		while (end > ids && end[-1] == 1 && (end - 1 == ids || end[-2] < 0x80))
+			*--end = 0;
+		double before = s->v[0], after = s->v[1], d = after - before;
+		s->v[0] = after;
+		s->v[1] = d;
+		if (fabs(d) > fg->maxdelta)
+			fg->maxdelta = fabs(d);
+	}
+	/* The total, and a flame chart's times, in the lines' order */
+	for (uint32_t i = 0; i < nr; i++) {
+		if (i + 16 < nr)
+			__builtin_prefetch(&st->stacks[order[i + 16]]);
+		if (starts)
+			starts[order[i]] = fg->time;
+		fg->time += st->stacks[order[i]].v[0];
+	}
+	fg_store__exit(&fg->st);
+	fg->st = *st;
+	memset(st, 0, sizeof(*st));
+	if (fg->o.flamechart) {
+		free(fg->st.stack_tab);  /* a flame chart merges adjacent stacks only */
+		fg->st.stack_tab = NULL;
+	}
+	free(fg->sflags);
+	free(fg->sstarts);
+	free(fg->order);
+	fg->sflags = flags;
+	fg->sstarts = starts;
+	fg->cap_side = cap;
+	fg->order = order;
+	fg->nr_order = nr;
+	fg->any_delta = fg->any_delta || nr;
+	return 0;
+}
+
 uint64_t flamegraph__ignored(const struct flamegraph *fg)
 {
 	return fg->ignored;
@@ -648,7 +432,7 @@ double flamegraph__total(const struct flamegraph *fg)
 
 size_t flamegraph__nr_stacks(const struct flamegraph *fg)
 {
-	return fg->nr_stacks;
+	return fg->st.nr_stacks;
 }
 
 int flamegraph__write_svg(struct flamegraph *fg, FILE *out)

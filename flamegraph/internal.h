@@ -2,6 +2,7 @@
 #ifndef PPROBE_FLAMEGRAPH_INTERNAL_H
 #define PPROBE_FLAMEGRAPH_INTERNAL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,13 +53,13 @@ void fg_color(int pal, bool hash, struct fg_rng *random, const char *name, size_
 /* color_scale(): differential red/blue. */
 void fg_color_scale(double delta, double maxdelta, bool negate, int rgb[3]);
 
-/* What the input is kept as (flamegraph.c): every distinct stack once, as
- * the varint-encoded indices of its interned frame names, with its summed
+/* What the input is kept as (store.c): every distinct stack once, as the
+ * varint-encoded indices of its interned frame names, with its summed
  * counts. Nothing is merged into a tree while reading: only the frames wide
  * enough to draw are ever built (layout.c), so memory follows the encoded
  * input (a few bytes per frame) and CPU the bytes read. */
 struct fg_str {
-	const char *s;
+	const char *s;          /* NUL-terminated, zero-padded to whole words */
 	uint32_t len;
 	uint32_t hash;
 };
@@ -69,8 +70,67 @@ enum {
 
 struct fg_stack {
 	const uint8_t *ids;     /* varint(name index + 1)..., then 0 */
-	double count;           /* sum of the (after) counts of its lines */
+	double v[2];            /* the owner's sums: (count, delta) or (before, after) */
 };
+
+struct fg_chunk;
+
+struct fg_store {
+	struct fg_str *strs;    /* index 0 is "" */
+	uint32_t nr_strs, cap_strs;
+	uint64_t *str_tab;      /* open addressing: hash << 32 | (string index + 1) */
+	uint32_t str_tab_mask;
+	struct fg_chunk *chunks;        /* names */
+	struct fg_chunk *id_chunks;     /* encoded stacks */
+	struct fg_stack *stacks;
+	uint32_t nr_stacks, cap_stacks;
+	uint64_t *stack_tab;    /* hash << 32 | (stack index + 1); NULL when only a stack
+	                         * equal to the one just before merges (a flame chart) */
+	uint32_t stack_tab_mask;
+	uint8_t *enc;           /* the stack being encoded */
+	size_t enc_len, enc_cap;
+};
+
+int fg_store__init(struct fg_store *st, bool adjacent_only);
+void fg_store__exit(struct fg_store *st);
+/* The name's index, or -ENOMEM. */
+int64_t fg_store__intern(struct fg_store *st, const char *s, size_t len);
+int fg_store__reserve(struct fg_store *st, size_t more);
+
+/* A stack is built by fg_store__add()ing its names after setting enc_len
+ * to 0, then fg_store__end() keeps its first `keep` bytes (enc_len, or
+ * less to drop trailing names): the index of the same stack stored before,
+ * or of a new one (*is_new, with v zero), or -ENOMEM. */
+static inline int fg_store__add(struct fg_store *st, uint32_t name)
+{
+	if (st->enc_len + 6 > st->enc_cap && fg_store__reserve(st, 6))
+		return -ENOMEM;
+	uint8_t *p = st->enc + st->enc_len;
+	uint64_t v = (uint64_t)name + 1;
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	st->enc_len = (size_t)(p - st->enc);
+	return 0;
+}
+
+int64_t fg_store__end(struct fg_store *st, size_t keep, bool *is_new);
+
+/* Decodes the next name at *p: its index + 1, or 0 at the stack's end. */
+static inline __attribute__((always_inline)) uint32_t fg_next_id(const uint8_t **p)
+{
+	const uint8_t *q = *p;
+	uint32_t v = *q & 0x7f;
+	for (unsigned shift = 7; *q++ & 0x80; shift += 7)
+		v |= (uint32_t)(*q & 0x7f) << shift;
+	*p = q;
+	return v;
+}
+
+/* Grows *arr (of *cap elements) to hold need; 0 or -ENOMEM. */
+int fg_grow(void **arr, uint32_t *cap, size_t elem, uint32_t need);
 
 /* A frame wide enough to draw (layout.c), in drawing order: depth first,
  * siblings sorted by name (by time for a flame chart). */
@@ -83,32 +143,20 @@ struct fg_node {
 	double delta;           /* sum of (after - before) of stacks ending here */
 };
 
-struct fg_chunk;
-
 struct flamegraph {
 	struct flamegraph_opts o;
-	char *strs_owned[8];
+	char *strs_owned[9];
 	int palette;
 	struct fg_rng rng;
 
-	struct fg_str *strs;
-	uint32_t nr_strs, cap_strs;
-	uint64_t *str_tab;      /* open addressing: hash << 32 | (string index + 1) */
-	uint32_t str_tab_mask;
-	struct fg_chunk *chunks;        /* names */
-	struct fg_chunk *id_chunks;     /* encoded stacks */
-
-	struct fg_stack *stacks;
-	uint32_t nr_stacks, cap_stacks;
-	uint64_t *stack_tab;    /* hash << 32 | (stack index + 1); none for a flame chart,
-	                         * which merges only a stack equal to the one before */
-	uint32_t stack_tab_mask;
-	double *sdeltas;        /* per stack, once a differential stack arrived: */
-	uint8_t *sflags;        /* sum of (after - before), NODE_HAS_DELTA */
+	struct fg_store st;     /* stacks' v: (count, sum of after - before) */
+	uint8_t *sflags;        /* per stack, once a differential stack arrived: NODE_HAS_DELTA */
 	double *sstarts;        /* per stack, --flamechart only: the time before it */
+	uint32_t *order;        /* the order the first nr_order stacks came in, when it is
+	                         * not their index order (fg_adopt) */
+	uint32_t nr_order;
+	uint32_t cap_side;      /* of sflags and sstarts */
 
-	uint8_t *enc;           /* scratch: the stack being encoded */
-	size_t enc_cap;
 	const char **frames;    /* scratch for splitting a line */
 	size_t *lens;
 	size_t frames_cap;
@@ -120,6 +168,14 @@ struct flamegraph {
 	bool any_delta;
 	uint64_t ignored;
 };
+
+/* A flame graph with no input yet, no --reverse and no chain palette can
+ * take over a store of differential stacks (diff.c): v (BEFORE, AFTER),
+ * names split at every ';' (trailing empty ones are dropped here), in the
+ * given order (taken too), as if their "stack BEFORE AFTER" lines had been
+ * added in that order. The store is left empty. */
+bool fg_can_adopt(const struct flamegraph *fg);
+int fg_adopt(struct flamegraph *fg, struct fg_store *st, uint32_t *order, uint32_t nr);
 
 /* layout.c: the frames at least `minwidth_time` wide, whose parents are too,
  * in drawing order; *depthmax is the deepest. 0 or -ENOMEM. */

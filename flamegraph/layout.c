@@ -67,16 +67,6 @@ struct layout_state {
 	uint32_t depthmax;
 };
 
-static inline __attribute__((always_inline)) uint32_t next_id(const uint8_t **p)
-{
-	const uint8_t *q = *p;
-	uint32_t v = *q & 0x7f;
-	for (unsigned shift = 7; *q++ & 0x80; shift += 7)
-		v |= (uint32_t)(*q & 0x7f) << shift;
-	*p = q;
-	return v;
-}
-
 static int reserve(void **arr, size_t *cap, size_t elem, size_t need)
 {
 	if (need <= *cap)
@@ -112,7 +102,7 @@ static int new_kid(struct layout_state *st, uint32_t name, double start)
 static int kid_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct layout_state *st = arg;
-	const struct fg_str *strs = st->fg->strs;
+	const struct fg_str *strs = st->fg->st.strs;
 	return fg_name_cmp(&strs[st->kids[*(const uint32_t *)pa].name],
 			   &strs[st->kids[*(const uint32_t *)pb].name]);
 }
@@ -127,10 +117,9 @@ static int split_chart(struct layout_state *st, const struct work *w, struct fg_
 	for (uint32_t i = w->lo; i < w->hi; i++) {
 		struct ent *e = &st->ents[i];
 		const uint8_t *p = e->p;
-		uint32_t id = next_id(&p);
+		uint32_t id = fg_next_id(&p);
 		if (!id) {
-			if (fg->sdeltas)
-				node->delta += fg->sdeltas[e->stack];
+			node->delta += fg->st.stacks[e->stack].v[1];
 			open = -1;
 			continue;
 		}
@@ -163,11 +152,10 @@ static int split_graph(struct layout_state *st, const struct work *w, struct fg_
 	double self = 0;
 	for (uint32_t i = w->lo; i < w->hi; i++) {
 		struct ent *e = &st->ents[i];
-		uint32_t id = next_id(&e->p);
+		uint32_t id = fg_next_id(&e->p);
 		if (!id) {
 			self += e->count;
-			if (fg->sdeltas)
-				node->delta += fg->sdeltas[e->stack];
+			node->delta += fg->st.stacks[e->stack].v[1];
 			e->kid = 0;
 			continue;
 		}
@@ -244,19 +232,21 @@ int fg_layout(const struct flamegraph *fg, double minwidth_time, struct fg_node 
 	*depthmax = 0;
 	if (!(fg->time >= minwidth_time))
 		return 0;  /* not even the root is wide enough */
-	size_t n = fg->nr_stacks ? fg->nr_stacks : 1;
+	size_t n = fg->st.nr_stacks ? fg->st.nr_stacks : 1;
 	st.ents = malloc(n * sizeof(*st.ents));
 	if (!st.ents)
 		goto out;
-	for (uint32_t i = 0; i < fg->nr_stacks; i++)
-		st.ents[i] = (struct ent){ fg->stacks[i].ids, fg->stacks[i].count, i, 0 };
+	for (uint32_t i = 0; i < fg->st.nr_stacks; i++) {
+		uint32_t s = i < fg->nr_order ? fg->order[i] : i;
+		st.ents[i] = (struct ent){ fg->st.stacks[s].ids, fg->st.stacks[s].v[0], s, 0 };
+	}
 	if (!fg->o.flamechart &&
 	    (!(st.tmp = malloc(n * sizeof(*st.tmp))) ||
-	     !(st.kid_of = calloc(fg->nr_strs, sizeof(*st.kid_of)))))
+	     !(st.kid_of = calloc(fg->st.nr_strs, sizeof(*st.kid_of)))))
 		goto out;
 	/* The root: every stack, the total of every line, in input order. */
 	struct kid root = { .name = 0, .flags = fg->any_delta ? NODE_HAS_DELTA : 0,
-			    .n = fg->nr_stacks, .total = fg->time, .start = 0 };
+			    .n = fg->st.nr_stacks, .total = fg->time, .start = 0 };
 	if (push_work(&st, &root, 0, 0))
 		goto out;
 	while (st.nr_work) {

@@ -218,7 +218,7 @@ static void write_frame(struct flamegraph *fg, FILE *out, const struct layout *L
 			const struct fg_node *n, bool root)
 {
 	const struct flamegraph_opts *o = &fg->o;
-	const struct fg_str *name = &fg->strs[n->name];
+	const struct fg_str *name = &fg->st.strs[n->name];
 	double stime = n->start;
 	double etime = root ? L->timemax : stime + n->total;
 	double delta = n->delta;

@@ -502,6 +502,64 @@ static void test_diff(void)
 	folded_diff__delete(NULL);
 }
 
+/* diff --svg hands its stacks over without text (fg_adopt): the SVG must be
+ * the one its own text lines give, for every palette and mode. 300 names
+ * make multi-byte varints whose last byte looks like the empty name's;
+ * trailing and leading empty fields, a bytewise order that differs from the
+ * frame order ("a!" < "a" < "a;b"), fractional counts and -n included. */
+static void test_diff_svg(void)
+{
+	struct folded_diff_opts dopts[2] = { { 0 }, { .normalize = true } };
+	const char *modes[] = { "plain", "flamechart", "reverse", "chain", "minwidth0" };
+	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)
+		for (size_t n = 0; n < 2; n++) {
+			struct folded_diff *d = folded_diff__new(&dopts[n]);
+			char line[256];
+			for (unsigned i = 0; i < 900; i++) {
+				unsigned k = (i * 7919) % 300;
+				snprintf(line, sizeof(line), "%sroot;n%u;n%u%s%s %u%s", i % 50 ? "" : ";", k, (k * 13) % 300,
+					 i % 9 ? "" : ";", i % 11 ? "" : ";--;w", 1 + i % 5, i % 7 ? "" : ".25");
+				CHECK(folded_diff__add_line(d, (int)(i % 2), line) == 0, "add");
+			}
+			const char *extra[] = { "a 1", "a! 2", "a;b 3", "a;b; 4", "; 1", NULL };
+			for (size_t i = 0; extra[i]; i++)
+				folded_diff__add_line(d, (int)(i % 2), extra[i]);
+			char *text = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&text, &len);
+			CHECK(folded_diff__write(d, f) == 0, "write");
+			fclose(f);
+
+			struct flamegraph_opts o;
+			flamegraph_opts__init(&o);
+			o.flamechart = m == 1;
+			o.reverse = m == 2;
+			o.colors = m == 3 ? "chain" : "hot";
+			o.minwidth = m == 4 ? 0 : 0.1;
+			struct flamegraph *a = flamegraph__new(&o), *b = flamegraph__new(&o);
+			CHECK(folded_diff__to_flamegraph(d, a) == 0, "to_flamegraph");
+			for (char *p = text, *nl; (nl = strchr(p, '\n')); p = nl + 1) {
+				*nl = '\0';
+				CHECK(flamegraph__add_line(b, p) == 0, "add text");
+			}
+			struct svg sa = { 0 }, sb = { 0 };
+			FILE *ma = open_memstream(&sa.text, &sa.len), *mb = open_memstream(&sb.text, &sb.len);
+			CHECK(flamegraph__write_svg(a, ma) == 0 && flamegraph__write_svg(b, mb) == 0, "svg");
+			fclose(ma);
+			fclose(mb);
+			CHECK(sa.len == sb.len && !memcmp(sa.text, sb.text, sa.len),
+			      "%s%s: the handed-over stacks draw differently from their text", modes[m],
+			      n ? " -n" : "");
+			CHECK(strstr(sa.text, "n299") && strstr(sa.text, "a!"), "%s: frames missing", modes[m]);
+			free(sa.text);
+			free(sb.text);
+			free(text);
+			flamegraph__delete(a);
+			flamegraph__delete(b);
+			folded_diff__delete(d);
+		}
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "C");
@@ -514,5 +572,6 @@ int main(void)
 	test_empty();
 	test_streaming();
 	test_diff();
+	test_diff_svg();
 	return check_summary();
 }
