@@ -94,6 +94,24 @@ void fmt_num(char *buf, size_t size, double v)
 {
 	if (v == 0)
 		v = 0;  /* no "-0" */
+	/* Whole numbers below 1e15 are what %.15g prints as plain digits */
+	if (v > -1e15 && v < 1e15 && v == (double)(int64_t)v && size >= 18) {
+		char tmp[20];
+		int64_t x = (int64_t)v;
+		uint64_t u = x < 0 ? (uint64_t)-x : (uint64_t)x;
+		size_t n = 0;
+		do {
+			tmp[n++] = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+		size_t o = 0;
+		if (x < 0)
+			buf[o++] = '-';
+		while (n)
+			buf[o++] = tmp[--n];
+		buf[o] = '\0';
+		return;
+	}
 	snprintf(buf, size, "%.15g", v);
 }
 

@@ -115,7 +115,10 @@ int folded_diff__add_line(struct folded_diff *d, int side, const char *line);
 uint64_t folded_diff__ignored(const struct folded_diff *d);
 /* Writes all stacks, sorted bytewise, "stack c1 c2\n"; -EIO on write error. */
 int folded_diff__write(struct folded_diff *d, FILE *out);
-/* Feeds the two-column stacks to a flame graph (the --svg path). */
+/* Feeds the two-column stacks to a flame graph (the --svg path), as their
+ * "stack BEFORE AFTER" lines in sorted order would. To a flame graph with no
+ * input yet (and no --reverse or chain palette) the stacks are handed over,
+ * not copied: the diff is empty afterwards. */
 int folded_diff__to_flamegraph(struct folded_diff *d, struct flamegraph *fg);
 
 #endif
