@@ -52,6 +52,34 @@ head -2 "$T/small.folded" >"$T/part1"; tail -n +3 "$T/small.folded" >"$T/part2"
 "$PPROBE" flamegraph "$T/part1" - <"$T/part2" >"$T/parts.svg" 2>/dev/null
 check "FILE and - concatenate" cmp -s "$T/parts.svg" "$T/small.svg"
 
+# --- many distinct stacks: only frames at least --minwidth wide are built.
+# awk is the oracle: every prefix's total, and which are wide enough
+# (0.1 px of the 1180 px the frames get).
+awk 'BEGIN { srand(15); for (i = 0; i < 30000; i++) { d = 3 + int(rand() * 25); s = "app"; h = 1
+	for (j = 0; j < d; j++) { h = (h * 31 + int(rand() ^ 3 * 12) + j) % 400; s = s ";f" h }
+	print s, 1 + int(rand() * 9) } }' >"$T/many.folded"
+"$PPROBE" flamegraph "$T/many.folded" >"$T/many.svg" 2>"$T/err"
+check "many stacks: exit 0" [ $? -eq 0 ]
+check "many stacks: nothing said" [ ! -s "$T/err" ]
+awk 'function commas(n,  s) { s = sprintf("%d", n); while (s ~ /[0-9][0-9][0-9][0-9]/) sub(/[0-9][0-9][0-9]($|,)/, ",&", s); return s }
+	{ c = $NF; n = split($1, f, ";"); p = ""
+	  for (i = 1; i <= n; i++) { p = p (i > 1 ? ";" : "") f[i]; tot[p] += c; if (i == 3) d3[p] = 1 } all += c }
+	END { wide = 1; for (p in tot) if (tot[p] * 1180 >= 0.1 * all) wide++
+		best = ""; for (p in d3) if (best == "" || tot[p] > tot[best]) best = p
+		k = split(best, x, ";"); print wide, commas(all), length(tot) + 1, x[k], commas(tot[best]) }' \
+	"$T/many.folded" >"$T/oracle"
+read -r wide all every name total <"$T/oracle"
+check "many stacks: the $wide frames awk finds wide enough are drawn" [ "$(grep -c '^<g>$' "$T/many.svg")" -eq "$wide" ]
+check "many stacks: the root has all $all samples" grep -qF "<title>all ($all samples, 100%)" "$T/many.svg"
+check "many stacks: the widest depth-3 frame ($name) has awk's $total" grep -qF "<title>$name ($total samples" "$T/many.svg"
+cat "$T/many.folded" | "$PPROBE" flamegraph >"$T/many-pipe.svg"
+check "many stacks: a pipe gives the same SVG" cmp -s "$T/many-pipe.svg" "$T/many.svg"
+LC_ALL=C sort "$T/many.folded" | "$PPROBE" flamegraph >"$T/many-sorted.svg"
+check "many stacks: sorted input gives the same SVG" cmp -s "$T/many-sorted.svg" "$T/many.svg"
+"$PPROBE" flamegraph --minwidth 0 "$T/many.folded" >"$T/many-all.svg"
+check "many stacks: --minwidth 0 draws all $every distinct prefixes and the root" \
+	[ "$(grep -c '^<g>$' "$T/many-all.svg")" -eq "$every" ]
+
 # --- CLI contract
 "$PPROBE" flamegraph --help >"$T/help"; check "--help exits 0" [ $? -eq 0 ]
 check "--help lists --minwidth" grep -q -- '--minwidth' "$T/help"
