@@ -56,35 +56,20 @@ struct layout_state {
 	double minwidth_time;
 	struct ent *ents, *tmp;
 	struct work *work;
-	size_t nr_work, cap_work;
+	uint32_t nr_work, cap_work;
 	struct kid *kids;
-	size_t nr_kids, cap_kids;
+	uint32_t nr_kids, cap_kids;
 	uint32_t *order;        /* kids indices, sorted */
-	size_t cap_order;
+	uint32_t cap_order;
 	uint32_t *kid_of;       /* name -> kid index + 1 (never a flame chart) */
 	struct fg_node *nodes;
-	size_t nr_nodes, cap_nodes;
+	uint32_t nr_nodes, cap_nodes;
 	uint32_t depthmax;
 };
 
-static int reserve(void **arr, size_t *cap, size_t elem, size_t need)
-{
-	if (need <= *cap)
-		return 0;
-	size_t n = *cap ? *cap : 64;
-	while (n < need)
-		n *= 2;
-	void *p = realloc(*arr, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
-}
-
 static int push_work(struct layout_state *st, const struct kid *k, uint32_t depth, uint32_t lo)
 {
-	if (reserve((void **)&st->work, &st->cap_work, sizeof(*st->work), st->nr_work + 1))
+	if (fg_grow((void **)&st->work, &st->cap_work, sizeof(*st->work), st->nr_work + 1))
 		return -ENOMEM;
 	st->work[st->nr_work++] = (struct work){ k->name, depth, k->flags, lo, lo + k->n,
 						 k->total, k->start };
@@ -93,7 +78,7 @@ static int push_work(struct layout_state *st, const struct kid *k, uint32_t dept
 
 static int new_kid(struct layout_state *st, uint32_t name, double start)
 {
-	if (reserve((void **)&st->kids, &st->cap_kids, sizeof(*st->kids), st->nr_kids + 1))
+	if (fg_grow((void **)&st->kids, &st->cap_kids, sizeof(*st->kids), st->nr_kids + 1))
 		return -ENOMEM;
 	st->kids[st->nr_kids] = (struct kid){ .name = name, .start = start };
 	return (int)st->nr_kids++;
@@ -175,7 +160,7 @@ static int split_graph(struct layout_state *st, const struct work *w, struct fg_
 	}
 	if (!st->nr_kids)
 		return 0;
-	if (reserve((void **)&st->order, &st->cap_order, sizeof(*st->order), st->nr_kids))
+	if (fg_grow((void **)&st->order, &st->cap_order, sizeof(*st->order), st->nr_kids))
 		return -ENOMEM;
 	for (size_t j = 0; j < st->nr_kids; j++)
 		st->order[j] = (uint32_t)j;
@@ -251,7 +236,7 @@ int fg_layout(const struct flamegraph *fg, double minwidth_time, struct fg_node 
 		goto out;
 	while (st.nr_work) {
 		struct work w = st.work[--st.nr_work];
-		if (reserve((void **)&st.nodes, &st.cap_nodes, sizeof(*st.nodes), st.nr_nodes + 1))
+		if (fg_grow((void **)&st.nodes, &st.cap_nodes, sizeof(*st.nodes), st.nr_nodes + 1))
 			goto out;
 		struct fg_node *node = &st.nodes[st.nr_nodes++];
 		*node = (struct fg_node){ w.name, w.depth, w.flags, w.total, w.start, 0 };
