@@ -5,6 +5,7 @@
  * (the program name) before joining. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -302,7 +303,7 @@ static double before_count(const struct folded_diff *d, uint32_t stack)
 	double v = d->st.stacks[stack].v[0];
 	if (d->o.normalize && d->total[0] != d->total[1] && d->total[0] != 0) {
 		double t = v * d->total[1] / d->total[0];
-		v = t < 0 ? -(double)(long long)-t : (double)(long long)t;
+		v = trunc(t);  /* Perl's int(), for any size (a cast of 2^63 is undefined) */
 	}
 	return v;
 }

@@ -280,7 +280,8 @@ static void write_frame(struct flamegraph *fg, FILE *out, const struct layout *L
 
 	/* label: as many characters as fit, ".." when cut */
 	double cw = (x2 - x1) / (o->fontsize * o->fontwidth);
-	long chars = cw > 1e9 ? 1000000000L : (long)cw;
+	/* counts past 2^53 (or inf) can make the width NaN: no label then */
+	long chars = cw > 1e9 ? 1000000000L : cw >= 0 ? (long)cw : 0;
 	char ty[32];
 	fmt_num(ty, sizeof(ty), 3 + (y1 + y2) / 2);
 	fprintf(out, "<text x=\"%.2f\" y=\"%s\">", x1 + 3, ty);

@@ -498,6 +498,14 @@ static void test_diff(void)
 	out = diff_run(&o, a, b);
 	CHECK(!strcmp(out, "w 0 4\nx;0x... 15 6\nx;y 22 32\nz 3 0\n"), "-n -s:\n%s", out);
 	free(out);
+	/* -n of counts past 2^63: Perl's int() of a float, not an undefined cast
+	 * (found by tests/fuzz/fuzz_folded_diff) */
+	struct folded_diff_opts n = { .normalize = true };
+	const char *big_a[] = { "x 1", "y 100000000000000000000000000000", NULL };
+	const char *big_b[] = { "x 300000000000000000000000000000", NULL };
+	out = diff_run(&n, big_a, big_b);
+	CHECK(!strcmp(out, "x 3 3e+29\ny 3e+29 0\n"), "-n of huge counts:\n%s", out);
+	free(out);
 	CHECK(folded_diff__add_line(NULL, 2, "x 1") == -EINVAL, "bad side");
 	folded_diff__delete(NULL);
 }
@@ -560,6 +568,21 @@ static void test_diff_svg(void)
 		}
 }
 
+/* Counts past 2^53 and past a double's range: widths become inf or NaN,
+ * which must draw (no label) rather than hit an undefined (long) of NaN
+ * (found by tests/fuzz/fuzz_flamegraph; UBSan stops the sanitized build). */
+static void test_huge_counts(void)
+{
+	char inf[420] = "a;h ";
+	memset(inf + 4, '1', 400);
+	inf[404] = '\0';
+	const char *lines[] = { "c 3", "a;d 1.", inf, "a;h 18446744073709551616000", NULL };
+	struct svg s;
+	CHECK(render_lines(NULL, lines, &s) == 0, "huge counts render");
+	CHECK(s.text && strstr(s.text, "</svg>"), "huge counts: a whole SVG");
+	svg_free(&s);
+}
+
 int main(void)
 {
 	setlocale(LC_ALL, "C");
@@ -573,5 +596,6 @@ int main(void)
 	test_streaming();
 	test_diff();
 	test_diff_svg();
+	test_huge_counts();
 	return check_summary();
 }
