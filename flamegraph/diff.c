@@ -215,7 +215,8 @@ static int finish(struct folded_diff *d, double *c1, size_t i)
 
 static int sort_entries(struct folded_diff *d)
 {
-	qsort(d->e, d->nr, sizeof(*d->e), entry_cmp);
+	if (d->nr)	/* d->e is NULL when no line was valid */
+		qsort(d->e, d->nr, sizeof(*d->e), entry_cmp);
 	return fd_rehash(d, d->mask + 1);
 }
 
