@@ -222,7 +222,16 @@ struct tp_format *tp_format__parse(const char *text, const char *sys)
 	const char *pf = strstr(text, "\nprint fmt: ");
 	if (pf)
 		fmt->print_fmt = strndup(pf + 12, strcspn(pf + 12, "\n"));
-	fmt->fields = calloc((size_t)(ev->format.nr_common + ev->format.nr_fields), sizeof(*fmt->fields));
+	/* Sized by the lists walked below, not by nr_common/nr_fields: where a
+	 * field line is malformed ("of16prio4;" for "offset:24;") libtraceevent
+	 * has linked the field it then fails to count (found by
+	 * tests/fuzz/fuzz_tp_format). */
+	size_t nr = 0;
+	for (const struct tep_format_field *f = ev->format.common_fields; f; f = f->next)
+		nr++;
+	for (const struct tep_format_field *f = ev->format.fields; f; f = f->next)
+		nr++;
+	fmt->fields = calloc(nr ? nr : 1, sizeof(*fmt->fields));
 	if (!fmt->name || !fmt->sys || (pf && !fmt->print_fmt) || !fmt->fields) {
 		err = -ENOMEM;
 		goto err;
