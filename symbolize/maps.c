@@ -243,7 +243,7 @@ bool map__is_file(const struct map *m)
  * The path may contain spaces and ends with " (deleted)" for unlinked files. */
 static int maps__parse_line(char *line, struct map *m)
 {
-	char perms[8];
+	char perms[8] = "";	/* "r" alone: perms[2..3] read as NUL, not stack garbage */
 	unsigned long long start, end, pgoff, ino;
 	unsigned maj, min;
 	int pos = 0;
