@@ -85,9 +85,9 @@ static unsigned type_size(const char *type, int *is_signed)
 /* Element type of an array type "char[16]" / "__data_loc unsigned long[]". */
 static void elem_type(const struct tp_field *f, char *buf, size_t len)
 {
-	const char *t = f->type;
-	if (f->is_dynamic)
-		t = strchr(t, ' ') + 1;
+	const char *t = f->type, *sp = f->is_dynamic ? strchr(t, ' ') : NULL;
+	if (sp)		/* "__data_loc char[]" -> "char[]"; a bare "__data_loc" has none */
+		t = sp + 1;
 	snprintf(buf, len, "%s", t);
 	char *b = strchr(buf, '[');
 	if (b)
@@ -322,7 +322,7 @@ static uint64_t load_uint(const unsigned char *p, unsigned size)
 
 static int64_t sign_extend(uint64_t v, unsigned size)
 {
-	if (size >= 8)
+	if (size >= 8 || size == 0)	/* size 0: nothing was read, and a shift by 64 is undefined */
 		return (int64_t)v;
 	unsigned shift = 64 - size * 8;
 	return (int64_t)(v << shift) >> shift;
