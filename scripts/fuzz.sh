@@ -43,7 +43,9 @@ dirs=(tests/fuzz/corpus/"$target")
 [ -d tests/fuzz/regress/"$target" ] && dirs+=(tests/fuzz/regress/"$target")
 log=$out/fuzz.log
 status=0
-(cd "$out" && UBSAN_OPTIONS=print_stacktrace=1 "$OLDPWD/build-fuzz/fuzz/fuzz_$target" \
+# lsan.supp: leaks inside libtraceevent and libdw (seen only by the slow unwinder)
+(cd "$out" && UBSAN_OPTIONS=print_stacktrace=1 ASAN_OPTIONS=fast_unwind_on_malloc=0 \
+	LSAN_OPTIONS=suppressions="$OLDPWD/tests/fuzz/lsan.supp" "$OLDPWD/build-fuzz/fuzz/fuzz_$target" \
 	-max_total_time="$secs" -timeout=20 -print_final_stats=1 \
 	-artifact_prefix="$out/" "$@" corpus "${dirs[@]/#/$OLDPWD/}") >"$log" 2>&1 || status=$?
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
