@@ -1,26 +1,83 @@
-/* Tracepoint formats and raw records: the input is a format file's text, a
- * NUL byte, then a raw record (what follows PERF_SAMPLE_RAW's size). The
- * format goes through tp_format__parse; the record through
- * tp_format__print (the kernel's print fmt, by libtraceevent) and each
- * field through tp_field__int, tp_field__dynamic and tp_field__format. The
- * record's common_type is set to the format's ID, as the kernel writes it.
- * The first byte picks the system name (syscalls and probe events print
- * otherwise than the rest). */
+/* Tracepoint formats and raw records. The first byte picks the system
+ * name (its low bits: syscalls and probe events print otherwise than the
+ * rest) and where the format comes from (its top bit):
+ *  - clear: the input, a format file's text up to a NUL byte, without its
+ *    "print fmt:" line (libtraceevent 1.7.1 itself crashes on some
+ *    malformed print fmts, tests/fuzz/known/tp_format/; formats come from
+ *    the kernel's tracefs alone, so that parser is not pprobe's to fuzz);
+ *  - set: one of the real formats of the seeds (tests/fuzz/corpus/tp_format/,
+ *    read once), picked by the next byte, print fmt and all.
+ * The rest is a raw record (what follows PERF_SAMPLE_RAW's size). The
+ * format goes through tp_format__parse; the record through tp_format__print
+ * (the kernel's print fmt, by libtraceevent) and each field through
+ * tp_field__int, tp_field__dynamic and tp_field__format. The record's
+ * common_type is set to the format's ID, as the kernel writes it. */
+#include <dirent.h>
+
 #include "fuzz.h"
 #include "tp_format.h"
 
 static const char *const systems[] = { "sched", "syscalls", "uprobes", "kprobes", "probe_libc", "irq", "ftrace",
 				       "pprobe_1" };
+static char *real[64];
+static int nreal;
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The seeds that hold a format with its print fmt, in name order (so a
+ * seed's index byte always picks the same one). */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	DIR *d = opendir(PPROBE_FUZZ_CORPUS_DIR "/tp_format");
+	struct dirent *e;
+	char *names[256];
+	int n = 0;
+	while (d && (e = readdir(d)) && n < 256)
+		if (e->d_name[0] != '.')
+			names[n++] = strdup(e->d_name);
+	if (d)
+		closedir(d);
+	qsort(names, (size_t)n, sizeof(*names), name_cmp);
+	for (int i = 0; i < n; i++) {
+		char path[4096], *text = NULL;
+		size_t cap = 0;
+		snprintf(path, sizeof(path), "%s/tp_format/%s", PPROBE_FUZZ_CORPUS_DIR, names[i]);
+		FILE *f = fopen(path, "re");
+		if (f && getdelim(&text, &cap, 0, f) > 1 && strstr(text, "\nprint fmt: ") && nreal < 64)
+			real[nreal++] = strdup(text + 1);	/* after the system byte, up to the NUL */
+		free(text);
+		free(names[i]);
+		if (f)
+			fclose(f);
+	}
+	if (!nreal) {
+		fprintf(stderr, "fuzz_tp_format: no formats in %s/tp_format\n", PPROBE_FUZZ_CORPUS_DIR);
+		abort();
+	}
+	return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (!size)
+	if (size < 2)
 		return 0;
 	const char *sys = systems[data[0] % (sizeof(systems) / sizeof(systems[0]))];
 	char *text;
 	uint8_t *rec;
 	size_t len;
-	fuzz_split(data + 1, size - 1, 0, &text, &rec, &len);
+	if (data[0] & 0x80) {
+		text = strdup(real[data[1] % nreal]);
+		rec = (uint8_t *)fuzz_str(data + 2, size - 2);
+		len = size - 2;
+	} else {
+		fuzz_split(data + 1, size - 1, 0, &text, &rec, &len);
+		char *pf = strstr(text, "\nprint fmt:");
+		if (pf)
+			pf[1] = 0;
+	}
 	struct tp_format *fmt = tp_format__parse(text, sys);
 	if (fmt) {
 		/* 8-byte aligned as in the ring, no slack past the end */

@@ -62,6 +62,7 @@ for mode in (0, 1, 3, 5, 21, 33, 39, 8):
 
 # ---- tp_format: system byte, format text, NUL, record ----
 SYSTEMS = ["sched", "syscalls", "uprobes", "kprobes", "probe_libc", "irq", "ftrace", "pprobe_1"]
+records = {}
 for ev in ("sched/sched_switch", "sched/sched_process_exec", "sched/sched_wakeup", "syscalls/sys_enter_openat",
            "syscalls/sys_exit_read", "irq/irq_handler_entry", "kmem/kmalloc", "timer/hrtimer_start",
            "signal/signal_generate", "block/block_rq_issue", "net/net_dev_xmit", "workqueue/workqueue_execute_start"):
@@ -86,6 +87,12 @@ for ev in ("sched/sched_switch", "sched/sched_process_exec", "sched/sched_wakeup
     for off in locs:
         body[off:off + 4] = struct.pack("<HH", size, len(tail))
     put("tp_format", ev.replace("/", "_"), bytes([sb]) + text + b"\0" + bytes(body) + tail)
+    records[ev.replace("/", "_")] = (sb, bytes(body) + tail)
+# the same records after the real format, print fmt and all (first byte's top
+# bit; the next byte indexes the format seeds in name order, as the target does)
+for i, name in enumerate(sorted(records)):
+    sb, r = records[name]
+    put("tp_format", f"real_{name}", bytes([0x80 | sb, i]) + r)
 
 # ---- trace_filter: filters against sched_switch (no NUL), and with a format ----
 for i, flt in enumerate(["prev_pid > 0 && next_comm ~ \"bash*\"", "common_pid == 1 || CPU == 0",
