@@ -43,6 +43,8 @@ dirs=(tests/fuzz/corpus/"$target")
 [ -d tests/fuzz/regress/"$target" ] && dirs+=(tests/fuzz/regress/"$target")
 log=$out/fuzz.log
 status=0
+start=$SECONDS
+touch "$out/.start"	# crash files newer than this are this run's
 # lsan.supp: leaks inside libtraceevent and libdw (seen only by the slow unwinder)
 (cd "$out" && UBSAN_OPTIONS=print_stacktrace=1 ASAN_OPTIONS=fast_unwind_on_malloc=0 \
 	LSAN_OPTIONS=suppressions="$OLDPWD/tests/fuzz/lsan.supp" "$OLDPWD/build-fuzz/fuzz/fuzz_$target" \
@@ -50,8 +52,8 @@ status=0
 	-artifact_prefix="$out/" "$@" corpus "${dirs[@]/#/$OLDPWD/}") >"$log" 2>&1 || status=$?
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
 cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1)
-echo "$target: ${secs}s, ${execs:-?} execs, ${cov:-cov: ?}, new corpus entries: $(find "$out/corpus" -type f | wc -l) in $out/corpus; log $log"
-crashes=$(find "$out" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) -newer "$out/corpus" 2>/dev/null || true)
+echo "$target: $((SECONDS - start))s, ${execs:-?} execs, ${cov:-cov: ?}, scratch corpus $(find "$out/corpus" -type f | wc -l) inputs in $out/corpus; log $log"
+crashes=$(find "$out" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) -newer "$out/.start" 2>/dev/null || true)
 if [ "$status" -ne 0 ] || [ -n "$crashes" ]; then
 	grep -E 'ERROR|SUMMARY|runtime error' "$log" | head -5 >&2 || true
 	echo "$target: CRASHED (status $status): ${crashes:-see $log}" >&2
