@@ -472,12 +472,21 @@ int tp_format__print(const struct tp_format *fmt, const void *data, size_t size,
 		if (fmt->fields[i].is_dynamic && tp_field__dynamic(&fmt->fields[i], data, size, &p, &n))
 			return -ERANGE;
 	}
-	struct tep_record rec = { .data = (void *)data, .size = (int)size };
+	/* libtraceevent prints a char array with %s: one without its NUL at
+	 * the end of the record was read past it (found by fuzz_tp_format).
+	 * It reads a copy followed by NULs. */
+	unsigned char *copy = malloc(size + 8);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, data, size);
+	memset(copy + size, 0, 8);
+	struct tep_record rec = { .data = copy, .size = (int)size };
 	struct trace_seq s;
 	trace_seq_init(&s);
 	tep_print_event(fmt->tep, &s, &rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&s);
 	int n = s.state == TRACE_SEQ__GOOD ? snprintf(buf, len, "%s", s.buffer) : -ENOMEM;
 	trace_seq_destroy(&s);
+	free(copy);
 	return n;
 }
