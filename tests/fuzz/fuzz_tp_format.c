@@ -19,6 +19,15 @@
 
 static const char *const systems[] = { "sched", "syscalls", "uprobes", "kprobes", "probe_libc", "irq", "ftrace",
 				       "pprobe_1" };
+/* The common fields as every kernel from 5.10 to 6.18 writes them. A
+ * fuzzed format keeps them: libtraceevent 1.7.1 itself crashes (strcmp of
+ * NULL in tep_parse_format) on a misspelt common field type
+ * (tests/fuzz/known/tp_format/). */
+static const char common_fields[] =
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n";
 static char *real[64];
 static int nreal;
 
@@ -77,6 +86,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char *pf = strstr(text, "\nprint fmt:");
 		if (pf)
 			pf[1] = 0;
+		if (!strstr(text, common_fields)) {	/* libtraceevent's own crash, known/ */
+			free(text);
+			free(rec);
+			return 0;
+		}
 	}
 	struct tp_format *fmt = tp_format__parse(text, sys);
 	if (fmt) {
