@@ -80,6 +80,18 @@ static inline int fuzz_has_long_number(const uint8_t *data, size_t size, size_t 
 	return 0;
 }
 
+/* Whether fuzzed tracepoint format text may reach libtraceevent's parser:
+ * libtraceevent 1.7.1 crashes by itself on malformed formats within seconds
+ * of fuzzing (tests/fuzz/known/tp_format/), and formats come from the
+ * kernel's tracefs alone. The seeds and regression inputs run with it
+ * (ctest's fuzz/NAME/inputs sets PPROBE_FUZZ_TEP_FORMATS=1); fuzzing does
+ * not unless asked (PPROBE_FUZZ_TEP_FORMATS=1 scripts/fuzz.sh tp_format N). */
+static inline int fuzz_tep_formats(void)
+{
+	const char *e = getenv("PPROBE_FUZZ_TEP_FORMATS");
+	return e && *e == '1';
+}
+
 /* Keep parsers inside the process: no debuginfod downloads, no separate
  * debug files from the system's /usr/lib/debug (a fuzzed build-id must
  * not pull in a real library's DWARF). */

@@ -1,11 +1,13 @@
 /* Tracepoint formats and raw records. The first byte picks the system
  * name (its low bits: syscalls and probe events print otherwise than the
  * rest) and where the format comes from (its top bit):
- *  - clear: the input, a format file's text up to a NUL byte, without its
+ *  - clear, with PPROBE_FUZZ_TEP_FORMATS=1 (fuzz.h; the seeds and
+ *    regression inputs run so): the input, a format file's text up to a
+ *    NUL byte, without its
  *    "print fmt:" line (libtraceevent 1.7.1 itself crashes on some
  *    malformed print fmts, tests/fuzz/known/tp_format/; formats come from
  *    the kernel's tracefs alone, so that parser is not pprobe's to fuzz);
- *  - set: one of the real formats of the seeds (tests/fuzz/corpus/tp_format/,
+ *  - set, or without that variable: one of the real formats of the seeds (tests/fuzz/corpus/tp_format/,
  *    read once), picked by the next byte, print fmt and all.
  * The rest is a raw record (what follows PERF_SAMPLE_RAW's size). The
  * format goes through tp_format__parse; the record through tp_format__print
@@ -77,7 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text;
 	uint8_t *rec;
 	size_t len;
-	if (data[0] & 0x80) {
+	if ((data[0] & 0x80) || !fuzz_tep_formats()) {
 		text = strdup(real[data[1] % nreal]);
 		rec = (uint8_t *)fuzz_str(data + 2, size - 2);
 		len = size - 2;
