@@ -243,7 +243,7 @@ bool map__is_file(const struct map *m)
  * The path may contain spaces and ends with " (deleted)" for unlinked files. */
 static int maps__parse_line(char *line, struct map *m)
 {
-	char perms[8];
+	char perms[8] = "";	/* "r" alone: perms[2..3] read as NUL, not stack garbage */
 	unsigned long long start, end, pgoff, ino;
 	unsigned maj, min;
 	int pos = 0;
@@ -279,15 +279,25 @@ static int maps__parse_line(char *line, struct map *m)
 
 int maps__load_proc(struct maps *maps, pid_t pid)
 {
-	char fn[64], *line = NULL;
-	size_t cap = 0;
+	char fn[64];
 	FILE *f;
-	int err = 0;
+	int err;
 
 	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)pid);
 	f = fopen(fn, "re");
 	if (!f)
 		return errno == ENOENT ? -ESRCH : -errno;
+	err = maps__load_file(maps, f);
+	fclose(f);
+	return err;
+}
+
+int maps__load_file(struct maps *maps, FILE *f)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int err = 0;
+
 	maps__clear(maps);
 	while (getline(&line, &cap, f) > 0) {
 		struct map m;
@@ -307,6 +317,5 @@ int maps__load_proc(struct maps *maps, pid_t pid)
 out:
 	maps->gen++;
 	free(line);
-	fclose(f);
 	return err;
 }

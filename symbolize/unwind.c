@@ -409,7 +409,8 @@ static int uproc__build_mods(struct unwinder *u, struct uproc *p, const struct m
 		um->text_low = m->start;
 		um->text_high = m->end;
 	}
-	qsort(p->mods, p->nr_mods, sizeof(*p->mods), mod_cmp);
+	if (p->nr_mods > 1)	/* p->mods is NULL for a process without file mappings */
+		qsort(p->mods, (size_t)p->nr_mods, sizeof(*p->mods), mod_cmp);
 	return 0;
 }
 

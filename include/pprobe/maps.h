@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #define MAP_BUILD_ID_MAX 20
@@ -47,6 +48,10 @@ uint64_t maps__generation(const struct maps *maps);
 /* Replace the contents with /proc/PID/maps. Returns 0 or -errno (-ESRCH for
  * a process that does not exist). */
 int maps__load_proc(struct maps *maps, pid_t pid);
+/* The same from f, read to its end in /proc/PID/maps' format (lines that
+ * are not mappings are skipped): the parser behind maps__load_proc, for
+ * the fuzzer. Returns 0 or -errno. */
+int maps__load_file(struct maps *maps, FILE *f);
 
 /* True for file-backed mappings whose path names a file (not [vdso], //anon...). */
 bool map__is_file(const struct map *m);

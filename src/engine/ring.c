@@ -110,7 +110,10 @@ int ring__read(struct ring *r, ring_record_fn fn, void *ctx)
 			tail = head;
 			break;
 		}
-		if (off + hdr.size <= size) {
+		/* The kernel writes 8-byte units; a record after one of an odd
+		 * size (corrupt) is copied out too, so no reader gets a
+		 * misaligned header (found by tests/fuzz/fuzz_ring). */
+		if (off + hdr.size <= size && !(off & 7)) {
 			rec = (const void *)(r->data + off);
 		} else {
 			if (!r->scratch) {
@@ -122,7 +125,7 @@ int ring__read(struct ring *r, ring_record_fn fn, void *ctx)
 				}
 				r->scratch_len = 65536;
 			}
-			size_t first = size - off;
+			size_t first = off + hdr.size <= size ? hdr.size : size - off;
 			memcpy(r->scratch, r->data + off, first);
 			memcpy(r->scratch + first, r->data, hdr.size - first);
 			rec = (const void *)r->scratch;

@@ -85,9 +85,9 @@ static unsigned type_size(const char *type, int *is_signed)
 /* Element type of an array type "char[16]" / "__data_loc unsigned long[]". */
 static void elem_type(const struct tp_field *f, char *buf, size_t len)
 {
-	const char *t = f->type;
-	if (f->is_dynamic)
-		t = strchr(t, ' ') + 1;
+	const char *t = f->type, *sp = f->is_dynamic ? strchr(t, ' ') : NULL;
+	if (sp)		/* "__data_loc char[]" -> "char[]"; a bare "__data_loc" has none */
+		t = sp + 1;
 	snprintf(buf, len, "%s", t);
 	char *b = strchr(buf, '[');
 	if (b)
@@ -222,7 +222,16 @@ struct tp_format *tp_format__parse(const char *text, const char *sys)
 	const char *pf = strstr(text, "\nprint fmt: ");
 	if (pf)
 		fmt->print_fmt = strndup(pf + 12, strcspn(pf + 12, "\n"));
-	fmt->fields = calloc((size_t)(ev->format.nr_common + ev->format.nr_fields), sizeof(*fmt->fields));
+	/* Sized by the lists walked below, not by nr_common/nr_fields: where a
+	 * field line is malformed ("of16prio4;" for "offset:24;") libtraceevent
+	 * has linked the field it then fails to count (found by
+	 * tests/fuzz/fuzz_tp_format). */
+	size_t nr = 0;
+	for (const struct tep_format_field *f = ev->format.common_fields; f; f = f->next)
+		nr++;
+	for (const struct tep_format_field *f = ev->format.fields; f; f = f->next)
+		nr++;
+	fmt->fields = calloc(nr ? nr : 1, sizeof(*fmt->fields));
 	if (!fmt->name || !fmt->sys || (pf && !fmt->print_fmt) || !fmt->fields) {
 		err = -ENOMEM;
 		goto err;
@@ -313,7 +322,7 @@ static uint64_t load_uint(const unsigned char *p, unsigned size)
 
 static int64_t sign_extend(uint64_t v, unsigned size)
 {
-	if (size >= 8)
+	if (size >= 8 || size == 0)	/* size 0: nothing was read, and a shift by 64 is undefined */
 		return (int64_t)v;
 	unsigned shift = 64 - size * 8;
 	return (int64_t)(v << shift) >> shift;
@@ -463,12 +472,21 @@ int tp_format__print(const struct tp_format *fmt, const void *data, size_t size,
 		if (fmt->fields[i].is_dynamic && tp_field__dynamic(&fmt->fields[i], data, size, &p, &n))
 			return -ERANGE;
 	}
-	struct tep_record rec = { .data = (void *)data, .size = (int)size };
+	/* libtraceevent prints a char array with %s: one without its NUL at
+	 * the end of the record was read past it (found by fuzz_tp_format).
+	 * It reads a copy followed by NULs. */
+	unsigned char *copy = malloc(size + 8);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, data, size);
+	memset(copy + size, 0, 8);
+	struct tep_record rec = { .data = copy, .size = (int)size };
 	struct trace_seq s;
 	trace_seq_init(&s);
 	tep_print_event(fmt->tep, &s, &rec, "%s", TEP_PRINT_INFO);
 	trace_seq_terminate(&s);
 	int n = s.state == TRACE_SEQ__GOOD ? snprintf(buf, len, "%s", s.buffer) : -ENOMEM;
 	trace_seq_destroy(&s);
+	free(copy);
 	return n;
 }

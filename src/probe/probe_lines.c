@@ -295,7 +295,8 @@ static int listing_fill(struct probe_finder *pf, struct line_listing *l, int fir
 			const struct source *src)
 {
 	l->first = first;
-	qsort(rows, (size_t)nrows, sizeof(*rows), row_cmp);
+	if (nrows)	/* rows is NULL when the function has no line rows (folded away) */
+		qsort(rows, (size_t)nrows, sizeof(*rows), row_cmp);
 	if (narows)
 		qsort(arows, (size_t)narows, sizeof(*arows), row_cmp);
 	l->lines = calloc((size_t)(last - first + 1), sizeof(*l->lines));

@@ -127,13 +127,15 @@ int usdt__read(const char *path, struct usdt_probe **out)
 				}
 			}
 			const char *s = (const char *)d + 3 * asz, *end = (const char *)d + nh.n_descsz;
-			const char *prov = s, *name = memchr(prov, 0, end - prov);
-			if (!name++ || name >= end)
+			/* provider\0name\0args\0; a NULL from memchr is never stepped
+			 * past (arithmetic on NULL is undefined) */
+			const char *prov = s, *name = memchr(prov, 0, (size_t)(end - prov));
+			if (!name || ++name >= end)
 				continue;
-			const char *args = memchr(name, 0, end - name);
-			if (!args++)
+			const char *args = memchr(name, 0, (size_t)(end - name));
+			if (!args)
 				continue;
-			if (args >= end || !memchr(args, 0, end - args))
+			if (++args >= end || !memchr(args, 0, (size_t)(end - args)))
 				args = "";
 			struct usdt_probe p = { 0 };
 			uint64_t delta = have_base ? base_addr - a[1] : 0;

@@ -350,12 +350,44 @@ static void test_synthetic(void)
 	CHECK(tp_format__parse("format:\n\tfield:int;\toffset:0;\tsize:4;\tsigned:1;\n", "s") == NULL, "no name");
 }
 
+/* A char array filled to its end, no NUL, last in the record: printed by
+ * its print fmt's %s and by libtraceevent's field list (a format without a
+ * print fmt) without a byte read past the record (found by fuzz_tp_format;
+ * the sanitized build sees an over-read: the record is exactly its size on
+ * the heap). */
+static void test_full_char_array(void)
+{
+	static const char head[] =
+		"name: full\nID: 9\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:char tag[8];\toffset:8;\tsize:8;\tsigned:0;\n\n";
+	char text[1024];
+	for (int with_fmt = 0; with_fmt < 2; with_fmt++) {
+		snprintf(text, sizeof(text), "%s%s", head, with_fmt ? "print fmt: \"tag=%s\", REC->tag\n" : "");
+		struct tp_format *f = tp_format__parse(text, "s");
+		CHECK(f != NULL, "full char array format (%s print fmt)", with_fmt ? "with" : "without");
+		if (!f)
+			continue;
+		unsigned char *rec = malloc(16);
+		memset(rec, 0, 16);
+		rec[0] = 9;	/* common_type: the ID */
+		memcpy(rec + 8, "ABCDEFGH", 8);
+		char out[256];
+		int n = tp_format__print(f, rec, 16, out, sizeof(out));
+		CHECK(n > 0 && strstr(out, "ABCDEFGH"), "full char array printed: %d '%s'", n, out);
+		free(rec);
+		tp_format__free(f);
+	}
+}
+
 int main(void)
 {
 	if (!tracefs__root()) {
 		char m[512];
 		tracefs__strerror(errno, m, sizeof(m));
 		test_synthetic();
+		test_full_char_array();
 		return check_skip("%s", m);
 	}
 	test_all_real();
@@ -364,5 +396,6 @@ int main(void)
 	test_openat();
 	test_data_loc_real();
 	test_synthetic();
+	test_full_char_array();
 	return check_summary();
 }
