@@ -258,14 +258,23 @@ void fg_color(int pal, bool hash, struct fg_rng *random, const char *name, size_
 	rgb[0] = r, rgb[1] = g, rgb[2] = b;
 }
 
+/* (int) as Perl's int() prints it, where the cast is defined: deltas of
+ * counts past a double's range give inf - inf = NaN (0 here). */
+static int scale_int(double x)
+{
+	if (x > -1e9 && x < 1e9)
+		return (int)x;
+	return x >= 1e9 ? 1000000000 : x <= -1e9 ? -1000000000 : 0;
+}
+
 void fg_color_scale(double delta, double maxdelta, bool negate, int rgb[3])
 {
 	int r = 255, g = 255, b = 255;
 	if (negate)
 		delta = -delta;
 	if (delta > 0)
-		g = b = (int)(210 * (maxdelta - delta) / maxdelta);
+		g = b = scale_int(210 * (maxdelta - delta) / maxdelta);
 	else if (delta < 0)
-		r = g = (int)(210 * (maxdelta + delta) / maxdelta);
+		r = g = scale_int(210 * (maxdelta + delta) / maxdelta);
 	rgb[0] = r, rgb[1] = g, rgb[2] = b;
 }

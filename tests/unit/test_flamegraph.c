@@ -581,6 +581,16 @@ static void test_huge_counts(void)
 	CHECK(render_lines(NULL, lines, &s) == 0, "huge counts render");
 	CHECK(s.text && strstr(s.text, "</svg>"), "huge counts: a whole SVG");
 	svg_free(&s);
+	/* differential: inf - inf deltas colour as NaN would, without (int) of it */
+	char diff[820] = "a;h ";
+	memset(diff + 4, '1', 400);
+	diff[404] = ' ';
+	memset(diff + 405, '2', 400);
+	diff[805] = '\0';
+	const char *dlines[] = { "a;g 1 2", diff, "a;h 0 1", NULL };
+	CHECK(render_lines(NULL, dlines, &s) == 0, "huge differential counts render");
+	CHECK(s.text && strstr(s.text, "</svg>"), "huge differential counts: a whole SVG");
+	svg_free(&s);
 }
 
 int main(void)
