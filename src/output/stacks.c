@@ -433,7 +433,9 @@ void stacktab__add(struct stacktab *st, const struct stack_owner *o, const uint3
 	while (st->slots[i]) {
 		struct stackent *e = &st->ents[st->slots[i] - 1];
 		const uint32_t *w = st->words + e->off;
-		if (!memcmp(w, key, (n + W_HDR) * sizeof(uint32_t))) {
+		/* the length first: a shorter entry at the end of words has
+		 * fewer than n + W_HDR words to compare */
+		if (w[W_N] == n && !memcmp(w, key, (n + W_HDR) * sizeof(uint32_t))) {
 			e->count += weight;
 			e->samples++;
 			ent = st->slots[i] - 1;
