@@ -24,6 +24,7 @@
 #include "record_push.h"
 #include "speedscope.h"
 #include "svg.h"
+#include "pprobe/safe_open.h"
 #include "pprobe/symbolize.h"
 #include "pprobe/unwind.h"
 
@@ -1141,6 +1142,11 @@ static int write_outputs(struct collect *c, const struct event_list *evl, const 
 	return ret;
 }
 
+static void print_refused(void *arg, const char *path, const char *why)
+{
+	fprintf(stderr, "%s: ignored %s: %s\n", (const char *)arg, path, why);
+}
+
 static void print_off_cpu(const struct record *rec)
 {
 	const struct offcpu_stats *st = &rec->off.st;
@@ -1192,6 +1198,10 @@ static void print_summary(struct collect *c, const struct record *rec)
 		fprintf(stderr, "pprobe record: %llu records arrived after newer ones were "
 			"processed (delivered late, out of order)\n",
 			(unsigned long long)c->queue.out_of_order);
+	size_t dropped = 0;
+	safe_open__refusals(print_refused, "pprobe record", &dropped);
+	if (dropped)
+		fprintf(stderr, "pprobe record: %zu more files the profiled programs control were ignored\n", dropped);
 }
 
 /* ---- the command ---- */
