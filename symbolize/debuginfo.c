@@ -17,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pprobe/safe_open.h"
+#include "pprobe/safe_open.h"
 #include "sym_internal.h"
 
 /* Overridable for tests: PPROBE_DEBUG_DIR replaces /usr/lib/debug. */
@@ -55,7 +57,7 @@ static bool crc_is(const char *path, uint32_t want)
 	static char buf[65536];
 	uint32_t crc = 0;
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = safe_open_file(path);
 
 	if (fd < 0)
 		return false;
@@ -161,7 +163,7 @@ char *debuginfo__find(const char *path, const char *map_path, void *elfp,
 	return found;
 }
 
-void *debuginfo__minidebuginfo(void *elfp, size_t *size)
+void *debuginfo__minidebuginfo(void *elfp, uint64_t file_size, const char *path, size_t *size)
 {
 	Elf *elf = elfp;
 	Elf_Scn *scn;
@@ -193,6 +195,14 @@ void *debuginfo__minidebuginfo(void *elfp, size_t *size)
 		if (ret != LZMA_OK)
 			goto err;
 		if (!strm.avail_out) {
+			if (cap * 2 > elf_file__decompressed_cap(file_size)) {
+				char why[128];
+
+				snprintf(why, sizeof(why), ".gnu_debugdata inflates past the cap of %llu bytes",
+					 (unsigned long long)elf_file__decompressed_cap(file_size));
+				safe_open__note(path, why);
+				goto err;
+			}
 			grown = realloc(out, cap * 2);
 			if (!grown)
 				goto err;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pprobe/safe_open.h"
 #include "sym_internal.h"
 
 /* Per compile unit, built on first use by one walk of its DIE tree: every
@@ -59,7 +60,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 
 	if (!o || !o->debug_path)
 		return -1;
-	fd = open(o->debug_path, O_RDONLY | O_CLOEXEC);
+	fd = safe_open_file(o->debug_path);
 	if (fd >= 0)
 		*debuginfo_file_name = strdup(o->debug_path);
 	return fd;
@@ -77,7 +78,8 @@ static struct dwarf_state *dwarf_open(struct elf_object *o)
 	void **userdata = NULL;
 	int fd;
 
-	if (o->elf_fd < 0 || (!o->debug_path && (!o->debug_how || strcmp(o->debug_how, "self"))))
+	if (o->elf_fd < 0 || o->dwarf_refused ||
+	    (!o->debug_path && (!o->debug_how || strcmp(o->debug_how, "self"))))
 		return NULL;	/* no DWARF anywhere: do not pay for a Dwfl */
 	st = calloc(1, sizeof(*st));
 	if (!st)

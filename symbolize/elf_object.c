@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pprobe/safe_open.h"
 #include "sym_internal.h"
 
 static void elf_init(void)
@@ -82,7 +83,7 @@ int elf_file__build_id(const char *path, uint8_t *out, size_t max)
 	Elf *elf;
 
 	elf_init();
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = safe_open_file(path);
 	if (fd < 0)
 		return 0;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -354,7 +355,7 @@ static int entry_symbol(struct symtab *t, Elf *elf)
 /* Symbols from a separate file (debug file or MiniDebugInfo image). */
 static int symbols_from_file(struct elf_object *o, const char *path, uint32_t bonus)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	int fd = safe_open_file(path), err = 0;
 	Elf *elf;
 
 	if (fd < 0)
@@ -366,6 +367,28 @@ static int symbols_from_file(struct elf_object *o, const char *path, uint32_t bo
 	}
 	close(fd);
 	return err < 0 ? err : 0;
+}
+
+/* A separate debug file whose compressed sections claim no more than it
+ * could hold (said when not). */
+static bool debug_file_sane(const char *path)
+{
+	struct stat st;
+	char why[160];
+	int fd = safe_open(path, NULL, &st);
+	bool ok = false;
+
+	if (fd < 0)
+		return false;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf) {
+		ok = elf_file__compressed_sane(elf, (uint64_t)st.st_size, why, sizeof(why));
+		if (!ok)
+			safe_open__note(path, why);
+		elf_end(elf);
+	}
+	close(fd);
+	return ok;
 }
 
 static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
@@ -387,7 +410,18 @@ static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
 	if (err < 0)
 		return err;
 	if (search_debug) {
+		char why[160];
+
+		if (!elf_file__compressed_sane(elf, o->file_size, why, sizeof(why))) {
+			safe_open__note(o->map_path, why);	/* once per file, not per way to it */
+			o->dwarf_refused = true;
+		}
 		o->debug_path = debuginfo__find(o->path, o->map_path, elf, o->build_id, o->build_id_size, &o->debug_how);
+		if (o->debug_path && !debug_file_sane(o->debug_path)) {
+			free(o->debug_path);	/* said; its DWARF is not read */
+			o->debug_path = NULL;
+			o->debug_how = NULL;
+		}
 		/* a debug file's .symtab is the full one: it outranks .dynsym */
 		if (o->debug_path && !has_symtab) {
 			err = symbols_from_file(o, o->debug_path, 1);
@@ -397,7 +431,7 @@ static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
 	}
 	if (!has_symtab && !o->debug_path) {
 		size_t size;
-		void *image = debuginfo__minidebuginfo(elf, &size);
+		void *image = debuginfo__minidebuginfo(elf, o->file_size, o->path, &size);
 
 		if (image) {
 			Elf *mini = elf_memory(image, size);
@@ -455,9 +489,10 @@ struct elf_object *elf_object__open(const char *path, const char *map_path, cons
 	}
 	/* keep the descriptor: the mapped file may vanish (map_files of an
 	 * exited process, a deleted file), DWARF is read later from it */
-	o->elf_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (o->elf_fd < 0 || fstat(o->elf_fd, &st) || !S_ISREG(st.st_mode))
+	o->elf_fd = safe_open(path, NULL, &st);
+	if (o->elf_fd < 0)
 		return o;
+	o->file_size = (uint64_t)st.st_size;
 	if (m && m->ino && (uint64_t)st.st_ino != m->ino)
 		o->build_id_mismatch = true;
 	elf = elf_begin(o->elf_fd, ELF_C_READ_MMAP, NULL);

@@ -72,6 +72,8 @@ struct elf_object {
 	char *debug_path;	/* separate debug file in use, or NULL */
 	const char *debug_how;	/* "build-id", "debuglink", "debuginfod", "self", NULL */
 	bool minidebuginfo;	/* symbols from .gnu_debugdata were added */
+	bool dwarf_refused;	/* a compressed section claims too much: no DWARF (said) */
+	uint64_t file_size;
 	/* DWARF, set up on first use (dwarf_frames.c) */
 	struct dwarf_state *dw;
 	bool dw_tried;
@@ -107,8 +109,10 @@ Elf_Scn *elf_file__section(Elf *elf, const char *want, GElf_Shdr *sh);
  * symbolizer names a stripped program's entry _start, and the unwinder
  * ends a walk there (with the e_entry of the loader the program names). */
 bool elf_file__is_program(Elf *elf);
-/* MiniDebugInfo: decompressed .gnu_debugdata ELF image (malloc'ed) or NULL */
-void *debuginfo__minidebuginfo(void *elf, size_t *size);
+/* MiniDebugInfo: decompressed .gnu_debugdata ELF image (malloc'ed) or NULL;
+ * an image past elf_file__decompressed_cap of the file's size is refused
+ * and said under path. */
+void *debuginfo__minidebuginfo(void *elf, uint64_t file_size, const char *path, size_t *size);
 
 /* ---- DWARF (dwarf_frames.c) ---- */
 /* Fills out[0..n) with inline frames innermost first and the physical

@@ -3,7 +3,9 @@
  * mapping is found through /proc/PID/root (mount namespaces), then
  * /proc/PID/map_files (deleted or replaced files), then the path itself, and
  * checked against the mapping's inode and build-id. */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pprobe/safe_open.h"
 #include "sym_internal.h"
 
 #define NBUCKETS 1024
@@ -30,9 +33,18 @@ struct obj_entry {
 	uint64_t used_gen;	/* the symbolizer's gen when last used or kept */
 };
 
+/* What the symbolizer knows of a process: its JIT map, and what finding
+ * and trusting that map needs, read while the process lives (its first
+ * prepared mapping, else when the map is first wanted). */
 struct jit_map {
 	pid_t pid;
+	bool tried;		/* the map was looked for */
 	bool loaded;
+	bool proc_read;		/* uids, nspid, root_fd were read */
+	int nr_uids;
+	uid_t uids[2];		/* real and effective */
+	pid_t nspid;		/* the pid it sees itself as (NSpid's last field) */
+	int root_fd;		/* /proc/PID/root, held when nspid != pid; else -1 */
 	const char *dso;
 	struct symtab syms;
 };
@@ -88,8 +100,11 @@ void symbolizer__delete(struct symbolizer *s)
 	}
 	elf_object__delete(s->vdso);
 	kallsyms__delete(s->kallsyms);
-	for (size_t i = 0; i < s->njits; i++)
+	for (size_t i = 0; i < s->njits; i++) {
 		symtab__free(&s->jits[i].syms);
+		if (s->jits[i].root_fd >= 0)
+			close(s->jits[i].root_fd);
+	}
 	free(s->jits);
 	strpool__free(&s->strings);
 	free(s);
@@ -273,17 +288,14 @@ static struct elf_object *vdso_object(struct symbolizer *s, const struct map *m)
 	return s->vdso;
 }
 
-/* /tmp/perf-PID.map: "START SIZE name" per line, hex, written by JITs. */
-static struct jit_map *jit_for(struct symbolizer *s, pid_t pid)
+/* The entry of pid (made when missing), or NULL on ENOMEM. */
+static struct jit_map *proc_entry(struct symbolizer *s, pid_t pid)
 {
 	struct jit_map *j, *v;
-	char fn[64], *line = NULL;
-	size_t cap = 0;
-	FILE *f;
 
 	for (size_t i = 0; i < s->njits; i++)
 		if (s->jits[i].pid == pid)
-			return s->jits[i].loaded ? &s->jits[i] : NULL;
+			return &s->jits[i];
 	v = realloc(s->jits, (s->njits + 1) * sizeof(*v));
 	if (!v)
 		return NULL;
@@ -291,24 +303,140 @@ static struct jit_map *jit_for(struct symbolizer *s, pid_t pid)
 	j = &s->jits[s->njits++];
 	memset(j, 0, sizeof(*j));
 	j->pid = pid;
-	snprintf(fn, sizeof(fn), "/tmp/perf-%d.map", (int)pid);
+	j->root_fd = -1;
+	return j;
+}
+
+/* Uid: and NSpid: of /proc/PID/status, and /proc/PID/root when the process
+ * sees itself under another pid (a container: its files are under that root,
+ * held open so that they stay reachable after it exits). */
+static void proc_read(struct jit_map *j)
+{
+	char fn[64], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/status", (int)j->pid);
 	f = fopen(fn, "re");
 	if (!f)
-		return NULL;
+		return;
+	j->proc_read = true;
+	j->nspid = j->pid;
 	while (getline(&line, &cap, f) > 0) {
+		unsigned ruid, euid;
+
+		if (sscanf(line, "Uid: %u %u", &ruid, &euid) == 2) {
+			j->uids[0] = ruid;
+			j->uids[1] = euid;
+			j->nr_uids = 2;
+		} else if (!strncmp(line, "NSpid:", 6)) {
+			char *last = strrchr(line, '\t');
+			long v = last ? strtol(last + 1, NULL, 10) : 0;
+
+			if (v > 0)
+				j->nspid = (pid_t)v;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (j->nspid != j->pid) {
+		snprintf(fn, sizeof(fn), "/proc/%d/root", (int)j->pid);
+		j->root_fd = open(fn, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+}
+
+void symbolizer__note_process(struct symbolizer *s, pid_t pid)
+{
+	struct jit_map *j = s && pid > 0 ? proc_entry(s, pid) : NULL;
+
+	if (j && !j->proc_read)
+		proc_read(j);
+}
+
+/* Caps on a JIT map: a JIT that runs for days appends forever, and the file
+ * is the program's to make as big as it likes. Lines past the caps are left
+ * out and said. */
+#define JIT_MAX_LINES 1000000
+#define JIT_MAX_BYTES (64ULL << 20)
+
+/* The map file of j, opened with the rules of a file the process controls:
+ * /proc/PID/root/tmp/perf-NSPID.map first for a process in another pid
+ * namespace (as perf), then /tmp/perf-PID.map. Owned by the process's real
+ * or effective user, by ours, or by root; never a link, a FIFO, a device. */
+static FILE *jit_open(struct jit_map *j, char *fn, size_t fnlen)
+{
+	struct safe_open_rules r = { .nofollow = true, .root_fd = -1 };
+	int fd = -ENOENT;
+
+	r.owners[r.nr_owners++] = 0;
+	r.owners[r.nr_owners++] = geteuid();
+	for (int i = 0; i < j->nr_uids; i++)
+		r.owners[r.nr_owners++] = j->uids[i];
+	if (j->root_fd >= 0 && j->nspid != j->pid) {
+		char in_root[64];
+
+		snprintf(in_root, sizeof(in_root), "/tmp/perf-%d.map", (int)j->nspid);
+		snprintf(fn, fnlen, "/proc/%d/root%s", (int)j->pid, in_root);
+		r.root_fd = j->root_fd;
+		r.name = fn;
+		fd = safe_open(in_root, &r, NULL);
+		if (fd == -EPERM)
+			return NULL;
+		r.root_fd = -1;
+		r.name = NULL;
+	}
+	if (fd < 0) {
+		snprintf(fn, fnlen, "/tmp/perf-%d.map", (int)j->pid);
+		fd = safe_open(fn, &r, NULL);
+	}
+	if (fd < 0)
+		return NULL;
+	FILE *f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+/* /tmp/perf-PID.map: "START SIZE name" per line, hex, written by JITs. */
+static struct jit_map *jit_for(struct symbolizer *s, pid_t pid)
+{
+	struct jit_map *j = proc_entry(s, pid);
+	char fn[PATH_MAX], *line = NULL;
+	size_t cap = 0, lines = 0;
+	uint64_t bytes = 0;
+	ssize_t len;
+	FILE *f;
+
+	if (!j || j->tried)
+		return j && j->loaded ? j : NULL;
+	j->tried = true;
+	if (!j->proc_read)
+		proc_read(j);
+	f = jit_open(j, fn, sizeof(fn));
+	if (!f)
+		return NULL;
+	while ((len = getline(&line, &cap, f)) > 0) {
 		unsigned long long start, size;
 		int pos = 0;
-		size_t len;
+		size_t n;
 
+		if (++lines > JIT_MAX_LINES || (bytes += (uint64_t)len) > JIT_MAX_BYTES) {
+			char why[96];
+
+			snprintf(why, sizeof(why), "past line %zu (the caps: %d lines, %llu MiB)", lines - 1,
+				 JIT_MAX_LINES, JIT_MAX_BYTES >> 20);
+			safe_open__note(fn, why);
+			break;
+		}
 		if (sscanf(line, "%llx %llx %n", &start, &size, &pos) < 2 || !pos)
 			continue;
-		len = strcspn(line + pos, "\n");
-		if (symtab__add(&j->syms, start, size, 0, line + pos, len, NULL, 0))
+		n = strcspn(line + pos, "\n");
+		if (symtab__add(&j->syms, start, size, 0, line + pos, n, NULL, 0))
 			break;
 	}
 	free(line);
 	fclose(f);
-	j->dso = pool(s, fn + 5);	/* "perf-PID.map" */
+	j->dso = pool(s, strrchr(fn, '/') + 1);	/* "perf-PID.map" */
 	j->loaded = j->dso && symtab__finish(&j->syms) == 0;
 	return j->loaded ? j : NULL;
 }
@@ -419,6 +547,8 @@ int symbolizer__prepare(struct symbolizer *s, pid_t pid, const struct map *m)
 		return -EINVAL;
 	struct elf_object *o;
 
+	if (pid > 0)
+		symbolizer__note_process(s, pid);
 	if (!map__is_file(m))
 		return 0;
 	o = object_for(s, pid, m);

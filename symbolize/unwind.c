@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "pprobe/safe_open.h"
 #include "sym_internal.h"
 #include "unwind_internal.h"
 
@@ -120,9 +121,9 @@ static int open_matching(const char *path, const struct map *m, pid_t pid,
 	for (int i = 0; i < n && fd < 0; i++) {
 		if (!cands[i])
 			continue;
-		int t = open(cands[i], O_RDONLY | O_CLOEXEC);
+		int t = safe_open_file(cands[i]);	/* a FIFO or device: refused, said */
 		if (t < 0) {
-			err = -errno;
+			err = t;
 			continue;
 		}
 		struct stat st;
@@ -140,6 +141,43 @@ static int open_matching(const char *path, const struct map *m, pid_t pid,
 	for (int i = 1; i < n; i++)
 		free((char *)cands[i]);
 	return fd >= 0 ? fd : err;
+}
+
+/* Make every compressed section of f's private mapping SHT_NOBITS, which
+ * libdw skips: the section headers' pages are copied on write, the file is
+ * untouched. Native byte order, 64-bit only (else -EFBIG: the file is not
+ * used). */
+static int hide_compressed(struct ufile *f)
+{
+	Elf64_Ehdr eh;
+	if (f->size < sizeof(eh))
+		return -EFBIG;
+	memcpy(&eh, f->data, sizeof(eh));
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB) ||
+	    eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > f->size ||
+	    (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr) > f->size - eh.e_shoff)
+		return -EFBIG;
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)f->data + eh.e_shoff) & ~(uintptr_t)(pg - 1);
+	uintptr_t hi = (uintptr_t)f->data + eh.e_shoff + (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr);
+	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE))
+		return -EFBIG;
+	for (unsigned i = 0; i < eh.e_shnum; i++) {
+		Elf64_Shdr *sh = (Elf64_Shdr *)((uintptr_t)f->data + eh.e_shoff) + i;
+		Elf64_Shdr copy;
+		memcpy(&copy, sh, sizeof(copy));
+		if (copy.sh_flags & SHF_COMPRESSED || copy.sh_type == SHT_PROGBITS) {
+			/* .zdebug_* are PROGBITS without the flag: any PROGBITS
+			 * section outside the loaded image (no SHF_ALLOC) too */
+			if (!(copy.sh_flags & SHF_ALLOC)) {
+				copy.sh_type = SHT_NOBITS;
+				memcpy(sh, &copy, sizeof(copy));
+			}
+		}
+	}
+	mprotect((void *)lo, hi - lo, PROT_READ);
+	return 0;
 }
 
 static int ufile__parse(struct ufile *f)
@@ -211,6 +249,19 @@ static int ufile__parse(struct ufile *f)
 		}
 	}
 	err = f->nr_loads ? 0 : -ENOEXEC;
+	/* libdw would inflate what a compressed section claims (looking for
+	 * .debug_frame where .eh_frame has no answer): in a file that lies
+	 * about it, those sections are hidden (said); its .eh_frame still
+	 * unwinds */
+	char why[160];
+	if (!err && !elf_file__compressed_sane(elf, f->size, why, sizeof(why))) {
+		safe_open__note(f->path, why);	/* the mapped path, as the symbolizer says it */
+		elf_end(elf);
+		elf = NULL;
+		f->has_debug_frame = false;
+		f->debug_file_cfi = -1;
+		err = hide_compressed(f);
+	}
 out:
 	elf_end(elf);
 	return err;

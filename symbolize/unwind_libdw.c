@@ -2,12 +2,15 @@
  * the executable mappings change, thread state attached once; every sample
  * only swaps the per-sample context the callbacks read from. */
 #include <dwarf.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "pprobe/safe_open.h"
 #include "sym_internal.h"
 #include "unwind_internal.h"
 
@@ -40,13 +43,51 @@ static int cb_find_elf(Dwfl_Module *mod, void **userdata, const char *modname,
 	return -1;
 }
 
-static bool has_debug_frame(int fd)
+static bool has_debug_frame(int fd, const char *path)
 {
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	GElf_Shdr sh;
+	struct stat st = { 0 };
+	char why[160];
 	bool found = e && elf_file__section(e, ".debug_frame", &sh) && sh.sh_type == SHT_PROGBITS;
+	/* libdw inflates every compressed section of the file it is given */
+	if (found && (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+		      !elf_file__compressed_sane(e, (uint64_t)st.st_size, why, sizeof(why)))) {
+		if (S_ISREG(st.st_mode))
+			safe_open__note(path ? path : "a separate debug file", why);
+		found = false;
+	}
 	elf_end(e);
 	return found;
+}
+
+/* The separate debug file of f as the symbolizer finds it (build-id,
+ * debuglink, debuginfod: debuginfo.c), opened as a file the target may
+ * control: libdwfl's own lookup opens candidates under /proc/PID/root with a
+ * blocking open(2), which a FIFO there would hang. */
+static int find_debug_file(struct ufile *f, char **name)
+{
+	const char *how = NULL;
+	const void *id = NULL;
+	char *path = NULL;
+	int fd = -1;
+
+	*name = NULL;
+	if (!f || !f->data)
+		return -1;
+	Elf *e = elf_memory((char *)f->data, f->size);
+	if (!e)
+		return -1;
+	ssize_t idlen = dwelf_elf_gnu_build_id(e, &id);
+	const char *at = f->open_path && strncmp(f->open_path, "/proc/self/fd/", 14) ? f->open_path : f->path;
+	path = debuginfo__find(at, f->path, e, id,
+			       idlen > 0 ? (size_t)idlen : 0, &how);
+	elf_end(e);
+	if (path && (fd = safe_open_file(path)) >= 0)
+		*name = path;
+	else
+		free(path);
+	return fd;
 }
 
 /* The unwinder wants a separate debug file only for its .debug_frame
@@ -63,11 +104,10 @@ static int cb_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 	struct ufile *f = *userdata;
 	if (f && f->debug_file_cfi < 0)
 		return -1;
-	int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
-					      debuglink_file, debuglink_crc, debuginfo_file_name);
+	int fd = find_debug_file(f, debuginfo_file_name);
 	if (!f || f->debug_file_cfi > 0)
 		return fd;
-	f->debug_file_cfi = fd >= 0 && has_debug_frame(fd) ? 1 : -1;
+	f->debug_file_cfi = fd >= 0 && has_debug_frame(fd, *debuginfo_file_name) ? 1 : -1;
 	if (f->debug_file_cfi < 0 && fd >= 0) {
 		close(fd);
 		free(*debuginfo_file_name);
@@ -77,7 +117,7 @@ static int cb_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 	return fd;
 }
 
-static char *debuginfo_path;
+static char *debuginfo_path;	/* unused: find_debug_file looks */
 static const Dwfl_Callbacks dwfl_cbs = {
 	.find_elf = cb_find_elf,
 	.find_debuginfo = cb_find_debuginfo,

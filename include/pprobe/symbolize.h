@@ -60,6 +60,15 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
  * executable file mappings (e.g. on MMAP2 or before EXIT). 0 or -errno. */
 int symbolizer__prepare(struct symbolizer *s, pid_t pid, const struct map *m);
 
+/* Read what finding and trusting pid's JIT map (/tmp/perf-PID.map) needs
+ * while the process lives: its real and effective uid (the map must be
+ * theirs, ours or root's), the pid it sees itself as and its root (a
+ * container's map is /proc/PID/root/tmp/perf-NSPID.map, as perf reads it).
+ * symbolizer__prepare does it on a process's first mapping; call it for a
+ * process attached to (-p), whose mappings were read, not reported. Once per
+ * pid; later calls do nothing. */
+void symbolizer__note_process(struct symbolizer *s, pid_t pid);
+
 /* Bounding a long run's cache (record --push): symbolizer__keep marks the
  * object of a mapping still in use (it opens nothing); symbolizer__sweep
  * closes the objects neither kept nor used since the previous sweep, and

@@ -93,8 +93,10 @@ static char *owning_package(const char *path)
 
 static void no_debuginfo(struct probe_finder *pf)
 {
-	fprintf(stderr, "pprobe: %s\n", probe_finder__strerror(pf));
-	if (probe_finder__is_kernel(pf))
+	const char *msg = probe_finder__strerror(pf);
+	fprintf(stderr, "pprobe: %s\n", msg);
+	/* a file whose DWARF lies about its size: no package advice */
+	if (probe_finder__is_kernel(pf) || strstr(msg, ": compressed section "))
 		return;
 	char *pkg = owning_package(probe_finder__path(pf));
 	if (pkg) {

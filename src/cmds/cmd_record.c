@@ -24,6 +24,7 @@
 #include "record_push.h"
 #include "speedscope.h"
 #include "svg.h"
+#include "pprobe/safe_open.h"
 #include "pprobe/symbolize.h"
 #include "pprobe/unwind.h"
 
@@ -62,6 +63,9 @@ struct record {
 	uint16_t max_stack;
 	uint32_t frame_limit;		/* --max-stack N: at most N frames a stack (MAX_FRAMES: none) */
 	uint64_t truncated;
+	size_t unsymbolized;		/* frames left to their objects: timeout or signal */
+	double symbolize_timeout;
+	bool symbolize_timed_out;
 	/* DWARF unwinding */
 	struct symbolizer *sym;		/* opened up front: files are prepared as they are mapped */
 	struct unwinder *unwinder;
@@ -402,6 +406,7 @@ struct record_opts {
 	struct record_push_opts push;	/* --push, --interval, --app, --label */
 	bool freq_max;			/* -F max */
 	long max_stack;			/* --max-stack N; 0: the default depth */
+	double symbolize_timeout;	/* --symbolize-timeout (s); 0: 60 */
 };
 
 static int parse_freq(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
@@ -615,6 +620,9 @@ static const struct opt record_table[] = {
 	OPT_FLAG(0, "srcline", R, srcline,
 		 "user frames with debug info as func:file.c:LINE (the sampled line at the leaf, call sites "
 		 "above it)"),
+	OPT_FN(0, "symbolize-timeout", "SECS", R, symbolize_timeout, opt_parse_duration,
+	       "stop symbolizing after SECS (default 60): the frames left are named by their object "
+	       "([libc.so.6]) and the summary says how many"),
 	OPT_FLAG('q', "quiet", R, co.quiet, "no summary, no live status"),
 	OPT_END(),
 };
@@ -1091,12 +1099,53 @@ static int push_prepare(struct record_opts *o, struct record *rec, struct collec
 	return 0;
 }
 
+/* After the run: SIGINT/SIGTERM end symbolizing and writing too. The first
+ * one after the run stops symbolizing (the frames left are named by their
+ * object) and the files are written with what there is; one more (or one
+ * more than the one that ended the run) ends pprobe at once. The timeout
+ * stops symbolizing as the first signal does. */
+struct late_stop {
+	struct collect *c;
+	double deadline, next_poll;
+	int run_signals;	/* 1: a signal ended the run */
+	int late;		/* stop signals since */
+	int at_once;		/* the signal that ends pprobe now, 0 none */
+	bool timed_out;
+};
+
+static void late_poll(struct late_stop *ls)
+{
+	int sig;
+	while ((sig = collect__late_signal(ls->c)))
+		if (ls->run_signals + ++ls->late >= 2 && !ls->at_once)
+			ls->at_once = sig;
+}
+
+static bool late_should_stop(void *arg)
+{
+	struct late_stop *ls = arg;
+	double now = now_seconds();
+	if (now >= ls->next_poll) {	/* a read(2) every 10 ms, not one per frame */
+		ls->next_poll = now + 0.01;
+		late_poll(ls);
+	}
+	if (now >= ls->deadline)
+		ls->timed_out = true;
+	return ls->timed_out || ls->late > 0;
+}
+
 /* Each event's files, one per -o. 0, or 1 when one could not be written
  * (said). */
-static int write_outputs(struct collect *c, const struct event_list *evl, const struct record *rec)
+static int write_outputs(struct collect *c, const struct event_list *evl, const struct record *rec,
+			 struct late_stop *ls)
 {
 	int ret = 0;
 	for (int i = 0; i < c->evlist.nr_evsels; i++) {
+		if (ls) {	/* a second signal: no more files */
+			late_poll(ls);
+			if (ls->at_once)
+				return CMD_EXIT_BY_SIGNAL + ls->at_once;
+		}
 		struct evsel *ev = c->evlist.evsels[i];
 		struct evstate *es = ev->priv;
 		if (!es || es->shared)
@@ -1139,6 +1188,11 @@ static int write_outputs(struct collect *c, const struct event_list *evl, const 
 		}
 	}
 	return ret;
+}
+
+static void print_refused(void *arg, const char *path, const char *why)
+{
+	fprintf(stderr, "%s: ignored %s: %s\n", (const char *)arg, path, why);
 }
 
 static void print_off_cpu(const struct record *rec)
@@ -1192,6 +1246,16 @@ static void print_summary(struct collect *c, const struct record *rec)
 		fprintf(stderr, "pprobe record: %llu records arrived after newer ones were "
 			"processed (delivered late, out of order)\n",
 			(unsigned long long)c->queue.out_of_order);
+	if (rec->unsymbolized && rec->symbolize_timed_out)
+		fprintf(stderr, "pprobe record: symbolizing took longer than --symbolize-timeout %g s: %zu frames "
+			"left named by their object\n", rec->symbolize_timeout, rec->unsymbolized);
+	else if (rec->unsymbolized)
+		fprintf(stderr, "pprobe record: symbolizing stopped by a signal: %zu frames left named by their "
+			"object\n", rec->unsymbolized);
+	size_t dropped = 0;
+	safe_open__refusals(print_refused, "pprobe record", &dropped);
+	if (dropped)
+		fprintf(stderr, "pprobe record: %zu more files the profiled programs control were ignored\n", dropped);
 }
 
 /* ---- the command ---- */
@@ -1366,6 +1430,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (n < argc)
 		o.co.argv = argv + n;
+	rec.symbolize_timeout = o.symbolize_timeout > 0 ? o.symbolize_timeout : 60;
 	if (o.freq_max)
 		fprintf(stderr, "info: Using a maximum frequency rate of %ld Hz\n", o.freq);
 
@@ -1390,10 +1455,17 @@ int cmd_record(int argc, char **argv)
 			record_push__finish(&rec.push, PUSH_FINISH_S);
 		} else {
 			/* Symbolize the unique addresses once, then write each event's file. */
-			frametab__symbolize(rec.frames, rec.sym);
-			ret = write_outputs(&c, &evl, &rec);
+			double now = now_seconds();
+			struct late_stop ls = { .c = &c, .run_signals = c.stop_signal != 0, .next_poll = now };
+			ls.deadline = now + rec.symbolize_timeout;
+			rec.unsymbolized = frametab__symbolize_until(rec.frames, rec.sym, late_should_stop, &ls);
+			rec.symbolize_timed_out = ls.timed_out && !ls.late;
+			late_poll(&ls);
+			ret = ls.at_once ? CMD_EXIT_BY_SIGNAL + ls.at_once : write_outputs(&c, &evl, &rec, &ls);
+			if (ls.at_once && ret < CMD_EXIT_BY_SIGNAL)
+				ret = CMD_EXIT_BY_SIGNAL + ls.at_once;
 		}
-		if (!o.co.quiet)
+		if (!o.co.quiet && ret < CMD_EXIT_BY_SIGNAL)
 			print_summary(&c, &rec);
 	}
 	free_evstates(&c, rec.nr_outs);

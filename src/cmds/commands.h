@@ -23,6 +23,11 @@ int cmd_ftrace(int argc, char **argv);
  * (perf, coreutils), so the shell sees status 141. What the command returns
  * for main() to return: CMD_EXIT_SIGPIPE. */
 #define CMD_EXIT_SIGPIPE 1000
+/* A second SIGINT/SIGTERM after the first ended the run: the command has
+ * removed its kernel state and stops at once; main() dies of that signal
+ * after the exit handlers (status 128 + SIG). Returned as
+ * CMD_EXIT_BY_SIGNAL + SIG. */
+#define CMD_EXIT_BY_SIGNAL 1100
 
 /* pprobe --version, and the exporter named in the files it writes. */
 #ifndef PPROBE_VERSION

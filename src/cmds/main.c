@@ -35,21 +35,22 @@ static void usage(FILE *f)
 		   "'pprobe <command> --help' describes a command's options.\n");
 }
 
-static bool sigpipe_at_exit;
+static int signal_at_exit;
 
 /* Registered first, so it runs last: after every exit handler (the removal
- * of temporary probes, tracer state) has run, die of SIGPIPE. */
-static void exit_by_sigpipe(void)
+ * of temporary probes, tracer state) has run, die of SIGPIPE (a closed
+ * output) or of the SIGINT/SIGTERM that asked twice. */
+static void exit_by_signal(void)
 {
-	if (!sigpipe_at_exit)
+	if (!signal_at_exit)
 		return;
 	sigset_t s;
 	sigemptyset(&s);
-	sigaddset(&s, SIGPIPE);
+	sigaddset(&s, signal_at_exit);
 	fflush(stderr);
-	signal(SIGPIPE, SIG_DFL);
+	signal(signal_at_exit, SIG_DFL);
 	sigprocmask(SIG_UNBLOCK, &s, NULL);
-	raise(SIGPIPE);
+	raise(signal_at_exit);
 }
 
 int main(int argc, char **argv)
@@ -72,11 +73,14 @@ int main(int argc, char **argv)
 		return cmd_probe(argc, argv);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(name, commands[i].def->name)) {
-			atexit(exit_by_sigpipe);
+			atexit(exit_by_signal);
 			int st = commands[i].fn(argc - 1, argv + 1);
 			if (st == CMD_EXIT_SIGPIPE) {
-				sigpipe_at_exit = true;
+				signal_at_exit = SIGPIPE;
 				st = 128 + SIGPIPE;	/* if the signal cannot kill us */
+			} else if (st > CMD_EXIT_BY_SIGNAL && st < CMD_EXIT_BY_SIGNAL + 65) {
+				signal_at_exit = st - CMD_EXIT_BY_SIGNAL;
+				st = 128 + signal_at_exit;
 			}
 			return st;
 		}

@@ -960,6 +960,23 @@ static void handle_signals(struct collect *c)
 	}
 }
 
+int collect__late_signal(struct collect *c)
+{
+	struct signalfd_siginfo si;
+	int sig = 0;
+	if (c->sigfd < 0)
+		return 0;
+	while (!sig && read(c->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD)
+			reap(c, true, false);
+		else
+			sig = (int)si.ssi_signo;
+	}
+	if (sig && !c->stop_signal)
+		c->stop_signal = sig;
+	return sig;
+}
+
 void collect__watch_output(struct collect *c, int fd)
 {
 	struct stat st;

@@ -255,8 +255,14 @@ void frametab__get(const struct frametab *ft, uint32_t id, struct frame_view *v)
 
 void frametab__symbolize(struct frametab *ft, struct symbolizer *sym)
 {
+	frametab__symbolize_until(ft, sym, NULL, NULL);
+}
+
+size_t frametab__symbolize_until(struct frametab *ft, struct symbolizer *sym, bool (*stop)(void *arg), void *arg)
+{
 	struct sym_frame sf[64];
 	char buf[4096];
+	size_t left = 0;
 
 	for (size_t i = 0; i < ft->nr; i++) {
 		struct frame *f = &ft->frames[i];
@@ -264,6 +270,10 @@ void frametab__symbolize(struct frametab *ft, struct symbolizer *sym)
 		if (f->symbolized)
 			continue;
 		f->symbolized = true;
+		if (sym && f->kind != FK_SPECIAL && stop && stop(arg))
+			sym = NULL;	/* stopped: the rest by their objects */
+		if (!sym && f->kind != FK_SPECIAL && stop)
+			left++;
 		switch (f->kind) {
 		case FK_SPECIAL:
 			f->syms = pp_xcalloc(1, sizeof(*f->syms));
@@ -302,6 +312,7 @@ void frametab__symbolize(struct frametab *ft, struct symbolizer *sym)
 		}
 		frame__set_names(ft, f, sf, n);
 	}
+	return left;
 }
 
 /* ---- stack tables ---- */

@@ -36,6 +36,10 @@ void frametab__clear(struct frametab *ft);
 
 /* Symbolize every frame not yet symbolized. */
 void frametab__symbolize(struct frametab *ft, struct symbolizer *sym);
+/* The same, asking stop(arg) before each frame: once it says true, the
+ * frames left are named without the symbolizer (their object, "[libc.so.6]",
+ * as an unknown address is). Returns how many were left so. */
+size_t frametab__symbolize_until(struct frametab *ft, struct symbolizer *sym, bool (*stop)(void *arg), void *arg);
 
 struct stacktab *stacktab__new(struct frametab *ft);
 void stacktab__delete(struct stacktab *st);

@@ -15,12 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "pprobe/debuginfo.h"
 #include "pprobe/maps.h"
 #include "pprobe/probe_finder.h"
+#include "pprobe/safe_open.h"
 #include "pprobe/sym_table.h"
 #include "probe_finder_internal.h"
 
@@ -77,9 +79,12 @@ char *sb_take(struct sbuf *b)
 /* ---- opening ---- */
 static Elf *elf_open(const char *path, int *fd)
 {
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
+	*fd = safe_open_file(path);	/* a FIFO would block: refused as not ELF */
+	if (*fd < 0) {
+		errno = *fd == -EPERM ? ENOEXEC : -*fd;
+		*fd = -1;
 		return NULL;
+	}
 	Elf *e = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF) {
 		elf_end(e);
@@ -89,6 +94,19 @@ static Elf *elf_open(const char *path, int *fd)
 		return NULL;
 	}
 	return e;
+}
+
+/* The DWARF file's compressed sections claim no more than it could hold
+ * (libdw would allocate what they claim); said when not. */
+static bool dwarf_sizes_sane(struct probe_finder *pf)
+{
+	char why[192] = "cannot stat it";
+	struct stat st;
+	if (!fstat(pf->delf ? pf->dfd : pf->fd, &st) &&
+	    elf_file__compressed_sane(pf->delf ? pf->delf : pf->elf, (uint64_t)st.st_size, why, sizeof(why)))
+		return true;
+	pf_fail(pf, -EFBIG, "cannot read the DWARF of %s in %s: %s", pf->path, pf->debug_path, why);
+	return false;
 }
 
 static char *find_module(const char *name)
@@ -219,7 +237,9 @@ struct probe_finder *probe_finder__new(const struct probe_finder_opts *o, char *
 				goto nomem;
 		}
 	}
-	if (pf->debug_path) {
+	if (pf->debug_path && !dwarf_sizes_sane(pf)) {
+		/* said */
+	} else if (pf->debug_path) {
 		pf->dw = dwarf_begin_elf(pf->delf ? pf->delf : pf->elf, DWARF_C_READ, NULL);
 		if (!pf->dw)
 			pf_fail(pf, -ENOENT, "cannot read the DWARF of %s in %s: %s", pf->path, pf->debug_path,

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pprobe/safe_open.h"
 #include "pprobe/usdt.h"
 
 #ifndef NT_STAPSDT
@@ -72,9 +73,9 @@ int usdt__read(const char *path, struct usdt_probe **out)
 
 	*out = NULL;
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = safe_open_file(path);	/* never blocks on a FIFO */
 	if (fd < 0)
-		return -errno;
+		return fd == -EPERM ? -ENOEXEC : fd;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		err = -ENOEXEC;

@@ -37,6 +37,7 @@ declare -A owner=(
 	[unwind.h]=symbolize
 	[sym_table.h]=symbolize
 	[debuginfo.h]=symbolize
+	[safe_open.h]=symbolize
 	[probe_finder.h]=src/probe
 	[usdt.h]=src/probe
 )

@@ -9,3 +9,6 @@ pprobe_workload(demo_app demo_app.c FLAGS ${WL_FP} LIBS m)
 # A C++ program whose stacks run through 120 template instantiations (issue 12).
 pprobe_workload(wl_cxx_deep record_cxx.cc FLAGS ${WL_NOFP} LIBS pthread)
 target_compile_features(wl_cxx_deep PRIVATE cxx_std_17)
+# A miniature JIT with a /tmp/perf-PID.map of its making: ordinary, a FIFO,
+# another user's (issue 16, e2e/record_hostile_files).
+pprobe_workload(jit_wl jit_wl.c FLAGS ${WL_FP} LIBS pthread)
