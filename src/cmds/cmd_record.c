@@ -25,6 +25,7 @@
 #include "speedscope.h"
 #include "svg.h"
 #include "pprobe/safe_open.h"
+#include "sigguard.h"
 #include "pprobe/symbolize.h"
 #include "pprobe/unwind.h"
 
@@ -1099,53 +1100,34 @@ static int push_prepare(struct record_opts *o, struct record *rec, struct collec
 	return 0;
 }
 
-/* After the run: SIGINT/SIGTERM end symbolizing and writing too. The first
- * one after the run stops symbolizing (the frames left are named by their
- * object) and the files are written with what there is; one more (or one
- * more than the one that ended the run) ends pprobe at once. The timeout
- * stops symbolizing as the first signal does. */
+/* After the run: SIGINT/SIGTERM end symbolizing too. The first one after
+ * the run stops symbolizing (the frames left are named by their object)
+ * and the files are written with what there is; the guard (sigguard.h)
+ * ends pprobe at once at the second stop signal of the whole run, which
+ * may be the first after it. The timeout stops symbolizing as the first
+ * signal does. */
 struct late_stop {
-	struct collect *c;
-	double deadline, next_poll;
-	int run_signals;	/* 1: a signal ended the run */
-	int late;		/* stop signals since */
-	int at_once;		/* the signal that ends pprobe now, 0 none */
-	bool timed_out;
+	double deadline;
+	unsigned run_signals;	/* stop signals before symbolizing */
+	bool timed_out, signalled;
 };
-
-static void late_poll(struct late_stop *ls)
-{
-	int sig;
-	while ((sig = collect__late_signal(ls->c)))
-		if (ls->run_signals + ++ls->late >= 2 && !ls->at_once)
-			ls->at_once = sig;
-}
 
 static bool late_should_stop(void *arg)
 {
 	struct late_stop *ls = arg;
-	double now = now_seconds();
-	if (now >= ls->next_poll) {	/* a read(2) every 10 ms, not one per frame */
-		ls->next_poll = now + 0.01;
-		late_poll(ls);
-	}
-	if (now >= ls->deadline)
+	if (sigguard__count() > ls->run_signals)
+		ls->signalled = true;
+	else if (now_seconds() >= ls->deadline)
 		ls->timed_out = true;
-	return ls->timed_out || ls->late > 0;
+	return ls->timed_out || ls->signalled;
 }
 
 /* Each event's files, one per -o. 0, or 1 when one could not be written
  * (said). */
-static int write_outputs(struct collect *c, const struct event_list *evl, const struct record *rec,
-			 struct late_stop *ls)
+static int write_outputs(struct collect *c, const struct event_list *evl, const struct record *rec)
 {
 	int ret = 0;
 	for (int i = 0; i < c->evlist.nr_evsels; i++) {
-		if (ls) {	/* a second signal: no more files */
-			late_poll(ls);
-			if (ls->at_once)
-				return CMD_EXIT_BY_SIGNAL + ls->at_once;
-		}
 		struct evsel *ev = c->evlist.evsels[i];
 		struct evstate *es = ev->priv;
 		if (!es || es->shared)
@@ -1455,17 +1437,13 @@ int cmd_record(int argc, char **argv)
 			record_push__finish(&rec.push, PUSH_FINISH_S);
 		} else {
 			/* Symbolize the unique addresses once, then write each event's file. */
-			double now = now_seconds();
-			struct late_stop ls = { .c = &c, .run_signals = c.stop_signal != 0, .next_poll = now };
-			ls.deadline = now + rec.symbolize_timeout;
+			struct late_stop ls = { .run_signals = sigguard__count() };
+			ls.deadline = now_seconds() + rec.symbolize_timeout;
 			rec.unsymbolized = frametab__symbolize_until(rec.frames, rec.sym, late_should_stop, &ls);
-			rec.symbolize_timed_out = ls.timed_out && !ls.late;
-			late_poll(&ls);
-			ret = ls.at_once ? CMD_EXIT_BY_SIGNAL + ls.at_once : write_outputs(&c, &evl, &rec, &ls);
-			if (ls.at_once && ret < CMD_EXIT_BY_SIGNAL)
-				ret = CMD_EXIT_BY_SIGNAL + ls.at_once;
+			rec.symbolize_timed_out = ls.timed_out;
+			ret = write_outputs(&c, &evl, &rec);
 		}
-		if (!o.co.quiet && ret < CMD_EXIT_BY_SIGNAL)
+		if (!o.co.quiet)
 			print_summary(&c, &rec);
 	}
 	free_evstates(&c, rec.nr_outs);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "sigguard.h"
 #include "util.h"
 
 struct command {
@@ -68,6 +69,10 @@ int main(int argc, char **argv)
 		printf("pprobe %s\n", PPROBE_VERSION);
 		return 0;
 	}
+	/* SIGINT/SIGTERM/SIGHUP from here on go to the guard's thread: by
+	 * default the first one ends pprobe at once, without its temporary
+	 * files; commands that watch for it (collect.c) ask for a second. */
+	sigguard__start(1);
 	/* perf probe's top-level form: pprobe [-x BIN] -F|-L|-V ... */
 	if (name[0] == '-')
 		return cmd_probe(argc, argv);

@@ -25,6 +25,7 @@
 #include "event_spec.h"
 #include "probe_spec.h"
 #include "probe_tracefs.h"
+#include "sigguard.h"
 #include "pprobe/unwind.h"
 
 /* Records newer than (read time - slack) may still be followed by older
@@ -34,14 +35,13 @@
 #define POLL_MS 10
 #define POLL_MS_STACKS 1	/* DWARF stacks: unwind while the stacks are live */
 
+/* SIGINT, SIGTERM and SIGHUP belong to the guard's thread (sigguard.h);
+ * the signalfd here takes SIGCHLD. */
 static sigset_t collect_sigs(void)
 {
 	sigset_t set;
 	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGCHLD);
-	sigaddset(&set, SIGHUP);
 	return set;
 }
 
@@ -332,6 +332,7 @@ static int start_child(struct collect *c, bool hold_until_go)
 	}
 	if (pid == 0) {
 		sigprocmask(SIG_UNBLOCK, &sigs, NULL);
+		sigguard__unblock_in_child();
 		close(go[1]);
 		close(errp[0]);
 		if (c->opts.child_stdout_to_stderr && dup2(2, 1) < 0)
@@ -505,6 +506,10 @@ void collect__init(struct collect *c)
 	memset(c, 0, sizeof(*c));
 	c->sigfd = -1;
 	c->out_fd = -1;
+	/* From here a stop signal asks (c->stop), a second ends pprobe at once. */
+	if (sigguard__start(2))
+		fprintf(stderr, "pprobe: no signal guard (%s): SIGINT/SIGTERM end pprobe without its cleanup\n",
+			strerror(errno));
 	c->child_go_fd = c->child_err_fd = -1;
 	evlist__init(&c->evlist);
 	session__init(&c->session);
@@ -680,7 +685,8 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 			}
 		}
 
-	/* Signals arrive through a signalfd polled with the rings. */
+	/* SIGCHLD arrives through a signalfd polled with the rings, the stop
+	 * signals through the guard's eventfd. */
 	sigset_t sigs = collect_sigs();
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	c->sigfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -949,32 +955,18 @@ static void drain_until(struct collect *c, uint64_t limit)
 static void handle_signals(struct collect *c)
 {
 	struct signalfd_siginfo si;
-	while (read(c->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD) {
-			reap(c, true, false);
-			release_held(c, true);
-		} else {
-			c->stop_signal = (int)si.ssi_signo;
-			c->stop = true;
-		}
+	while (c->sigfd >= 0 && read(c->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		reap(c, true, false);
+		release_held(c, true);
 	}
-}
-
-int collect__late_signal(struct collect *c)
-{
-	struct signalfd_siginfo si;
-	int sig = 0;
-	if (c->sigfd < 0)
-		return 0;
-	while (!sig && read(c->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-		if (si.ssi_signo == SIGCHLD)
-			reap(c, true, false);
-		else
-			sig = (int)si.ssi_signo;
+	uint64_t n;
+	if (sigguard__fd() >= 0 && read(sigguard__fd(), &n, sizeof(n)) < 0) {
+		/* EAGAIN: no stop signal since the last read */
 	}
-	if (sig && !c->stop_signal)
-		c->stop_signal = sig;
-	return sig;
+	if (sigguard__count() && !c->stop_signal) {
+		c->stop_signal = sigguard__first();
+		c->stop = true;
+	}
 }
 
 void collect__watch_output(struct collect *c, int fd)
@@ -1051,10 +1043,11 @@ int collect__start(struct collect *c)
 
 void collect__wait(struct collect *c, int timeout_ms)
 {
-	struct pollfd p[2] = { { .fd = c->sigfd, .events = POLLIN }, { .fd = c->out_fd } };
+	struct pollfd p[3] = { { .fd = c->sigfd, .events = POLLIN }, { .fd = c->out_fd },
+			       { .fd = sigguard__fd(), .events = POLLIN } };
 	if (c->nr_target_pids && (timeout_ms < 0 || timeout_ms > TARGETS_POLL_MS))
 		timeout_ms = TARGETS_POLL_MS;
-	poll(p, 2, timeout_ms);
+	poll(p, 3, timeout_ms);
 	handle_signals(c);
 	check_output(c, p[1].revents);
 	if (targets_gone(c))
@@ -1131,10 +1124,11 @@ int collect__run(struct collect *c)
 	if (err)
 		fprintf(stderr, "pprobe: no drain thread (%s): the rings are read between samples, "
 			"a burst may overflow them\n", strerror(-err));
-	struct pollfd pfd[3] = {
+	struct pollfd pfd[4] = {
 		{ .fd = c->sigfd, .events = POLLIN },
 		{ .fd = c->drain.wake_fd, .events = POLLIN },
 		{ .fd = c->out_fd },	/* negative: ignored */
+		{ .fd = sigguard__fd(), .events = POLLIN },
 	};
 	uint64_t slack = c->opts.order_slack_us ? c->opts.order_slack_us * 1000ULL : ORDER_SLACK_NS;
 
@@ -1155,7 +1149,7 @@ int collect__run(struct collect *c)
 			if (left * 1000 < timeout)
 				timeout = (int)(left * 1000) + 1;
 		}
-		poll(pfd, 3, timeout);
+		poll(pfd, 4, timeout);
 		handle_signals(c);
 		check_output(c, pfd[2].revents);
 		if (c->out_err == EPIPE)

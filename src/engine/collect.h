@@ -153,11 +153,6 @@ int collect__run(struct collect *c);
  * goes away (POLLERR/POLLHUP), collecting stops as if our next write had
  * failed with EPIPE, even when nothing is being written. */
 void collect__watch_output(struct collect *c, int fd);
-/* After the run (symbolizing, writing): SIGINT/SIGTERM/SIGHUP stay blocked
- * for the signalfd, which nobody polls any more. Returns the first such
- * signal that arrived since the last call (and sets stop_signal when none
- * stopped the run), 0 if none; reaps children on the way. Never blocks. */
-int collect__late_signal(struct collect *c);
 /* A write of our output failed with err: collecting stops. With EPIPE (the
  * reader went away) the command, if one runs, is left to run on untraced
  * (collect__cleanup neither kills nor waits for it), as it would if it had

@@ -23,6 +23,7 @@
 
 #include <tracefs/tracefs.h>
 
+#include "sigguard.h"
 #include "tracefs.h"
 #include "pprobe/probe_finder.h"
 
@@ -420,6 +421,8 @@ out:
 
 /* ---- signals: no half-made state ---- */
 
+/* With old: a section that a signal must not cut, until unblock_signals:
+ * the signals wait, and so does the guard's ending at once. */
 static void block_signals(sigset_t *old)
 {
 	sigset_t s;
@@ -428,6 +431,14 @@ static void block_signals(sigset_t *old)
 	sigaddset(&s, SIGTERM);
 	sigaddset(&s, SIGHUP);
 	sigprocmask(SIG_BLOCK, &s, old);
+	if (old)
+		sigguard__hold();
+}
+
+static void unblock_signals(const sigset_t *old)
+{
+	sigguard__release();
+	sigprocmask(SIG_SETMASK, old, NULL);
 }
 
 /* ---- probe events through libtracefs ----
@@ -510,7 +521,7 @@ int probe_tracefs__del(const char *pattern, char ***names, int *nremoved, char *
 		}
 		done++;
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	unblock_signals(&old);
 	probe_events__free(ev, n);
 	*names = v;
 	*nremoved = done;
@@ -756,12 +767,50 @@ static void temps_forget(const struct tracefs_dynevent *d)
 	}
 }
 
+static pid_t temp_group_pid(const char *group);
+
+/* The temporary probes of pid, which has exited: its events were closed
+ * with its files, but the kernel may take a moment to let go of them. */
+static void remove_group_of(pid_t pid)
+{
+	struct probe_event *ev = NULL;
+	int n = probe_tracefs__list(NULL, &ev);
+	for (int i = 0; i < n; i++) {
+		if (temp_group_pid(ev[i].group) != pid)
+			continue;
+		for (int t = 0; t < 200 && remove_event(&ev[i]) == -EBUSY; t++)
+			usleep(10000);
+	}
+	if (n > 0)
+		probe_events__free(ev, n);
+}
+
+/* The guard ends pprobe at once (a second ^C) while its perf events still
+ * hold the probes open, so they cannot be removed before it dies: a child
+ * that holds nothing of ours waits for that and removes them. */
+static void sweep_after_exit(void *arg)
+{
+	(void)arg;
+	pid_t parent = getpid();
+	if (fork() != 0)
+		return;
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	for (int fd = 0; fd < 3 && null >= 0; fd++)
+		dup2(null, fd);	/* nobody waits for our output to end */
+	closefrom(3);
+	for (int i = 0; i < 1000 && getppid() == parent; i++)
+		usleep(10000);
+	remove_group_of(parent);
+	_exit(0);
+}
+
 static void temps_register(void)
 {
 	if (temps.registered)
 		return;
 	temps.pid = getpid();
 	temps.registered = atexit(probe_tracefs__remove_temps) == 0;
+	sigguard__on_exit_now(sweep_after_exit, NULL);
 }
 
 /* Anchors (probe_tracefs__anchor): closed before the probes they hold are
@@ -821,7 +870,7 @@ void probe_tracefs__remove_temps(void)
 	free(temps.ev);
 	temps.ev = NULL;
 	temps.n = 0;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	unblock_signals(&old);
 }
 
 static bool pid_is_pprobe(pid_t pid)
@@ -869,7 +918,7 @@ int probe_tracefs__sweep_stale(void)
 		else
 			swept++;
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	unblock_signals(&old);
 	probe_events__free(ev, n);
 	return ret && !swept ? ret : swept;
 }
@@ -1107,7 +1156,7 @@ static void add_undo(struct add *a)
 		tracefs_dynevent_free(a->pl[i].made);
 		a->pl[i].made = NULL;
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	unblock_signals(&old);
 }
 
 /* Make every planned event, or none: SIGINT/SIGTERM/SIGHUP wait. */
@@ -1125,7 +1174,7 @@ static int add_make(struct add *a, char *err, size_t errlen)
 		if (!ret && a->temp)
 			temps_add(pl->made);
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	unblock_signals(&old);
 	if (ret)
 		add_undo(a);
 	return ret;
@@ -1290,7 +1339,7 @@ int probe_tracefs__add_temp_site(bool uprobe, bool retprobe, const char *base, c
 	ret = make_event(uprobe, retprobe, group, ev, target, NULL, &made, err, errlen);
 	if (!ret)
 		temps_add(made);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	unblock_signals(&old);
 	if (ret)
 		goto out;
 	if ((size_t)snprintf(name, namelen, "%s:%s", group, ev) >= namelen) {

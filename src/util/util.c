@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "util.h"
+#include "sigguard.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -299,6 +300,14 @@ int stream__write_errno(FILE *f)
 	return fd__reader_gone(fileno(f)) ? EPIPE : e ? e : EIO;
 }
 
+/* Ending at once (sigguard.h): the temporary goes, the file is as before. */
+static void unlink_tmp(void *arg)
+{
+	const struct outfile *o = arg;
+	if (o->tmp)
+		unlink(o->tmp);
+}
+
 int outfile__open(struct outfile *o, const char *path)
 {
 	memset(o, 0, sizeof(*o));
@@ -321,9 +330,11 @@ int outfile__open(struct outfile *o, const char *path)
 	mode_t um = umask(0);
 	umask(um);
 	fchmod(fd, 0666 & ~um);
-	o->f = fdopen(fd, "w");
+	/* more temporaries at once than the guard keeps: refused, not left behind */
+	o->f = sigguard__on_exit_now(unlink_tmp, o) ? (errno = EMFILE, NULL) : fdopen(fd, "w");
 	if (!o->f) {
 		int err = -errno;
+		sigguard__forget(unlink_tmp, o);
 		close(fd);
 		unlink(o->tmp);
 		free(o->path);
@@ -358,6 +369,7 @@ int outfile__commit(struct outfile *o)
 	if (fclose(o->f) && !err)
 		err = -errno;
 	o->f = NULL;
+	sigguard__forget(unlink_tmp, o);	/* before the rename: ending at once waits here */
 	if (!err && rename(o->tmp, o->path))
 		err = -errno;
 	if (err)
@@ -372,6 +384,7 @@ void outfile__abort(struct outfile *o)
 {
 	if (o->f && o->f != stdout) {
 		fclose(o->f);
+		sigguard__forget(unlink_tmp, o);
 		unlink(o->tmp);
 	}
 	free(o->tmp);

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SIGINT/SIGTERM at every stage (issue 16): a second one ends pprobe at once
+# even where its main thread cannot look (here: writing into a pipe that
+# nobody reads), and on the way out it removes its temporary probes and
+# temporary files and leaves no child; the first one only asks.
+. "$(dirname "$0")/lib.sh"
+need_root
+[ -e /sys/bus/event_source/devices/uprobe ] || skip "this kernel has no uprobe PMU"
+TR=/sys/kernel/tracing
+[ -e $TR/uprobe_events ] || TR=/sys/kernel/debug/tracing
+[ -w $TR/uprobe_events ] || skip "no writable $TR/uprobe_events (kernel without CONFIG_UPROBE_EVENTS?)"
+[ -r /proc/self/syscall ] || skip "no /proc/PID/syscall to see where pprobe waits"
+B=$WORKLOADS/probe_fork
+trap 'kill $(jobs -p) 2>/dev/null; exec 3>&-; rm -rf "$T"' EXIT
+group_left() { grep -qE "^[pr][0-9]*:pprobe_$1/" $TR/uprobe_events; }
+# the main thread of $1 is in write(2) (syscall 1) on fd 1
+in_write() { read -r nr fd _ < "/proc/$1/syscall" 2>/dev/null && [ "$nr" = 1 ] && [ "$fd" = 0x1 ]; }
+wait_for() { for _ in $(seq 200); do "$@" && return 0; sleep 0.05; done; return 1; }
+alive() { kill -0 "$1" 2>/dev/null; }
+# wait for $1, killing it (-9) if it is still there after 10 s; its status
+reap() { wait_for not alive "$1" || kill -KILL "$1"; wait "$1"; }
+
+# pprobe's stdout is a FIFO already full (64 KiB written, nothing read): its
+# first write of the stacks blocks for ever. The command (2 children, 1
+# thread each) ran and exited; temporary probes are in uprobe_events.
+mkfifo "$T/out"
+exec 3<>"$T/out"
+head -c 65536 /dev/zero >&3
+"$PPROBE" record -g -e "uprobe:$B:work" -o - -- "$B" 2 1 10 >&3 2>"$T/err" &
+pid=$!
+check "stalled: pprobe waits in write(2) on its stdout" wait_for in_write $pid
+check "stalled: its temporary probes are in uprobe_events" group_left $pid
+kill -TERM $pid
+sleep 0.5
+check "stalled: the first SIGTERM only asks (pprobe still writing)" in_write $pid
+start=$(date +%s%N)
+kill -TERM $pid
+reap $pid
+st=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+check "stalled: the second SIGTERM ends it at once ($ms ms)" [ $ms -lt 3000 ]
+check "stalled: it dies of SIGTERM (143), got $st" [ $st -eq 143 ]
+check "stalled: it says so" grep -q 'SIGTERM again: stopping at once' "$T/err"
+check "stalled: its temporary probes are removed" wait_for not group_left $pid
+check "stalled: the command's exit was seen (status 7 said nowhere, no child left)" not pgrep -f "^$B 2 1 10"
+exec 3>&-
+
+# trace -o FILE writes into a temporary renamed at the end: two SIGTERMs in
+# a row end it at once with the temporary removed (the file is whole or
+# absent); one SIGTERM ends it with the file whole.
+"$PPROBE" trace -e "uprobe:$B:work" -o "$T/one.txt" -- "$B" 1 1 1000000 >/dev/null 2>"$T/one.err" &
+pid=$!
+wait_for group_left $pid
+sleep 0.3
+kill -TERM $pid
+reap $pid
+st=$?
+check "trace, one SIGTERM: ended by the signal (143), got $st" [ $st -eq 143 ]
+check "trace, one SIGTERM: the file is written" grep -q 'work' "$T/one.txt"
+check "trace, one SIGTERM: no temporary left" [ -z "$(ls "$T" | grep 'one.txt.tmp')" ]
+check "trace, one SIGTERM: probes removed" not group_left $pid
+
+"$PPROBE" trace -e "uprobe:$B:work" -o "$T/two.txt" -- "$B" 1 1 1000000 >/dev/null 2>"$T/two.err" &
+pid=$!
+wait_for group_left $pid
+sleep 0.3
+check "trace, two SIGTERMs: its temporary is there while it runs" [ -n "$(ls "$T" | grep 'two.txt.tmp')" ]
+kill -TERM $pid
+kill -TERM $pid
+reap $pid
+st=$?
+check "trace, two SIGTERMs: dies of SIGTERM (143), got $st" [ $st -eq 143 ]
+check "trace, two SIGTERMs: no temporary left" [ -z "$(ls "$T" | grep 'two.txt.tmp')" ]
+check "trace, two SIGTERMs: probes removed" wait_for not group_left $pid
+check "trace: no child left" not pgrep -f "^$B 1 1 1000000"
+
+done_testing
