@@ -66,6 +66,19 @@ size_t safe_open__refusals(void (*fn)(void *arg, const char *path, const char *w
 	return n;
 }
 
+static void say_refused(void *arg, const char *path, const char *why)
+{
+	fprintf(stderr, "%s: ignored %s: %s\n", (const char *)arg, path, why);
+}
+
+void safe_open__say(const char *prog)
+{
+	size_t dropped = 0;
+	safe_open__refusals(say_refused, (void *)prog, &dropped);
+	if (dropped)
+		fprintf(stderr, "%s: %zu more files the profiled programs control were ignored\n", prog, dropped);
+}
+
 void safe_open__reset(void)
 {
 	pthread_mutex_lock(&refused.lock);

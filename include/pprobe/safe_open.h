@@ -47,6 +47,9 @@ void safe_open__note(const char *path, const char *why);
  * (those beyond the list's cap are counted, not kept: nr_dropped). */
 size_t safe_open__refusals(void (*fn)(void *arg, const char *path, const char *why), void *arg,
 			   size_t *nr_dropped);
+/* Each refusal as "PROG: ignored PATH: why" on stderr, and how many more
+ * there were: the summary's words (record, trace, stat). */
+void safe_open__say(const char *prog);
 /* Forget the list (tests). */
 void safe_open__reset(void);
 

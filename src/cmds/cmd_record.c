@@ -1172,11 +1172,6 @@ static int write_outputs(struct collect *c, const struct event_list *evl, const 
 	return ret;
 }
 
-static void print_refused(void *arg, const char *path, const char *why)
-{
-	fprintf(stderr, "%s: ignored %s: %s\n", (const char *)arg, path, why);
-}
-
 static void print_off_cpu(const struct record *rec)
 {
 	const struct offcpu_stats *st = &rec->off.st;
@@ -1234,10 +1229,7 @@ static void print_summary(struct collect *c, const struct record *rec)
 	else if (rec->unsymbolized)
 		fprintf(stderr, "pprobe record: symbolizing stopped by a signal: %zu frames left named by their "
 			"object\n", rec->unsymbolized);
-	size_t dropped = 0;
-	safe_open__refusals(print_refused, "pprobe record", &dropped);
-	if (dropped)
-		fprintf(stderr, "pprobe record: %zu more files the profiled programs control were ignored\n", dropped);
+	safe_open__say("pprobe record");
 }
 
 /* ---- the command ---- */

@@ -12,6 +12,7 @@
 
 #include "collect.h"
 #include "util.h"
+#include "pprobe/safe_open.h"
 #include "commands.h"
 #include "options.h"
 #include "event_spec.h"
@@ -509,8 +510,9 @@ static int add_events(const struct stat_opts *o, struct event_list *evl)
 }
 
 /* -r N: N runs, counts[] their means and spread; one run: its counts. 0,
- * or what stat_once() returned; *child_status the command's. */
-static int stat_runs(const struct stat_opts *o, const struct event_list *evl, const struct stat_print *pp,
+ * or what stat_once() returned; *child_status the command's. A stop signal
+ * ends the repeats (as perf stat): o->repeat becomes the runs done. */
+static int stat_runs(struct stat_opts *o, const struct event_list *evl, const struct stat_print *pp,
 		     struct stat_count *counts, struct stat_aggr *a, double *elapsed, int *child_status)
 {
 	struct stat_count *acc = pp_xcalloc(evl->nr, sizeof(*acc));
@@ -519,6 +521,10 @@ static int stat_runs(const struct stat_opts *o, const struct event_list *evl, co
 	long repeat = o->repeat;
 	int ret = 0;
 	for (long r = 0; r < repeat; r++) {
+		if (r && collect__stopped()) {
+			repeat = o->repeat = r;
+			break;
+		}
 		for (size_t i = 0; i < evl->nr; i++) {
 			counts[i].name = evl->v[i].name;
 			counts[i].type = evl->v[i].attr.type;
@@ -694,6 +700,7 @@ int cmd_stat(int argc, char **argv)
 		print_counts(&pp, &evl, counts, evl.nr, &aggr, aggr.units);
 	if (pp.style == STAT_HUMAN && o.interval_ms <= 0)
 		fprintf(pp.out, "\n%20.9f seconds time elapsed\n\n", elapsed);
+	safe_open__say("pprobe stat");	/* a probed binary's file that was not read */
 	ret = child_status;
 out:
 	if (of.f) {

@@ -10,6 +10,7 @@
 
 #include "collect.h"
 #include "util.h"
+#include "pprobe/safe_open.h"
 #include "commands.h"
 #include "options.h"
 #include "event_spec.h"
@@ -381,6 +382,7 @@ int cmd_trace(int argc, char **argv)
 			(unsigned long long)(c.lost + c.lost_samples), queue);
 		collect__report_lost(&c, "pprobe trace");
 	}
+	safe_open__say("pprobe trace");	/* the files of the traced that were not read */
 out:
 	if (of.f) {
 		if (ret)

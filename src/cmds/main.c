@@ -7,6 +7,9 @@
 
 #include "commands.h"
 #include "sigguard.h"
+#include "collect.h"
+
+_Static_assert(COLLECT_EXIT_BY_SIGNAL == CMD_EXIT_BY_SIGNAL, "one way to say: died of a signal");
 #include "util.h"
 
 struct command {

@@ -692,6 +692,9 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 	c->sigfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
 	signal(SIGPIPE, SIG_IGN);
 
+	/* A stop signal while events were resolved: the command never starts. */
+	if ((ret = collect__stopped()))
+		goto err;
 	if (opts->argv) {
 		ret = start_child(c, true);
 		if (ret)
@@ -1027,8 +1030,18 @@ static void show_status(struct collect *c, bool final)
 	c->status_shown = true;
 }
 
+int collect__stopped(void)
+{
+	return sigguard__count() ? COLLECT_EXIT_BY_SIGNAL + sigguard__first() : 0;
+}
+
 int collect__start(struct collect *c)
 {
+	/* Stopped while attaching: the held command exits without running
+	 * (collect__cleanup), pprobe dies of the signal. */
+	int st = collect__stopped();
+	if (st)
+		return st;
 	bool on_command = c->evlist.nr_tids == 1 && c->child && c->evlist.tids[0] == c->child;
 	c->t_start = now_seconds();
 	if (!on_command)

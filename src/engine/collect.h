@@ -149,6 +149,12 @@ void collect__wait(struct collect *c, int timeout_ms);
 /* Run until the command exits, -d expires, the targets are gone, or
  * SIGINT/SIGTERM. Returns 0 or an exit status. */
 int collect__run(struct collect *c);
+/* Returned by collect__prepare/start/run when a stop signal came before
+ * the run began, plus the signal: the command dies of it (as commands.h's
+ * CMD_EXIT_BY_SIGNAL). */
+#define COLLECT_EXIT_BY_SIGNAL 1100
+/* COLLECT_EXIT_BY_SIGNAL + the first stop signal, or 0 if none came. */
+int collect__stopped(void);
 /* Our output is a pipe or socket (else nothing is done): when its reader
  * goes away (POLLERR/POLLHUP), collecting stops as if our next write had
  * failed with EPIPE, even when nothing is being written. */

@@ -29,6 +29,14 @@ check "FIFO map: output written" [ "$(folded_sum "$T/fifo.folded")" -ge 100 ]
 check "FIFO map: said once" [ "$(grep -c "ignored $fifo: a FIFO" "$T/fifo.err")" -eq 1 ]
 check "FIFO map: JIT frames not named" [ "$(folded_sum "$T/fifo.folded" 'jitted_spin')" -eq 0 ]
 
+# trace -g symbolizes as it prints: the same FIFO, the same words.
+timeout -s KILL 60 "$PPROBE" trace -g -e 'cpu-clock/period=1000000/' -o "$T/fifo.trace" -- "$W" fifo 1 "$T/path.tfifo" \
+	2>"$T/tfifo.err"
+st=$?
+check "trace, FIFO map: ended by itself (status $st)" [ $st -eq 0 ]
+check "trace, FIFO map: stacks printed" grep -q 'cpu-clock' "$T/fifo.trace"
+check "trace, FIFO map: said once" [ "$(grep -c "pprobe trace: ignored $(cat "$T/path.tfifo"): a FIFO" "$T/tfifo.err")" -eq 1 ]
+
 # SIGTERM mid-run (timeout -s TERM) with such a program: pprobe ends within
 # seconds of it, with its output, the refusal said, no child left behind.
 start=$(date +%s)
