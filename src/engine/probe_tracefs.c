@@ -769,25 +769,10 @@ static void temps_forget(const struct tracefs_dynevent *d)
 
 static pid_t temp_group_pid(const char *group);
 
-/* The temporary probes of pid, which has exited: its events were closed
- * with its files, but the kernel may take a moment to let go of them. */
-static void remove_group_of(pid_t pid)
-{
-	struct probe_event *ev = NULL;
-	int n = probe_tracefs__list(NULL, &ev);
-	for (int i = 0; i < n; i++) {
-		if (temp_group_pid(ev[i].group) != pid)
-			continue;
-		for (int t = 0; t < 200 && remove_event(&ev[i]) == -EBUSY; t++)
-			usleep(10000);
-	}
-	if (n > 0)
-		probe_events__free(ev, n);
-}
-
 /* The guard ends pprobe at once (a second ^C) while its perf events still
  * hold the probes open, so they cannot be removed before it dies: a child
- * that holds nothing of ours waits for that and removes them. */
+ * that holds nothing of ours (stdio to /dev/null: nobody waits for its
+ * output to end) waits for that and removes them, as the kernel lets go. */
 static void sweep_after_exit(void *arg)
 {
 	(void)arg;
@@ -796,11 +781,14 @@ static void sweep_after_exit(void *arg)
 		return;
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	for (int fd = 0; fd < 3 && null >= 0; fd++)
-		dup2(null, fd);	/* nobody waits for our output to end */
+		dup2(null, fd);
 	closefrom(3);
 	for (int i = 0; i < 1000 && getppid() == parent; i++)
 		usleep(10000);
-	remove_group_of(parent);
+	struct probe_event *ev = NULL;
+	for (int i = 0, n = probe_tracefs__list(NULL, &ev); i < n; i++)
+		for (int t = 0; t < 200 && temp_group_pid(ev[i].group) == parent && remove_event(&ev[i]) == -EBUSY; t++)
+			usleep(10000);
 	_exit(0);
 }
 

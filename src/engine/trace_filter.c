@@ -11,6 +11,7 @@
 
 #include <tracefs/tracefs.h>
 
+#include "sigguard.h"
 #include "tracefs.h"
 
 static bool known_field(const struct tp_format *fmt, const char *name)
@@ -78,9 +79,13 @@ int trace_filter__kernel_error(const char *sys, const char *name, const char *fi
 	if (!tracefs__root())
 		return -ENOENT;
 	snprintf(inst_name, sizeof(inst_name), "pprobe-filter-%d", (int)getpid());
+	sigguard__hold();	/* a second ^C waits: the instance never stays behind */
 	struct tracefs_instance *inst = tracefs_instance_create(inst_name);
-	if (!inst)
-		return errno ? -errno : -ENOENT;
+	if (!inst) {
+		int err = errno ? -errno : -ENOENT;
+		sigguard__release();
+		return err;
+	}
 	int ret = -EINVAL;
 	if (tracefs_event_file_write(inst, sys, name, "filter", filter) < 0) {
 		char *log = tracefs_error_last(inst);
@@ -102,5 +107,6 @@ int trace_filter__kernel_error(const char *sys, const char *name, const char *fi
 	}
 	tracefs_instance_destroy(inst);
 	tracefs_instance_free(inst);
+	sigguard__release();
 	return ret;
 }

@@ -46,8 +46,9 @@ static const char *sig_name(int sig)
 	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
 }
 
-/* In the watcher: undo what would outlive us, then die of sig. */
-static void exit_now(int sig)
+/* In the watcher: undo what would outlive us, then die of sig, the n'th
+ * stop signal. */
+static void exit_now(int sig, unsigned n)
 {
 	pthread_mutex_lock(&g.lock);
 	/* a section that must not be cut: a moment (bounded) to finish it */
@@ -58,8 +59,8 @@ static void exit_now(int sig)
 		;
 	/* the undo list stays locked: nothing registers or forgets from now on */
 	char msg[96];
-	int n = snprintf(msg, sizeof(msg), "pprobe: %s again: stopping at once\n", sig_name(sig));
-	if (n > 0 && write(2, msg, (size_t)n) < 0) {
+	int len = snprintf(msg, sizeof(msg), "pprobe: %s again: stopping at once\n", sig_name(sig));
+	if (n > 1 && len > 0 && write(2, msg, (size_t)len) < 0) {
 		/* nothing to be done about stderr */
 	}
 	for (int i = g.nr_undo - 1; i >= 0; i--)
@@ -93,7 +94,7 @@ static void *watch(void *arg)
 			/* the counter is full: it is readable anyway */
 		}
 		if (n >= (unsigned)atomic_load(&g.at_once))
-			exit_now(sig);
+			exit_now(sig, n);
 	}
 }
 

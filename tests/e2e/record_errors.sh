@@ -39,8 +39,9 @@ prlimit --nofile=8:4096 "$PPROBE" record -q -a -e cpu-clock,task-clock,cs,faults
 st=$?
 check "RLIMIT_NOFILE soft 8: raised, works" [ $st -eq 0 -a -f "$T/nofile.cpu-clock.folded" -a -f "$T/nofile.faults.folded" ]
 rm -f "$T"/nofile.*.folded
-# ... and a hard limit too low is explained, with a limit that would do.
-AS="prlimit --nofile=12:12" expect "too many open files" 1 "too many open files.*ulimit -n 4096" -- \
+# ... and a hard limit too low is explained, with a limit that would do (14:
+# stdio, the signal guard's two, the signalfd, the child's pipes, a few events).
+AS="prlimit --nofile=14:14" expect "too many open files" 1 "too many open files.*ulimit -n 4096" -- \
 	record -a -e cpu-clock,task-clock,cs,faults -o o.folded -- true
 check "no output file after the errors" [ ! -e o.folded ]
 check "no temporary files" [ -z "$(ls -A "$T" | grep -v '^out$\|^err$')" ]
