@@ -317,6 +317,15 @@ static void release_held(struct collect *c, bool drain)
 	c->nr_held = 0;
 }
 
+/* Ending at once (sigguard.h): the command is asked to end, as
+ * collect__cleanup asks first; held, it exits without running anyway. */
+static void child_exit_now(void *arg)
+{
+	const struct collect *c = arg;
+	if (c->child > 0 && !c->child_exited)
+		kill(c->child, SIGTERM);
+}
+
 static int start_child(struct collect *c, bool hold_until_go)
 {
 	int go[2], errp[2];
@@ -357,6 +366,7 @@ static int start_child(struct collect *c, bool hold_until_go)
 	c->child = pid;
 	c->child_go_fd = go[1];
 	c->child_err_fd = errp[0];
+	sigguard__on_exit_now(child_exit_now, c);
 	return 0;
 }
 
@@ -506,8 +516,10 @@ void collect__init(struct collect *c)
 	memset(c, 0, sizeof(*c));
 	c->sigfd = -1;
 	c->out_fd = -1;
-	/* From here a stop signal asks (c->stop), a second ends pprobe at once. */
-	if (sigguard__start(2))
+	/* While events are resolved and opened, a stop signal ends pprobe at
+	 * once (nothing is written yet); from collect__start it asks (c->stop)
+	 * and a second one ends pprobe at once. */
+	if (sigguard__start(1))
 		fprintf(stderr, "pprobe: no signal guard (%s): SIGINT/SIGTERM end pprobe without its cleanup\n",
 			strerror(errno));
 	c->child_go_fd = c->child_err_fd = -1;
@@ -1039,6 +1051,7 @@ int collect__start(struct collect *c)
 {
 	/* Stopped while attaching: the held command exits without running
 	 * (collect__cleanup), pprobe dies of the signal. */
+	sigguard__set_at_once(2);
 	int st = collect__stopped();
 	if (st)
 		return st;
@@ -1218,6 +1231,7 @@ int collect__exit_status(const struct collect *c)
 
 void collect__cleanup(struct collect *c)
 {
+	sigguard__forget(child_exit_now, c);
 	if (c->child_go_fd >= 0)
 		close(c->child_go_fd);	/* EOF: a held child exits without running the command */
 	if (c->child_err_fd >= 0)
