@@ -516,10 +516,9 @@ void collect__init(struct collect *c)
 	memset(c, 0, sizeof(*c));
 	c->sigfd = -1;
 	c->out_fd = -1;
-	/* While events are resolved and opened, a stop signal ends pprobe at
-	 * once (nothing is written yet); from collect__start it asks (c->stop)
-	 * and a second one ends pprobe at once. */
-	if (sigguard__start(1))
+	/* From here a stop signal asks (c->stop; before the run: the command
+	 * never starts), a second one ends pprobe at once. */
+	if (sigguard__start(2))
 		fprintf(stderr, "pprobe: no signal guard (%s): SIGINT/SIGTERM end pprobe without its cleanup\n",
 			strerror(errno));
 	c->child_go_fd = c->child_err_fd = -1;
@@ -1051,7 +1050,6 @@ int collect__start(struct collect *c)
 {
 	/* Stopped while attaching: the held command exits without running
 	 * (collect__cleanup), pprobe dies of the signal. */
-	sigguard__set_at_once(2);
 	int st = collect__stopped();
 	if (st)
 		return st;

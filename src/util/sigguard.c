@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_UNDO 16
@@ -74,9 +75,22 @@ static void exit_now(int sig, unsigned n)
 	_exit(128 + sig);
 }
 
+/* Signals this close to the last one counted are the same request:
+ * timeout(1) sends its signal to pprobe and then to pprobe's whole process
+ * group, pprobe included, and the two may arrive apart. */
+#define SAME_REQUEST_NS 100000000LL
+
+static long long mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 static void *watch(void *arg)
 {
 	(void)arg;
+	long long last = 0;
 	for (;;) {
 		struct signalfd_siginfo si;
 		ssize_t r = read(g.sfd, &si, sizeof(si));
@@ -86,6 +100,10 @@ static void *watch(void *arg)
 			return NULL;
 		}
 		int sig = (int)si.ssi_signo;
+		long long now = mono_ns();
+		if (last && now - last < SAME_REQUEST_NS)
+			continue;
+		last = now;
 		int expected = 0;
 		atomic_compare_exchange_strong(&g.first, &expected, sig);
 		unsigned n = atomic_fetch_add(&g.count, 1) + 1;

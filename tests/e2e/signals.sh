@@ -17,6 +17,7 @@ group_left() { grep -qE "^[pr][0-9]*:pprobe_$1/" $TR/uprobe_events; }
 in_write() { read -r nr fd _ < "/proc/$1/syscall" 2>/dev/null && [ "$nr" = 1 ] && [ "$fd" = 0x1 ]; }
 wait_for() { for _ in $(seq 200); do "$@" && return 0; sleep 0.05; done; return 1; }
 alive() { kill -0 "$1" 2>/dev/null; }
+running() { pgrep -f "$1" >/dev/null; }
 # wait for $1, killing it (-9) if it is still there after 10 s; its status
 reap() { wait_for not alive "$1" || kill -KILL "$1"; wait "$1"; }
 
@@ -45,13 +46,25 @@ check "stalled: its temporary probes are removed" wait_for not group_left $pid
 check "stalled: the command's exit was seen (status 7 said nowhere, no child left)" not pgrep -f "^$B 2 1 10"
 exec 3>&-
 
-# trace -o FILE writes into a temporary renamed at the end: two SIGTERMs in
-# a row end it at once with the temporary removed (the file is whole or
-# absent); one SIGTERM ends it with the file whole.
-"$PPROBE" trace -e "uprobe:$B:work" -o "$T/one.txt" -- "$B" 1 1 1000000 >/dev/null 2>"$T/one.err" &
+# timeout(1) signals pprobe, then pprobe's whole process group: two
+# SIGTERMs in a row are one request, the run ends and the file is written.
+"$PPROBE" record -g -e "uprobe:$B:work" -o "$T/dbl.folded" -- "$B" 0 1 200000000 2>"$T/dbl.err" &
 pid=$!
-wait_for group_left $pid
-sleep 0.3
+check "back to back: the command runs" wait_for running "^$B 0 1 200000000$"
+kill -TERM $pid; kill -TERM $pid
+reap $pid
+st=$?
+check "back to back: the command's status, killed by SIGTERM (143), got $st" [ $st -eq 143 ]
+check "back to back: the stacks are written" [ "$(folded_sum "$T/dbl.folded" work)" -gt 0 ]
+check "back to back: not ended at once" not grep -q 'again: stopping at once' "$T/dbl.err"
+check "back to back: no child left" not pgrep -f "^$B 0 1 200000000$"
+
+# trace -o FILE writes into a temporary renamed at the end: one SIGTERM
+# ends it with the file whole (the temporary's removal when a second one
+# ends pprobe at once: unit/test_sigguard).
+"$PPROBE" trace -e "uprobe:$B:work" -o "$T/one.txt" -- "$B" 0 1 3000000 >/dev/null 2>"$T/one.err" &
+pid=$!
+check "trace: the command runs" wait_for running "^$B 0 1 3000000$"
 kill -TERM $pid
 reap $pid
 st=$?
@@ -60,18 +73,6 @@ check "trace, one SIGTERM: the file is written" grep -q 'work' "$T/one.txt"
 check "trace, one SIGTERM: no temporary left" [ -z "$(ls "$T" | grep 'one.txt.tmp')" ]
 check "trace, one SIGTERM: probes removed" not group_left $pid
 
-"$PPROBE" trace -e "uprobe:$B:work" -o "$T/two.txt" -- "$B" 1 1 1000000 >/dev/null 2>"$T/two.err" &
-pid=$!
-wait_for group_left $pid
-sleep 0.3
-check "trace, two SIGTERMs: its temporary is there while it runs" [ -n "$(ls "$T" | grep 'two.txt.tmp')" ]
-kill -TERM $pid
-kill -TERM $pid
-reap $pid
-st=$?
-check "trace, two SIGTERMs: dies of SIGTERM (143), got $st" [ $st -eq 143 ]
-check "trace, two SIGTERMs: no temporary left" [ -z "$(ls "$T" | grep 'two.txt.tmp')" ]
-check "trace, two SIGTERMs: probes removed" wait_for not group_left $pid
-check "trace: no child left" not pgrep -f "^$B 1 1 1000000"
+check "trace: no child left" not pgrep -f "^$B 0 1 3000000$"
 
 done_testing

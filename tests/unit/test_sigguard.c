@@ -83,6 +83,7 @@ static void child(const char *tmpdir)
 	say(readable && v == 1 && sigguard__first() == SIGTERM ? "1" : "x");
 
 	sigguard__hold();
+	usleep(150000);	/* closer than 0.1 s it would be the same request */
 	kill(getpid(), SIGINT);
 	if (!wait_count(2))
 		_exit(95);
