@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,10 +60,12 @@ static void exit_now(int sig, unsigned n)
 	while (g.held && pthread_cond_timedwait(&g.released, &g.lock, &until) != ETIMEDOUT)
 		;
 	/* the undo list stays locked: nothing registers or forgets from now on */
-	char msg[96];
-	int len = snprintf(msg, sizeof(msg), "pprobe: %s again: stopping at once\n", sig_name(sig));
-	if (n > 1 && len > 0 && write(2, msg, (size_t)len) < 0) {
-		/* nothing to be done about stderr */
+	if (n > 1) {
+		char msg[96];
+		int len = snprintf(msg, sizeof(msg), "pprobe: %s again: stopping at once\n", sig_name(sig));
+		if (len > 0 && write(2, msg, (size_t)len) < 0) {
+			/* nothing to be done about stderr */
+		}
 	}
 	for (int i = g.nr_undo - 1; i >= 0; i--)
 		g.undo[i].fn(g.undo[i].arg);
@@ -148,16 +151,6 @@ int sigguard__start(int at_once)
 	}
 	g.started = true;
 	return 0;
-}
-
-void sigguard__set_at_once(int at_once)
-{
-	atomic_store(&g.at_once, at_once < 1 ? 1 : at_once);
-}
-
-bool sigguard__started(void)
-{
-	return g.started;
 }
 
 unsigned sigguard__count(void)

@@ -13,16 +13,12 @@
 #ifndef PPROBE_SIGGUARD_H
 #define PPROBE_SIGGUARD_H
 
-#include <stdbool.h>
-
 /* Block the three signals in the calling thread (call it before any other
  * thread starts: they inherit the mask) and start the watcher. at_once:
  * the stop signal that ends pprobe at once (1: the first, for commands
  * that never look; 2: the second). Again: only sets at_once. 0, or
  * -errno (the signals then keep their default action). */
 int sigguard__start(int at_once);
-void sigguard__set_at_once(int at_once);
-bool sigguard__started(void);
 
 /* Stop signals received so far, and the first of them (0: none). */
 unsigned sigguard__count(void);
