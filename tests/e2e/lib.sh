@@ -23,4 +23,11 @@ folded_sum() { awk -v re="${2:-}" 're == "" || $0 ~ re { n += $NF } END { print 
 # softirq the kernel ran on its way back to it) is the kernel's choice and
 # differs between versions and with load; the user part is pprobe's.
 folded_user() { sed -E 's/(;[^; ]*_\[k\])+ ([0-9]+)$/ \2/' "$1"; }
+# Where a user stack's outer end may be (regexes for the frame after comm):
+# ENTRY_ROOT, an entry point (the program's or ld.so's start, a new thread's
+# or a posix_spawn child's clone3); MARKED_ROOT, a frame saying why the
+# stack ends there. The object in "[no-cfi OBJ]" and "[unwind-error OBJ]"
+# may be bracketed itself ("[unwind-error [vdso]]").
+ENTRY_ROOT='(_start|_dl_start_user|clone3|start_thread)'
+MARKED_ROOT='\[(truncated|unmapped|(no-cfi|unwind-error)( [^;]*)?)\]'
 done_testing() { [ "$FAILS" -eq 0 ] && { echo "all checks passed"; exit 0; }; echo "$FAILS check(s) failed" >&2; exit 1; }

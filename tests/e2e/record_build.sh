@@ -32,10 +32,15 @@ check "the build was sampled (>= 1000 user stacks, got ${n:-0})" test "${n:-0}" 
 check ">= 99.5% of the user stacks are complete (${pct:-?}%)" awk -v p="${pct:-0}" 'BEGIN { exit !(p >= 99.5) }'
 folded_user "$T/pp.folded" > "$T/u.folded"
 total=$(folded_sum "$T/u.folded" '^[^;]*;')
-entry=$(folded_sum "$T/u.folded" '^[^;]*;(_start|_dl_start_user|clone3|start_thread)( |;)')
-marked=$(folded_sum "$T/u.folded" '^[^;]*;\[(truncated|no-cfi [^]]*|unmapped|unwind-error[^]]*)\]( |;)')
+entry=$(folded_sum "$T/u.folded" "^[^;]*;$ENTRY_ROOT( |;)")
+marked=$(folded_sum "$T/u.folded" "^[^;]*;$MARKED_ROOT( |;)")
 check "every user stack starts at an entry point or says why ($entry + $marked of $total)" \
 	test $((entry + marked)) -eq "$total"
+# the others, whole, so that a miss says which stack and where it ends
+# (with their kernel frames: pp.folded's line beside each of u.folded's)
+paste "$T/u.folded" "$T/pp.folded" | grep '^[^;	]*;' |
+	grep -Ev "^[^;]*;($ENTRY_ROOT|$MARKED_ROOT)( |;)" |
+	cut -f2 | head -5 | sed 's/^/  neither: /'
 # per object (the summary's table): >= 99% for objects with 1,000 stacks or
 # more (cc1, libc), >= 97% for those with 100 to 999 (as: ~140 stacks, where
 # one sample taken inside execve, before the program has a user stack, or

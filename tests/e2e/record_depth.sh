@@ -37,7 +37,7 @@ for spec in "10 libdw 99" "60 libdw 99" "200 libdw 99" "1000 libdw 99" \
 	# or ld.so's _dl_start_user (its RTLD_START entry code, which runs the
 	# libraries' initializers before the program's _start).
 	full=$(folded_sum "$T/u.folded" '^unwind_wl;(_start|_dl_start_user)( |;)')
-	marked=$(folded_sum "$T/u.folded" '^unwind_wl;\[(truncated|no-cfi [^]]*|unmapped|unwind-error[^]]*)\];')
+	marked=$(folded_sum "$T/u.folded" "^unwind_wl;$MARKED_ROOT;")
 	# A sample taken in the kernel with no user part (around exec) is whole too.
 	konly=$(folded_sum "$T/u.folded" '^unwind_wl(;[^;]*_\[k\])+ [0-9]+$')
 	grep -vE '^unwind_wl;((_start|_dl_start_user)( |;)|\[)|^unwind_wl(;[^;]*_\[k\])+ [0-9]+$' "$T/u.folded" | cut -c1-300 | sed 's/^/neither: /'

@@ -29,12 +29,12 @@ check "as wrote its object" test -s "$T/gen.o"
 folded_user "$T/as.folded" > "$T/u.folded"
 comm='^x86_64-linux-g[^;]*'	# comm: the exec'd file's name, 15 characters at most
 total=$(folded_sum "$T/u.folded" "$comm;")
-entry=$(folded_sum "$T/u.folded" "$comm;(_start|_dl_start_user|clone3|start_thread)( |;)")
+entry=$(folded_sum "$T/u.folded" "$comm;$ENTRY_ROOT( |;)")
 main=$(folded_sum "$T/u.folded" "$comm;_start;__libc_start_main_impl;__libc_start_call_main;")
-marked=$(folded_sum "$T/u.folded" "$comm;\[(truncated|no-cfi [^]]*|unmapped|unwind-error[^]]*)\]( |;)")
+marked=$(folded_sum "$T/u.folded" "$comm;$MARKED_ROOT( |;)")
 unnamed=$(folded_sum "$T/u.folded" "$comm;\[x86_64-linux-gnu-as\]( |;)")
 echo "as: $total user stacks, $entry start at an entry point ($main through __libc_start_main), $marked end saying why, $unnamed start at [x86_64-linux-gnu-as]"
-grep -E "$comm;" "$T/u.folded" | grep -vE "$comm;(_start|_dl_start_user|clone3|start_thread)( |;)" |
+grep -E "$comm;" "$T/u.folded" | grep -vE "$comm;$ENTRY_ROOT( |;)" |
 	cut -c1-200 | sed "s/^/not at an entry: /" | head -5
 check "as was sampled (>= 50 user stacks, got $total)" test "$total" -ge 50
 check "no stack starts at the unnamed entry [x86_64-linux-gnu-as] (got $unnamed)" test "$unnamed" -eq 0
