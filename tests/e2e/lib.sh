@@ -12,6 +12,15 @@ fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
 pass() { echo "ok: $*"; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
 need_root() { [ "$(id -u)" -eq 0 ] || skip "needs root (perf_event_paranoid and tracefs)"; }
+# need_uprobe_events: TR, the tracefs directory, with uprobe_events
+# writable, or skip saying why. tracefs is not always mounted at boot;
+# pprobe mounts it where it is not, as a user's first command would.
+need_uprobe_events() {
+	"$PPROBE" probe -l >/dev/null 2>&1
+	TR=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
+	[ -n "$TR" ] || skip "tracefs is not mounted and pprobe probe -l did not mount it"
+	[ -w "$TR/uprobe_events" ] || skip "no writable $TR/uprobe_events (kernel without CONFIG_UPROBE_EVENTS?)"
+}
 # check DESCRIPTION COMMAND...: run a test command, record pass/fail
 # not COMMAND...: succeed when the command fails (for check)
 not() { ! "$@"; }

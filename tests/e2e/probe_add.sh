@@ -5,8 +5,7 @@
 # messages and exit status, each leaving uprobe_events as it was.
 . "$(dirname "$0")/lib.sh"
 need_root
-TR=/sys/kernel/tracing
-[ -w $TR/uprobe_events ] || skip "no writable $TR/uprobe_events (kernel without CONFIG_UPROBE_EVENTS?)"
+need_uprobe_events
 # perf's group for a binary: "probe_" + its name up to the first character
 # that is not alphanumeric or '_': probe_probeadd_server_O0, ..._O2
 G=probe_probeadd_server_O2

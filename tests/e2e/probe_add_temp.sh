@@ -4,8 +4,7 @@
 # SIGINT/SIGTERM, after an error; after kill -9 the next start sweeps it.
 . "$(dirname "$0")/lib.sh"
 need_root
-TR=/sys/kernel/tracing
-[ -w $TR/uprobe_events ] || skip "no writable $TR/uprobe_events (kernel without CONFIG_UPROBE_EVENTS?)"
+need_uprobe_events
 N=5
 PATHS=(/index.html /api/v1/users /favicon.ico)
 # temporary probes on our workloads (other tests may have their own meanwhile)

@@ -10,9 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 [ -e /sys/bus/event_source/devices/uprobe ] || skip "this kernel has no uprobe PMU"
-TR=/sys/kernel/tracing
-[ -e $TR/uprobe_events ] || TR=/sys/kernel/debug/tracing
-[ -w $TR/uprobe_events ] || skip "no writable $TR/uprobe_events (kernel without CONFIG_UPROBE_EVENTS?)"
+need_uprobe_events
 B=$WORKLOADS/probe_fork
 RB=$(realpath "$B")
 count() { awk -F, -v e="$2" '$3 == e { print $1 }' "$1"; }

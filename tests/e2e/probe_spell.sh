@@ -5,9 +5,7 @@
 # a real binary; nothing is left in uprobe_events.
 . "$(dirname "$0")/lib.sh"
 need_root
-"$PPROBE" probe -l > /dev/null 2>&1	# pprobe mounts tracefs where it is not
-TR=/sys/kernel/tracing
-[ -w $TR/uprobe_events ] || skip "no writable $TR/uprobe_events (kernel without CONFIG_UPROBE_EVENTS?)"
+need_uprobe_events
 WL=$WORKLOADS/wl_record
 G=probe_wl_record
 ours() { grep -E "^[pr][0-9]*:$G/spell" $TR/uprobe_events; }

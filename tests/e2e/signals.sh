@@ -6,9 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 [ -e /sys/bus/event_source/devices/uprobe ] || skip "this kernel has no uprobe PMU"
-TR=/sys/kernel/tracing
-[ -e $TR/uprobe_events ] || TR=/sys/kernel/debug/tracing
-[ -w $TR/uprobe_events ] || skip "no writable $TR/uprobe_events (kernel without CONFIG_UPROBE_EVENTS?)"
+need_uprobe_events
 [ -r /proc/self/syscall ] || skip "no /proc/PID/syscall to see where pprobe waits"
 B=$WORKLOADS/probe_fork
 trap 'kill $(jobs -p) 2>/dev/null; exec 3>&-; rm -rf "$T"' EXIT
