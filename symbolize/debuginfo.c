@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "pprobe/safe_open.h"
-#include "pprobe/safe_open.h"
 #include "sym_internal.h"
 
 /* Overridable for tests: PPROBE_DEBUG_DIR replaces /usr/lib/debug. */
@@ -87,18 +86,53 @@ static char *try_debuglink(const char *dir, const char *sub, const char *name, c
 	return crc_is(p, crc) ? strdup(p) : NULL;
 }
 
-static char *find_debuginfod(const uint8_t *id, size_t idsize)
+/* When debuginfod may run, and what cancels a fetch (debuginfo.h). */
+static struct {
+	bool later;
+	bool (*cancel)(void *arg);
+	void *arg;
+} dbgd;
+
+void debuginfo__debuginfod(bool now, bool (*cancel)(void *arg), void *arg)
+{
+	dbgd.later = !now;
+	dbgd.cancel = cancel;
+	dbgd.arg = arg;
+}
+
+bool debuginfo__debuginfod_now(void)
+{
+	return !dbgd.later;
+}
+
+static bool debuginfod_wanted(size_t idsize)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
+	return urls && *urls && idsize;
+}
+
+/* libdebuginfod calls this about once a second while it waits on a server
+ * (its transfer loop waits at most 1 s at a time): non-zero cancels. */
+static int debuginfod_progress(debuginfod_client *c, long done, long total)
+{
+	(void)c;
+	(void)done;
+	(void)total;
+	return dbgd.cancel && dbgd.cancel(dbgd.arg);
+}
+
+char *debuginfo__fetch(const uint8_t *id, size_t idsize)
+{
 	debuginfod_client *c;
 	char *path = NULL;
 	int fd;
 
-	if (!urls || !*urls || !idsize)
+	if (!debuginfod_wanted(idsize) || dbgd.later)
 		return NULL;
 	c = debuginfod_begin();
 	if (!c)
 		return NULL;
+	debuginfod_set_progressfn(c, debuginfod_progress);
 	fd = debuginfod_find_debuginfo(c, id, (int)idsize, &path);
 	debuginfod_end(c);
 	if (fd < 0)
@@ -157,7 +191,11 @@ char *debuginfo__find(const char *path, const char *map_path, void *elfp,
 			return found;
 		}
 	}
-	found = find_debuginfod(build_id, build_id_size);
+	if (dbgd.later && debuginfod_wanted(build_id_size)) {
+		*how = "debuginfod-later";
+		return NULL;
+	}
+	found = debuginfo__fetch(build_id, build_id_size);
 	if (found)
 		*how = "debuginfod";
 	return found;

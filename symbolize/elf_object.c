@@ -403,6 +403,7 @@ static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
 		return err;
 	o->build_id_size = (uint8_t)elf_build_id(elf, o->build_id, sizeof(o->build_id));
 	has_symtab = elf_has_symtab(elf);
+	o->has_symtab = has_symtab;
 	err = elf_symbols(&o->syms, elf, 0);
 	if (err < 0)
 		return err;
@@ -417,6 +418,10 @@ static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
 			o->dwarf_refused = true;
 		}
 		o->debug_path = debuginfo__find(o->path, o->map_path, elf, o->build_id, o->build_id_size, &o->debug_how);
+		if (o->debug_how && !strcmp(o->debug_how, "debuginfod-later")) {
+			o->debuginfod_later = true;
+			o->debug_how = NULL;
+		}
 		if (o->debug_path && !debug_file_sane(o->debug_path)) {
 			free(o->debug_path);	/* said; its DWARF is not read */
 			o->debug_path = NULL;
@@ -556,6 +561,25 @@ void elf_object__delete(struct elf_object *o)
 	free(o->path);
 	free(o->map_path);
 	free(o);
+}
+
+void elf_object__debuginfod_late(struct elf_object *o)
+{
+	if (!o->debuginfod_later || !debuginfo__debuginfod_now())
+		return;
+	o->debuginfod_later = false;
+	char *p = debuginfo__fetch(o->build_id, o->build_id_size);
+	if (!p || !debug_file_sane(p)) {
+		free(p);
+		return;
+	}
+	o->debug_path = p;
+	o->debug_how = "debuginfod";
+	/* added to a finished table, then finished again (as entry_symbol) */
+	if (!o->has_symtab && symbols_from_file(o, p, 1) == 0)
+		symtab__finish(&o->syms);
+	dwarf__free(o);		/* opened without it during the run: again, with it */
+	o->dw_tried = false;
 }
 
 /* The mapping maps file offset pgoff at start; the PT_LOAD that holds that

@@ -71,6 +71,8 @@ struct elf_object {
 	struct symtab syms;
 	char *debug_path;	/* separate debug file in use, or NULL */
 	const char *debug_how;	/* "build-id", "debuglink", "debuginfod", "self", NULL */
+	bool has_symtab;	/* its own .symtab: a debug file's adds nothing */
+	bool debuginfod_later;	/* only debuginfod could say, and it could not run yet */
 	bool minidebuginfo;	/* symbols from .gnu_debugdata were added */
 	bool dwarf_refused;	/* a compressed section claims too much: no DWARF (said) */
 	uint64_t file_size;
@@ -91,6 +93,10 @@ struct elf_object *elf_object__open(const char *path, const char *map_path,
 /* Same for an in-memory image (the vdso). */
 struct elf_object *elf_object__open_mem(const void *image, size_t size, const char *name);
 void elf_object__delete(struct elf_object *o);
+/* An object whose debug file only debuginfod could give, looked up while
+ * debuginfod could not run (a recording): asks it now, once, if it may
+ * (pprobe/debuginfo.h), and takes the file's symbols and DWARF. */
+void elf_object__debuginfod_late(struct elf_object *o);
 /* runtime address in mapping m -> ELF virtual address. false if not in a segment. */
 bool elf_object__to_vaddr(const struct elf_object *o, const struct map *m, uint64_t addr, uint64_t *vaddr);
 /* elf_file__build_id() and debuginfo__find() (debuginfo.c): pprobe/debuginfo.h */

@@ -496,6 +496,7 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 	}
 	if (!o || !o->loaded)
 		return 1;
+	elf_object__debuginfod_late(o);
 	if (o->build_id_mismatch) {	/* never name code from the wrong file */
 		out->build_id_mismatch = true;
 		return 1;

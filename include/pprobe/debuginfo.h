@@ -6,10 +6,12 @@
  *      replaces /usr/lib/debug)
  *   3. .gnu_debuglink: same directory, .debug/, /usr/lib/debug/DIR (CRC or
  *      build-id checked)
- *   4. debuginfod, only when DEBUGINFOD_URLS is set */
+ *   4. debuginfod, only when DEBUGINFOD_URLS is set (and see
+ *      debuginfo__debuginfod below) */
 #ifndef PPROBE_DEBUGINFO_H
 #define PPROBE_DEBUGINFO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,5 +26,19 @@ int elf_file__build_id(const char *path, uint8_t *out, size_t max);
  * object has its own DWARF), or NULL (nothing found). */
 char *debuginfo__find(const char *path, const char *map_path, void *elf, const uint8_t *build_id,
 		      size_t build_id_size, const char **how);
+
+/* A debuginfod fetch goes over the network and may wait its
+ * DEBUGINFOD_TIMEOUT (90 s by default) on each server. For the whole
+ * process: whether it may run now (a recorder says not while the command
+ * runs, where it would stall reading the rings; the symbolizer asks later,
+ * when a frame of the object is named), and what cancels one under way
+ * (polled about once a second: a stop signal, a deadline; NULL: nothing).
+ * While it may not, debuginfo__find sets *how to "debuginfod-later" where
+ * it would have asked. The default: now, nothing cancels. */
+void debuginfo__debuginfod(bool now, bool (*cancel)(void *arg), void *arg);
+bool debuginfo__debuginfod_now(void);
+/* debuginfod alone, where DEBUGINFOD_URLS is set and it may run now: the
+ * debug file's path (malloc'ed, in debuginfod's cache) or NULL. */
+char *debuginfo__fetch(const uint8_t *build_id, size_t build_id_size);
 
 #endif

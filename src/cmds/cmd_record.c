@@ -25,6 +25,7 @@
 #include "speedscope.h"
 #include "svg.h"
 #include "pprobe/safe_open.h"
+#include "pprobe/debuginfo.h"
 #include "sigguard.h"
 #include "pprobe/symbolize.h"
 #include "pprobe/unwind.h"
@@ -1411,6 +1412,9 @@ int cmd_record(int argc, char **argv)
 	collect__init(&c);
 	event_list__init(&evl);
 	ret = record_prepare(&o, &rec, &c, &evl);
+	/* From here objects are read as they are mapped, while the rings
+	 * fill: debuginfod (a network fetch) waits for the symbolization. */
+	debuginfo__debuginfod(false, sigguard__asked, NULL);
 	if (!ret)
 		ret = collect__prepare(&c, &o.co);
 	if (!ret)
@@ -1431,7 +1435,9 @@ int cmd_record(int argc, char **argv)
 			/* Symbolize the unique addresses once, then write each event's file. */
 			struct late_stop ls = { .run_signals = sigguard__count() };
 			ls.deadline = now_seconds() + rec.symbolize_timeout;
+			debuginfo__debuginfod(true, late_should_stop, &ls);	/* under the same bounds */
 			rec.unsymbolized = frametab__symbolize_until(rec.frames, rec.sym, late_should_stop, &ls);
+			debuginfo__debuginfod(true, sigguard__asked, NULL);
 			rec.symbolize_timed_out = ls.timed_out;
 			ret = write_outputs(&c, &evl, &rec);
 		}

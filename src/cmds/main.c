@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "collect.h"
+#include "pprobe/debuginfo.h"
 #include "sigguard.h"
 #include "util.h"
 
@@ -76,6 +77,9 @@ int main(int argc, char **argv)
 	 * default the first one ends pprobe at once, without its temporary
 	 * files; commands that watch for it (collect.c) ask for a second. */
 	sigguard__start(1);
+	/* a debuginfod fetch (probe resolution, symbolization) gives up at a
+	 * stop signal, within about a second, instead of its 90 s timeout */
+	debuginfo__debuginfod(true, sigguard__asked, NULL);
 	/* perf probe's top-level form: pprobe [-x BIN] -F|-L|-V ... */
 	if (name[0] == '-')
 		return cmd_probe(argc, argv);

@@ -158,6 +158,12 @@ unsigned sigguard__count(void)
 	return atomic_load(&g.count);
 }
 
+bool sigguard__asked(void *arg)
+{
+	(void)arg;
+	return sigguard__count() > 0;
+}
+
 int sigguard__first(void)
 {
 	return atomic_load(&g.first);

@@ -13,6 +13,8 @@
 #ifndef PPROBE_SIGGUARD_H
 #define PPROBE_SIGGUARD_H
 
+#include <stdbool.h>
+
 /* Block the three signals in the calling thread (call it before any other
  * thread starts: they inherit the mask) and start the watcher. at_once:
  * the stop signal that ends pprobe at once (1: the first, for commands
@@ -22,6 +24,8 @@ int sigguard__start(int at_once);
 
 /* Stop signals received so far, and the first of them (0: none). */
 unsigned sigguard__count(void);
+/* sigguard__count() > 0, as a cancel predicate (arg unused). */
+bool sigguard__asked(void *arg);
 int sigguard__first(void);
 /* An eventfd that becomes readable at each stop signal (read it to clear
  * it); -1 without a guard. */

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# debuginfod (DEBUGINFOD_URLS) is a network fetch that may wait 90 s per
+# server. pprobe record asks it only after the command's run, never while
+# reading the rings; under --symbolize-timeout; and a stop signal cancels a
+# fetch under way. The server here accepts and never answers: the worst a
+# user's server can do. The command (stripped, so only debuginfod could
+# name its code) forks, execs itself and starts threads.
+. "$(dirname "$0")/lib.sh"
+need_root
+command -v python3 >/dev/null || skip "python3 needed for the stalling server"
+command -v strip >/dev/null || skip "strip (binutils) needed"
+strip -o "$T/pf" "$WORKLOADS/probe_fork"
+# accepts, logs each connection's time, never answers
+python3 -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(64)
+print(s.getsockname()[1], flush=True)
+held = []
+while True:
+    c, _ = s.accept(); held.append(c)
+    with open(sys.argv[1], "a") as f: f.write("%.3f\n" % time.time())
+' "$T/conn" > "$T/port" &
+srv=$!
+trap 'kill $srv $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
+[ -s "$T/port" ] || { echo "FAIL: the stalling server did not start" >&2; exit 1; }
+export DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$T/port")" DEBUGINFOD_CACHE_PATH="$T/cache"
+: > "$T/conn"
+
+# 1. Bounded: the run, then at most --symbolize-timeout 2 of fetching.
+start=$(date +%s%N)
+"$PPROBE" record -g --symbolize-timeout 2 -o "$T/a.folded" -- \
+	sh -c '"$0" 2 2 150000000; st=$?; date +%s.%N > "$1"; exit $st' "$T/pf" "$T/end" 2>"$T/a.err"
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+cat "$T/a.err"
+check "bounded: record exits as the command did (7), got $rc" [ $rc -eq 7 ]
+check "bounded: done in < 20 s with a server that never answers ($ms ms)" [ $ms -lt 20000 ]
+check "bounded: debuginfod was asked" [ -s "$T/conn" ]
+first=$(sort -n "$T/conn" | head -1)
+check "bounded: not while the command ran (first ask ${first:-none}, command ended $(cat "$T/end"))" \
+	awk -v a="${first:-0}" -v e="$(cat "$T/end")" 'BEGIN { exit !(a >= e) }'
+check "bounded: the timeout is said" grep -q 'symbolizing took longer than --symbolize-timeout' "$T/a.err"
+check "bounded: the stacks are written, the command's code by its object" grep -q '\[pf\]' "$T/a.folded"
+
+# 2. Cancelled: one SIGTERM during the fetch (default timeout, 60 s) ends
+# it within seconds, the stacks written; record's status is the command's.
+: > "$T/conn"
+# (a cache of its own: libdebuginfod remembers a cancelled query a while)
+DEBUGINFOD_CACHE_PATH="$T/cache2" "$PPROBE" record -g -o "$T/b.folded" -- "$T/pf" 2 2 15000000 2>"$T/b.err" &
+pid=$!
+for _ in $(seq 200); do [ -s "$T/conn" ] && break; sleep 0.05; done
+check "signal: pprobe asks debuginfod after the run" [ -s "$T/conn" ]
+sleep 0.3
+start=$(date +%s%N)
+kill -TERM $pid
+for _ in $(seq 200); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+kill -KILL $pid 2>/dev/null
+wait $pid
+st=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+check "signal: one SIGTERM ends the fetch and pprobe within 5 s ($ms ms)" [ $ms -lt 5000 ]
+check "signal: the status is still the command's (7: the signal came after it), got $st" [ $st -eq 7 ]
+check "signal: the stacks are written" grep -q '\[pf\]' "$T/b.folded"
+check "signal: not ended at once" not grep -q 'again: stopping at once' "$T/b.err"
+done_testing
