@@ -24,6 +24,30 @@ srv=$!
 trap 'kill $srv $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
 for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
 [ -s "$T/port" ] || { echo "FAIL: the stalling server did not start" >&2; exit 1; }
+
+# 0. A server that answers (the unstripped program as its debuginfo): the
+# fetch after the run names the command's functions.
+id=$(readelf -nW "$T/pf" | sed -n 's/.*Build ID: *\([0-9a-f]*\).*/\1/p')
+mkdir -p "$T/srv/buildid/$id"
+cp "$WORKLOADS/probe_fork" "$T/srv/buildid/$id/debuginfo"
+python3 -c '
+import http.server, functools, sys
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a): pass
+h = functools.partial(Quiet, directory=sys.argv[1])
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), h)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+' "$T/srv" > "$T/port0" &
+for _ in $(seq 100); do [ -s "$T/port0" ] && break; sleep 0.05; done
+DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$T/port0")" DEBUGINFOD_CACHE_PATH="$T/cache0" \
+	"$PPROBE" record -g -o "$T/ok.folded" -- "$T/pf" 2 2 30000000 2>"$T/ok.err"
+rc=$?
+check "answered: record exits as the command did (7), got $rc" [ $rc -eq 7 ]
+# (calls() is inlined: its frame comes from the fetched file's DWARF)
+check "answered: the command's functions are named (main;calls_[i];work)" grep -q ';main;calls_\[i\];work ' "$T/ok.folded"
+check "answered: in its threads too (start_thread;thread_main;calls_[i];work)" grep -q 'start_thread;thread_main;calls_\[i\];work ' "$T/ok.folded"
+
 export DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$T/port")" DEBUGINFOD_CACHE_PATH="$T/cache"
 : > "$T/conn"
 
