@@ -2,9 +2,10 @@
 # debuginfod (DEBUGINFOD_URLS) is a network fetch that may wait 90 s per
 # server. pprobe record asks it only after the command's run, never while
 # reading the rings; under --symbolize-timeout; and a stop signal cancels a
-# fetch under way. The server here accepts and never answers: the worst a
-# user's server can do. The command (stripped, so only debuginfod could
-# name its code) forks, execs itself and starts threads.
+# fetch under way. Two servers: one that answers (the fetched file names
+# the code), one that accepts and never answers (the worst a user's server
+# can do). The command (stripped, so only debuginfod could name its code)
+# forks, execs itself and starts threads.
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v python3 >/dev/null || skip "python3 needed for the stalling server"
