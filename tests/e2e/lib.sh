@@ -25,6 +25,12 @@ need_uprobe_events() {
 # not COMMAND...: succeed when the command fails (for check)
 not() { ! "$@"; }
 check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
+# wait_for COMMAND...: until it succeeds, 10 s at most (status 1 then)
+wait_for() { for _ in $(seq 200); do "$@" && return 0; sleep 0.05; done; return 1; }
+alive() { kill -0 "$1" 2>/dev/null; }
+# reap PID: wait for it, killing it (-9) if it is still there after 10 s;
+# its status
+reap() { wait_for not alive "$1" || kill -KILL "$1"; wait "$1"; }
 # folded_sum FILE [REGEX]: total count of folded lines (matching REGEX)
 folded_sum() { awk -v re="${2:-}" 're == "" || $0 ~ re { n += $NF } END { print n + 0 }' "$1"; }
 # folded_user FILE: the stacks without their kernel frames at the leaf end.

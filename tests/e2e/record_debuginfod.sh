@@ -23,8 +23,7 @@ while True:
 ' "$T/conn" > "$T/port" &
 srv=$!
 trap 'kill $srv $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
-for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
-[ -s "$T/port" ] || { echo "FAIL: the stalling server did not start" >&2; exit 1; }
+wait_for test -s "$T/port" || { echo "FAIL: the stalling server did not start" >&2; exit 1; }
 
 # 0. A server that answers (the unstripped program as its debuginfo): the
 # fetch after the run names the command's functions.
@@ -40,7 +39,7 @@ s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), h)
 print(s.server_address[1], flush=True)
 s.serve_forever()
 ' "$T/srv" > "$T/port0" &
-for _ in $(seq 100); do [ -s "$T/port0" ] && break; sleep 0.05; done
+wait_for test -s "$T/port0" || { echo "FAIL: the answering server did not start" >&2; exit 1; }
 DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$T/port0")" DEBUGINFOD_CACHE_PATH="$T/cache0" \
 	"$PPROBE" record -g -o "$T/ok.folded" -- "$T/pf" 2 2 30000000 2>"$T/ok.err"
 rc=$?
@@ -74,14 +73,11 @@ check "bounded: the stacks are written, the command's code by its object" grep -
 # (a cache of its own: libdebuginfod remembers a cancelled query a while)
 DEBUGINFOD_CACHE_PATH="$T/cache2" "$PPROBE" record -g -o "$T/b.folded" -- "$T/pf" 2 2 15000000 2>"$T/b.err" &
 pid=$!
-for _ in $(seq 200); do [ -s "$T/conn" ] && break; sleep 0.05; done
-check "signal: pprobe asks debuginfod after the run" [ -s "$T/conn" ]
+check "signal: pprobe asks debuginfod after the run" wait_for test -s "$T/conn"
 sleep 0.3
 start=$(date +%s%N)
 kill -TERM $pid
-for _ in $(seq 200); do kill -0 $pid 2>/dev/null || break; sleep 0.05; done
-kill -KILL $pid 2>/dev/null
-wait $pid
+reap $pid
 st=$?
 ms=$((($(date +%s%N) - start) / 1000000))
 check "signal: one SIGTERM ends the fetch and pprobe within 5 s ($ms ms)" [ $ms -lt 5000 ]

@@ -13,11 +13,7 @@ trap 'kill $(jobs -p) 2>/dev/null; exec 3>&-; rm -rf "$T"' EXIT
 group_left() { grep -qE "^[pr][0-9]*:pprobe_$1/" $TR/uprobe_events; }
 # the main thread of $1 is in write(2) (syscall 1) on fd 1
 in_write() { read -r nr fd _ < "/proc/$1/syscall" 2>/dev/null && [ "$nr" = 1 ] && [ "$fd" = 0x1 ]; }
-wait_for() { for _ in $(seq 200); do "$@" && return 0; sleep 0.05; done; return 1; }
-alive() { kill -0 "$1" 2>/dev/null; }
 running() { pgrep -f "$1" >/dev/null; }
-# wait for $1, killing it (-9) if it is still there after 10 s; its status
-reap() { wait_for not alive "$1" || kill -KILL "$1"; wait "$1"; }
 
 # pprobe's stdout is a FIFO already full (64 KiB written, nothing read): its
 # first write of the stacks blocks for ever. The command (2 children, 1
