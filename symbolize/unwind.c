@@ -143,43 +143,6 @@ static int open_matching(const char *path, const struct map *m, pid_t pid,
 	return fd >= 0 ? fd : err;
 }
 
-/* Make every compressed section of f's private mapping SHT_NOBITS, which
- * libdw skips: the section headers' pages are copied on write, the file is
- * untouched. Native byte order, 64-bit only (else -EFBIG: the file is not
- * used). */
-static int hide_compressed(struct ufile *f)
-{
-	Elf64_Ehdr eh;
-	if (f->size < sizeof(eh))
-		return -EFBIG;
-	memcpy(&eh, f->data, sizeof(eh));
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB) ||
-	    eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shoff > f->size ||
-	    (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr) > f->size - eh.e_shoff)
-		return -EFBIG;
-	long pg = sysconf(_SC_PAGESIZE);
-	uintptr_t lo = ((uintptr_t)f->data + eh.e_shoff) & ~(uintptr_t)(pg - 1);
-	uintptr_t hi = (uintptr_t)f->data + eh.e_shoff + (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr);
-	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE))
-		return -EFBIG;
-	for (unsigned i = 0; i < eh.e_shnum; i++) {
-		Elf64_Shdr *sh = (Elf64_Shdr *)((uintptr_t)f->data + eh.e_shoff) + i;
-		Elf64_Shdr copy;
-		memcpy(&copy, sh, sizeof(copy));
-		if (copy.sh_flags & SHF_COMPRESSED || copy.sh_type == SHT_PROGBITS) {
-			/* .zdebug_* are PROGBITS without the flag: any PROGBITS
-			 * section outside the loaded image (no SHF_ALLOC) too */
-			if (!(copy.sh_flags & SHF_ALLOC)) {
-				copy.sh_type = SHT_NOBITS;
-				memcpy(sh, &copy, sizeof(copy));
-			}
-		}
-	}
-	mprotect((void *)lo, hi - lo, PROT_READ);
-	return 0;
-}
-
 static int ufile__parse(struct ufile *f)
 {
 	Elf *elf = elf_memory((char *)f->data, f->size);
@@ -248,20 +211,8 @@ static int ufile__parse(struct ufile *f)
 				f->has_debug_frame = true;
 		}
 	}
-	err = f->nr_loads ? 0 : -ENOEXEC;
-	/* libdw would inflate what a compressed section claims (looking for
-	 * .debug_frame where .eh_frame has no answer): in a file that lies
-	 * about it, those sections are hidden (said); its .eh_frame still
-	 * unwinds */
-	char why[160];
-	if (!err && !elf_file__compressed_sane(elf, f->size, why, sizeof(why))) {
-		safe_open__note(f->path, why);	/* the mapped path, as the symbolizer says it */
-		elf_end(elf);
-		elf = NULL;
-		f->has_debug_frame = false;
-		f->debug_file_cfi = -1;
-		err = hide_compressed(f);
-	}
+	/* an object file would have libdw relocate it in place: not unwound */
+	err = f->nr_loads && f->e_type != ET_REL ? 0 : -ENOEXEC;
 out:
 	elf_end(elf);
 	return err;
@@ -298,14 +249,9 @@ static struct ufile *unwinder__file(struct unwinder *u, pid_t pid, const struct 
 	} else if (fstat(fd, &st) || st.st_size <= 0) {
 		f->err = -ENOEXEC;
 	} else {
-		void *p = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (p == MAP_FAILED) {
-			f->err = -errno;
-		} else {
-			f->data = p;
-			f->size = st.st_size;
+		f->err = ufile__map(f, fd, (size_t)st.st_size);
+		if (!f->err)
 			f->err = ufile__parse(f);
-		}
 	}
 	if (fd >= 0)
 		close(fd);

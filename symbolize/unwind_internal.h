@@ -117,6 +117,10 @@ struct unwinder {
 	uint64_t gen;			/* unwinder__sweep calls so far */
 };
 
+/* ufile_map.c: maps fd's size bytes into f->data/f->size, as libdw may be
+ * given them: compressed sections inflated or hidden (0 or -errno) */
+int ufile__map(struct ufile *f, int fd, size_t size);
+
 /* unwind.c */
 const struct umod *uproc__find_mod(const struct uproc *p, uint64_t addr);
 /* Reads 8 bytes at addr of the sampled process: stack copy, then the live
