@@ -209,6 +209,9 @@ static int ufile__parse(struct ufile *f)
 				f->has_eh_frame = true;
 			else if (!strcmp(nm, ".debug_frame") && sh.sh_type != SHT_NOBITS)
 				f->has_debug_frame = true;
+			else if (!strcmp(nm, ".gopclntab") || !strcmp(nm, ".note.go.buildid") ||
+				 !strcmp(nm, ".go.buildinfo"))
+				f->is_go = true;
 		}
 	}
 	/* an object file would have libdw relocate it in place: not unwound */

@@ -49,6 +49,11 @@ struct ufile {
 	Dwarf_CFI *eh_cfi;
 	bool cfi_tried;
 	uint64_t used_gen;	/* the unwinder's gen when last used */
+	/* Go (unwind_go.c): a Go file, its root functions found on first need */
+	bool is_go, go_ready;
+#define UFILE_GO_ROOTS 16
+	int nr_go_roots;
+	struct { uint64_t lo, hi; } go_roots[UFILE_GO_ROOTS];
 };
 
 /* An ELF file placed in a process: addresses [low, high) = file vaddr + bias. */
@@ -132,6 +137,10 @@ bool uctx__is_exec(const struct uctx *c, uint64_t addr);
  * started the thread there, so it is the outermost frame. */
 bool uctx__is_entry(const struct uctx *c, uint64_t addr);
 const char *uctx__dso_name(const struct uctx *c, uint64_t addr);
+
+/* unwind_go.c: lookup pc is in a function where Go's own traceback stops
+ * (runtime.goexit, mstart, the stack switches): the stack is complete */
+bool uctx__is_root(const struct uctx *c, uint64_t lpc);
 
 /* unwind_libdw.c */
 int udw__sync(struct uproc *p);		/* (re)report modules; 0 or -errno */

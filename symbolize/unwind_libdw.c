@@ -367,6 +367,12 @@ static int frame_cb(Dwfl_Frame *st, void *arg)
 		w->end = UNWIND_COMPLETE;
 		return DWARF_CB_ABORT;
 	}
+	if (w->n > 0 && uctx__is_root(w->c, w->prev_lpc)) {
+		/* Go: where the runtime's own traceback stops */
+		w->forced = true;
+		w->end = UNWIND_COMPLETE;
+		return DWARF_CB_ABORT;
+	}
 	if (w->n > 0 && w->c->mem_fail && !w->prev_memfail && !w->prev_nocfi) {
 		w->forced = true;
 		w->end = UNWIND_TRUNCATED;
@@ -412,7 +418,7 @@ int udw__unwind(struct uctx *c, uint64_t *ips, int max, struct unwind_result *re
 	res->fp_frames = w.fp;
 	if (w.n < 1)
 		w.n = 1;
-	if (w.prev_nocfi && uctx__is_entry(c, w.prev_lpc) && !w.forced) {
+	if (!w.forced && (uctx__is_root(c, w.prev_lpc) || (w.prev_nocfi && uctx__is_entry(c, w.prev_lpc)))) {
 		/* stopped in _start of the executable or ld.so: outermost */
 		res->end = UNWIND_COMPLETE;
 	} else if (w.forced) {

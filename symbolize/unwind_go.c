@@ -1,0 +1,83 @@
+/* Go code for the unwinder: where a Go stack ends. A goroutine's stack
+ * starts in runtime.goexit (its return address is the goroutine's
+ * "caller"), a thread's g0 stack in runtime.mstart or runtime.rt0_go, and
+ * the runtime's stack switches (systemstack, mcall, morestack, asmcgocall)
+ * start a g0 stack whose caller is on another stack: Go's own traceback
+ * stops at each of them (funcFlag_TOPFRAME / SPWRITE), and so does ours,
+ * calling the stack complete. Their addresses come from .symtab, found
+ * once per file and only in Go files. */
+#define _GNU_SOURCE
+#include <gelf.h>
+#include <string.h>
+
+#include "unwind_internal.h"
+
+static const char *const go_roots[] = {
+	"runtime.goexit", "runtime.mstart", "runtime.rt0_go", "runtime.systemstack",
+	"runtime.mcall", "runtime.morestack", "runtime.asmcgocall",
+};
+
+/* name is a root, maybe with the assembler's ABI suffix (".abi0") */
+static bool root_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof(go_roots) / sizeof(go_roots[0]); i++) {
+		size_t n = strlen(go_roots[i]);
+		if (!strncmp(name, go_roots[i], n) && (!name[n] || !strcmp(name + n, ".abi0")))
+			return true;
+	}
+	return false;
+}
+
+static void add_root(struct ufile *f, uint64_t lo, uint64_t hi)
+{
+	if (f->nr_go_roots < UFILE_GO_ROOTS && hi > lo) {
+		f->go_roots[f->nr_go_roots].lo = lo;
+		f->go_roots[f->nr_go_roots].hi = hi;
+		f->nr_go_roots++;
+	}
+}
+
+static void roots_from_symtab(struct ufile *f, Elf *elf)
+{
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t n = d ? d->d_size / sh.sh_entsize : 0;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym s;
+			const char *nm;
+			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+			    !(nm = elf_strptr(elf, sh.sh_link, s.st_name)) || strncmp(nm, "runtime.", 8) ||
+			    !root_name(nm))
+				continue;
+			add_root(f, s.st_value, s.st_value + (s.st_size ? s.st_size : 1));
+		}
+	}
+}
+
+static void ufile__go_setup(struct ufile *f)
+{
+	f->go_ready = true;
+	Elf *elf = elf_memory((char *)f->data, f->size);
+	if (!elf)
+		return;
+	roots_from_symtab(f, elf);
+	elf_end(elf);
+}
+
+bool uctx__is_root(const struct uctx *c, uint64_t lpc)
+{
+	const struct umod *um = uproc__find_mod(c->proc, lpc);
+	if (!um || !um->file->is_go)
+		return false;
+	struct ufile *f = um->file;
+	if (!f->go_ready)
+		ufile__go_setup(f);
+	uint64_t va = lpc - um->bias;
+	for (int i = 0; i < f->nr_go_roots; i++)
+		if (va >= f->go_roots[i].lo && va < f->go_roots[i].hi)
+			return true;
+	return false;
+}
