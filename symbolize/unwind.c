@@ -673,6 +673,19 @@ static bool file_read(const struct uctx *c, uint64_t addr, void *buf, size_t len
 	return false;
 }
 
+bool uctx__read_code(const struct uctx *c, uint64_t addr, void *buf, size_t len)
+{
+	if (file_read(c, addr, buf, len))
+		return true;
+	const struct map *m = maps__find(c->maps, addr);
+	if (!m || !(m->prot & PROT_EXEC) || addr + len > m->end || uproc__find_mod(c->proc, addr))
+		return false;
+	/* anonymous code (a JIT's): only the live process has it */
+	struct iovec l = { buf, len };
+	struct iovec r = { (void *)(uintptr_t)addr, len };
+	return process_vm_readv(c->proc->pid, &l, 1, &r, 1, 0) == (ssize_t)len;
+}
+
 static Dwarf_CFI *ufile__eh_cfi(struct ufile *f)
 {
 	if (!f->cfi_tried) {
@@ -700,10 +713,10 @@ static Dwarf_Frame *eh_frame_at(const struct uctx *c, uint64_t pc, const struct 
 /* Does a call instruction end at ra? The forms compilers emit: call rel32,
  * call *disp32(%rip) (through the GOT), call *%reg (with or without REX),
  * call *disp8(%reg) and call *disp32(%reg). */
-static bool after_call(const struct uctx *c, uint64_t ra)
+bool uctx__after_call(const struct uctx *c, uint64_t ra)
 {
 	uint8_t b[7];	/* the 7 bytes before ra */
-	if (ra < 7 || !file_read(c, ra - 7, b, 7))
+	if (ra < 7 || !uctx__read_code(c, ra - 7, b, 7))
 		return false;
 	if (b[2] == 0xe8 || (b[1] == 0xff && b[2] == 0x15))
 		return true;
@@ -730,7 +743,7 @@ static bool cfi_less_leaf(struct uctx *c, uint64_t *ra)
 	if (sp < c->sp || sp - c->sp + 8 > c->size)
 		return false;
 	memcpy(ra, c->data + (sp - c->sp), 8);
-	if (!uctx__is_exec(c, *ra) || !after_call(c, *ra))
+	if (!uctx__is_exec(c, *ra) || !uctx__after_call(c, *ra))
 		return false;
 	Dwarf_Frame *fr = eh_frame_at(c, pc, &m);
 	bool has_cfi = fr != NULL;

@@ -85,6 +85,9 @@ struct uctx {
 	bool mem_fail;			/* a stack read failed (truncation) */
 	uint64_t fail_addr;
 	bool live_allowed;
+	/* libdw: the registers a walk starts from, when not the sample's
+	 * (a walk resumed past a frame without CFI) */
+	const struct unwind_regs *init_regs;
 	bool cfi_miss;			/* libunwind: a find_proc_info found nothing */
 	/* the sampled frame's register save slots below sp, which its
 	 * epilogue already popped, with the values the pops restored */
@@ -114,6 +117,9 @@ struct uproc {
 struct unwinder {
 	enum unwind_backend backend;
 	bool live_allowed;
+	/* libdw: the registers a walk starts from, when not the sample's
+	 * (a walk resumed past a frame without CFI) */
+	const struct unwind_regs *init_regs;
 	struct uproc *procs[256];
 	struct ufile *files[256];
 	struct ufile *vdso;
@@ -132,6 +138,11 @@ const struct umod *uproc__find_mod(const struct uproc *p, uint64_t addr);
  * stack beyond it (validated), then read-only file contents. */
 bool uctx__read_word(struct uctx *c, uint64_t addr, uint64_t *val);
 bool uctx__is_exec(const struct uctx *c, uint64_t addr);
+/* len bytes of code at addr: from the mapped file, else (anonymous code, a
+ * JIT's) from the live process */
+bool uctx__read_code(const struct uctx *c, uint64_t addr, void *buf, size_t len);
+/* Does a call instruction end at ra? */
+bool uctx__after_call(const struct uctx *c, uint64_t ra);
 /* addr (a lookup pc: return address - 1) lies in the ELF entry point code
  * (_start of the executable or of ld.so, which has no CFI): the kernel
  * started the thread there, so it is the outermost frame. */
@@ -141,6 +152,16 @@ const char *uctx__dso_name(const struct uctx *c, uint64_t addr);
 /* unwind_go.c: lookup pc is in a function where Go's own traceback stops
  * (runtime.goexit, mstart, the stack switches): the stack is complete */
 bool uctx__is_root(const struct uctx *c, uint64_t lpc);
+
+/* Go code at r's pc: 1 stepped r to the caller by its pcsp table, 0 not Go
+ * code with a table (try another way), -1 Go code that could not be stepped */
+int uctx__go_step(struct uctx *c, struct unwind_regs *r);
+
+/* unwind_step.c: one step from a frame without CFI (r: its registers, the
+ * pc exact), r becomes the caller's; 0 when no way is sure enough, else
+ * the way taken */
+enum { UNWIND_STEP_GO = 1, UNWIND_STEP_EPILOGUE, UNWIND_STEP_FP, UNWIND_STEP_LAYOUT };
+int uctx__nocfi_step(struct uctx *c, struct unwind_regs *r);
 
 /* unwind_libdw.c */
 int udw__sync(struct uproc *p);		/* (re)report modules; 0 or -errno */

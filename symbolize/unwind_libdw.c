@@ -153,7 +153,7 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
 	struct uproc *p = arg;
-	const struct unwind_regs *r = p->ctx->regs;
+	const struct unwind_regs *r = p->ctx->init_regs ? p->ctx->init_regs : p->ctx->regs;
 
 	/* rip is also DWARF register 16: the .plt CFA expression reads it */
 	for (unsigned i = 0; i <= UNWIND_REG_IP; i++) {
@@ -292,7 +292,41 @@ struct walk {
 	bool forced;
 	enum unwind_end end;
 	const char *end_dso;
+	/* a step of ours past a frame without CFI: the walk is resumed from
+	 * the caller's registers (pc: return address - 1, for its CFI row) */
+	bool resume, resumed_first;
+	int nr_resumes;
+	uint64_t resume_ra;
+	struct unwind_regs resume_regs;
 };
+
+#define MAX_RESUMES 64
+
+/* The frame st (pc exact when act, else a return address) has no CFI:
+ * step out of it ourselves, and have the walk resumed from the caller. */
+static bool step_nocfi(struct walk *w, Dwfl_Frame *st, uint64_t pc, bool act)
+{
+	struct unwind_regs r = { .valid = 0 };
+	if (w->nr_resumes >= MAX_RESUMES || uctx__is_entry(w->c, w->prev_lpc) || uctx__is_root(w->c, w->prev_lpc))
+		return false;
+	for (unsigned i = 0; i < UNWIND_REG_IP; i++) {
+		Dwarf_Word v;
+		if (dwfl_frame_reg(st, i, &v) == 0) {
+			r.r[i] = v;
+			r.valid |= 1u << i;
+		}
+	}
+	r.r[UNWIND_REG_IP] = pc;
+	r.valid |= 1u << UNWIND_REG_IP;
+	(void)act;
+	if (!uctx__nocfi_step(w->c, &r))
+		return false;
+	w->resume_ra = r.r[UNWIND_REG_IP];
+	r.r[UNWIND_REG_IP] -= 1;	/* inside the call: the caller's CFI row */
+	w->resume_regs = r;
+	w->resume = true;
+	return true;
+}
 
 static bool has_cfi(struct udw *d, Dwfl *dwfl, uint64_t pc)
 {
@@ -360,6 +394,15 @@ static int frame_cb(Dwfl_Frame *st, void *arg)
 	 * the first callback) before we get here: a stack read that failed
 	 * meanwhile means CFI could not read past the available stack and
 	 * libdw fell back to its frame-pointer guess, which we do not trust. */
+	if (w->resumed_first) {
+		/* the first frame of a resumed walk: our step made it */
+		w->resumed_first = false;
+		if (!dwfl_frame_pc(st, &pc, &act))
+			return DWARF_CB_ABORT;
+		pc = w->resume_ra;
+		act = false;
+		goto record;
+	}
 	if (w->n > 0 && w->prev_nocfi && uctx__is_entry(w->c, w->prev_lpc)) {
 		/* the previous frame is _start (no CFI): whatever libdw's
 		 * frame-pointer guess found above it is not a frame */
@@ -381,6 +424,7 @@ static int frame_cb(Dwfl_Frame *st, void *arg)
 	w->prev_memfail = w->c->mem_fail;
 	if (!dwfl_frame_pc(st, &pc, &act))
 		return DWARF_CB_ABORT;
+record:
 	if (w->n > 0) {
 		if (!maps__find(w->c->maps, pc) || !uctx__is_exec(w->c, pc)) {
 			w->forced = true;
@@ -406,6 +450,8 @@ static int frame_cb(Dwfl_Frame *st, void *arg)
 	w->prev_pc = pc;
 	w->prev_lpc = act ? pc : pc - 1;
 	w->prev_nocfi = !has_cfi(w->d, dwfl_thread_dwfl(dwfl_frame_thread(st)), w->prev_lpc);
+	if (w->prev_nocfi && step_nocfi(w, st, pc, act))
+		return DWARF_CB_ABORT;
 	return DWARF_CB_OK;
 }
 
@@ -415,6 +461,19 @@ int udw__unwind(struct uctx *c, uint64_t *ips, int max, struct unwind_result *re
 	struct walk w = { .c = c, .d = d, .ips = ips, .max = max };
 
 	int rc = dwfl_getthread_frames(d->dwfl, c->proc->pid, frame_cb, &w);
+	while (w.resume) {
+		/* go on from the caller of a frame without CFI */
+		w.resume = false;
+		w.resumed_first = true;
+		w.nr_resumes++;
+		w.fp++;
+		w.prev_nocfi = false;
+		w.prev_memfail = false;
+		c->mem_fail = false;	/* libdw's look-ahead past that frame */
+		c->init_regs = &w.resume_regs;
+		rc = dwfl_getthread_frames(d->dwfl, c->proc->pid, frame_cb, &w);
+		c->init_regs = NULL;
+	}
 	res->fp_frames = w.fp;
 	if (w.n < 1)
 		w.n = 1;
