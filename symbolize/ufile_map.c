@@ -6,8 +6,8 @@
  * half-rewritten headers. So, once per file:
  *   - a compressed .debug_frame (SHF_COMPRESSED, or GNU's .zdebug_frame) is
  *     inflated here into anonymous pages just after the file's image, and its
- *     section header points there, uncompressed (.zdebug_frame is renamed to
- *     .debug_frame by pointing into its own name);
+ *     section header points there, uncompressed (.zdebug_frame is renamed
+ *     .debug_frame in our copy of the name table);
  *   - every other compressed section outside the loaded image becomes
  *     SHT_NOBITS (libdw skips it: the unwinder reads no other DWARF);
  * all in private copy-on-write pages: the file is never written. */
@@ -151,6 +151,24 @@ static bool inflate_into(const uint8_t *in, uint64_t in_len, uint8_t *out, uint6
 	return ok;
 }
 
+/* ".zdebug_frame" becomes ".debug_frame" in our copy of the section name
+ * table, unless another section's name shares those bytes (a linker may
+ * merge name tails): then the section is hidden instead. */
+static bool rename_zdebug(uint8_t *p, size_t size, const Elf64_Ehdr *eh, const Elf64_Shdr *zs)
+{
+	static const char to[] = ".debug_frame\0";	/* 14 bytes, as ".zdebug_frame" */
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		const Elf64_Shdr *sh = (const Elf64_Shdr *)(p + eh->e_shoff) + i;
+		if (sh != zs && sh->sh_name >= zs->sh_name && sh->sh_name < zs->sh_name + sizeof(to))
+			return false;
+	}
+	const Elf64_Shdr *st = shdr_at(p, eh, eh->e_shstrndx);
+	if (!sec_name(p, size, eh, zs) || zs->sh_name + sizeof(to) > st->sh_size)
+		return false;
+	memcpy(p + st->sh_offset + zs->sh_name, to, sizeof(to));
+	return true;
+}
+
 /* The edits over the writable private mapping p (the file's image, then
  * room for the inflated frame section at out_off). */
 static void edit(uint8_t *p, size_t size, const struct zsec *z, uint64_t out_off)
@@ -162,13 +180,12 @@ static void edit(uint8_t *p, size_t size, const struct zsec *z, uint64_t out_off
 		const char *nm = sec_name(p, size, &eh, sh);
 		if (!is_compressed(sh, nm))
 			continue;
-		if ((int)i == z->idx && inflate_into(p + z->in_off, z->in_len, p + out_off, z->out_len)) {
+		if ((int)i == z->idx && (!z->gnu || rename_zdebug(p, size, &eh, sh)) &&
+		    inflate_into(p + z->in_off, z->in_len, p + out_off, z->out_len)) {
 			sh->sh_flags &= ~(uint64_t)SHF_COMPRESSED;
 			sh->sh_offset = out_off;
 			sh->sh_size = z->out_len;
 			sh->sh_addralign = z->align;
-			if (z->gnu)
-				sh->sh_name += 1;	/* ".zdebug_frame" + 1 == ".debug_frame" */
 			continue;
 		}
 		sh->sh_type = SHT_NOBITS;
