@@ -1,0 +1,3 @@
+module go_wl
+
+go 1.19
