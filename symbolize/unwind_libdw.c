@@ -302,9 +302,10 @@ struct walk {
 
 #define MAX_RESUMES 64
 
-/* The frame st (pc exact when act, else a return address) has no CFI:
- * step out of it ourselves, and have the walk resumed from the caller. */
-static bool step_nocfi(struct walk *w, Dwfl_Frame *st, uint64_t pc, bool act)
+/* The frame st at pc (exact for the sampled frame, else a return address)
+ * has no CFI: step out of it ourselves, and have the walk resumed from the
+ * caller. */
+static bool step_nocfi(struct walk *w, Dwfl_Frame *st, uint64_t pc)
 {
 	struct unwind_regs r = { .valid = 0 };
 	if (w->nr_resumes >= MAX_RESUMES || uctx__is_entry(w->c, w->prev_lpc) || uctx__is_root(w->c, w->prev_lpc))
@@ -318,7 +319,6 @@ static bool step_nocfi(struct walk *w, Dwfl_Frame *st, uint64_t pc, bool act)
 	}
 	r.r[UNWIND_REG_IP] = pc;
 	r.valid |= 1u << UNWIND_REG_IP;
-	(void)act;
 	if (!uctx__nocfi_step(w->c, &r))
 		return false;
 	w->resume_ra = r.r[UNWIND_REG_IP];
@@ -450,7 +450,7 @@ record:
 	w->prev_pc = pc;
 	w->prev_lpc = act ? pc : pc - 1;
 	w->prev_nocfi = !has_cfi(w->d, dwfl_thread_dwfl(dwfl_frame_thread(st)), w->prev_lpc);
-	if (w->prev_nocfi && step_nocfi(w, st, pc, act))
+	if (w->prev_nocfi && step_nocfi(w, st, pc))
 		return DWARF_CB_ABORT;
 	return DWARF_CB_OK;
 }
