@@ -614,3 +614,12 @@ bool elf_object__to_vaddr(const struct elf_object *o, const struct map *m, uint6
 	}
 	return false;
 }
+
+const char *elf_object__lacks(const struct elf_object *o)
+{
+	if (o->has_symtab || o->debug_path || o->minidebuginfo)
+		return "no symbol covers them";
+	if (o->debuginfod_later)
+		return "no .symtab; its debug file was not fetched";
+	return "no .symtab, no debug file (install its debug symbols package, or set DEBUGINFOD_URLS)";
+}

@@ -97,6 +97,8 @@ void elf_object__delete(struct elf_object *o);
  * debuginfod could not run (a recording): asks it now, once, if it may
  * (pprobe/debuginfo.h), and takes the file's symbols and DWARF. */
 void elf_object__debuginfod_late(struct elf_object *o);
+/* Why an address of o has no symbol (static text). */
+const char *elf_object__lacks(const struct elf_object *o);
 /* runtime address in mapping m -> ELF virtual address. false if not in a segment. */
 bool elf_object__to_vaddr(const struct elf_object *o, const struct map *m, uint64_t addr, uint64_t *vaddr);
 /* elf_file__build_id() and debuginfo__find() (debuginfo.c): pprobe/debuginfo.h */

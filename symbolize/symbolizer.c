@@ -494,11 +494,14 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 		}
 		return 1;
 	}
-	if (!o || !o->loaded)
+	if (!o || !o->loaded) {
+		out->lacks = "its file could not be read";
 		return 1;
+	}
 	elf_object__debuginfod_late(o);
 	if (o->build_id_mismatch) {	/* never name code from the wrong file */
 		out->build_id_mismatch = true;
+		out->lacks = "the file found is another build than the one mapped";
 		return 1;
 	}
 	if (!elf_object__to_vaddr(o, m, a, &vaddr))
@@ -534,6 +537,8 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 		if (e) {
 			name_from_symbol(s, out, e);
 			out->offset = vaddr - e->start;
+		} else {
+			out->lacks = elf_object__lacks(o);
 		}
 		if (s->opts.srcline)
 			dwarf__srcline(o, vaddr, &out->srcfile, &out->line);

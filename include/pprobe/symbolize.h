@@ -40,6 +40,9 @@ struct sym_frame {
 	bool jit;		/* from /tmp/perf-PID.map */
 	bool build_id_mismatch;	/* the file on disk is not the one that was mapped
 				 * (inode or build-id differ): name is then NULL */
+	/* name NULL in a mapped file: why the object names nothing there
+	 * (static text: "no .symtab, no debug file", ...); else NULL */
+	const char *lacks;
 };
 
 void symbolizer_opts__init(struct symbolizer_opts *opts);

@@ -1190,6 +1190,14 @@ static void print_off_cpu(const struct record *rec)
 			(unsigned long long)st->backwards, (unsigned long long)rec->bad_prev_state);
 }
 
+static void say_unnamed(const char *dso, const char *why, size_t unnamed, size_t total, void *arg)
+{
+	int *said = arg;
+	if ((*said)++ < 8)
+		fprintf(stderr, "pprobe record: %s: %zu of %zu code addresses without a name: %s\n", dso, unnamed,
+			total, why ? why : "no symbol covers them");
+}
+
 static void print_summary(struct collect *c, const struct record *rec)
 {
 	char queue[96];
@@ -1201,6 +1209,9 @@ static void print_summary(struct collect *c, const struct record *rec)
 	if (rec->off_cpu)
 		print_off_cpu(rec);
 	print_unwind_quality(rec);
+	int said = 0;
+	if (rec->frames && frametab__unnamed(rec->frames, say_unnamed, &said) > 8)
+		fprintf(stderr, "pprobe record: and %d more objects with code addresses without a name\n", said - 8);
 	/* pprobe's own threads, not the command's: what profiling costs */
 	struct rusage ru;
 	if (!getrusage(RUSAGE_SELF, &ru)) {

@@ -36,6 +36,13 @@ struct frametab {
 	struct u64map map_index;	/* hash of map identity -> mapref index + 1 */
 	struct strtab names;
 	bool srcline_names;
+	/* per object, its code addresses symbolized and those left unnamed */
+	struct unnamed_obj {
+		char *dso;
+		const char *why;
+		size_t unnamed, total;
+	} *objs;
+	size_t nr_objs;
 };
 
 struct frametab *frametab__new(void)
@@ -77,6 +84,9 @@ void frametab__delete(struct frametab *ft)
 	for (size_t i = 0; i < ft->nr_maprefs; i++)
 		free(ft->maprefs[i].map.path);
 	free(ft->maprefs);
+	for (size_t i = 0; i < ft->nr_objs; i++)
+		free(ft->objs[i].dso);
+	free(ft->objs);
 	u64map__free(&ft->index);
 	u64map__free(&ft->map_index);
 	strtab__free(&ft->names);
@@ -258,6 +268,41 @@ void frametab__symbolize(struct frametab *ft, struct symbolizer *sym)
 	frametab__symbolize_until(ft, sym, NULL, NULL);
 }
 
+/* One more code address of a mapped file symbolized: named or not (why). */
+static void count_named(struct frametab *ft, const char *dso, const char *why)
+{
+	struct unnamed_obj *o = NULL;
+	for (size_t i = 0; i < ft->nr_objs && !o; i++)
+		if (!strcmp(ft->objs[i].dso, dso))
+			o = &ft->objs[i];
+	if (!o) {
+		ft->objs = pp_xrealloc(ft->objs, (ft->nr_objs + 1) * sizeof(*ft->objs));
+		o = &ft->objs[ft->nr_objs++];
+		*o = (struct unnamed_obj){ .dso = pp_xstrdup(dso) };
+	}
+	o->total++;
+	if (why) {
+		o->unnamed++;
+		o->why = why;
+	}
+}
+
+static int unnamed_cmp(const void *a, const void *b)
+{
+	const struct unnamed_obj *x = a, *y = b;
+	return x->unnamed != y->unnamed ? (x->unnamed < y->unnamed ? 1 : -1) : strcmp(x->dso, y->dso);
+}
+
+size_t frametab__unnamed(struct frametab *ft, void (*cb)(const char *dso, const char *why, size_t unnamed,
+							    size_t total, void *arg), void *arg)
+{
+	size_t n = 0;
+	qsort(ft->objs, ft->nr_objs, sizeof(*ft->objs), unnamed_cmp);
+	for (size_t i = 0; i < ft->nr_objs && ft->objs[i].unnamed; i++, n++)
+		cb(ft->objs[i].dso, ft->objs[i].why, ft->objs[i].unnamed, ft->objs[i].total, arg);
+	return n;
+}
+
 size_t frametab__symbolize_until(struct frametab *ft, struct symbolizer *sym, bool (*stop)(void *arg), void *arg)
 {
 	struct sym_frame sf[64];
@@ -306,6 +351,8 @@ size_t frametab__symbolize_until(struct frametab *ft, struct symbolizer *sym, bo
 					for (int j = 0; j < n; j++)
 						if (!sf[j].name && !sf[j].dso)
 							sf[j].dso = basename_of(r->map.path);
+					if (map__is_file(&r->map) && sf[n - 1].dso)
+						count_named(ft, sf[n - 1].dso, sf[n - 1].name ? NULL : sf[n - 1].lacks);
 				}
 			}
 			break;

@@ -41,6 +41,12 @@ void frametab__symbolize(struct frametab *ft, struct symbolizer *sym);
  * as an unknown address is). Returns how many were left so. */
 size_t frametab__symbolize_until(struct frametab *ft, struct symbolizer *sym, bool (*stop)(void *arg), void *arg);
 
+/* After symbolizing: each object with code addresses left without a name,
+ * most first: cb(object, why, unnamed, of how many symbolized). Returns how
+ * many objects. */
+size_t frametab__unnamed(struct frametab *ft, void (*cb)(const char *dso, const char *why, size_t unnamed,
+							    size_t total, void *arg), void *arg);
+
 struct stacktab *stacktab__new(struct frametab *ft);
 void stacktab__delete(struct stacktab *st);
 

@@ -5,7 +5,8 @@
 # at the ELF entry point, which pprobe names _start (issue 12) where it said
 # [x86_64-linux-gnu-as] before; and the unwinder's "complete" agrees with the
 # folded output: every user stack either starts at an entry point (_start,
-# _dl_start_user, clone3, start_thread) or ends in a frame saying why.
+# _dl_start_user, clone3, start_thread) or ends in a frame saying why. The
+# summary says how many of its code addresses have no name, and why.
 . "$(dirname "$0")/lib.sh"
 need_root
 AS=/usr/bin/x86_64-linux-gnu-as
@@ -49,4 +50,11 @@ read -r sum_n sum_pct < <(sed -n 's/.*unwinding: \([0-9]*\) user stacks, \([0-9.
 check "summary's user stacks (${sum_n:-?}) are the folded output's ($total)" test "${sum_n:-0}" -eq "$total"
 check "summary's ${sum_pct:-?}% complete is the folded output's $entry of $total (within its 0.1% rounding)" \
 	awk -v p="${sum_pct:--1}" -v e="$entry" -v n="$total" 'BEGIN { d = p * n / 100 - e; exit !(n && d < 0.5 && d > -0.5) }'
+# going blind is said: the summary names the object whose code has no names,
+# and why (issue 25)
+unnamed_line=$(grep -E '^pprobe record: x86_64-linux-gnu-as: [0-9]+ of [0-9]+ code addresses without a name: no \.symtab, no debug file' "$T/err")
+echo "${unnamed_line:-no summary line for as}"
+check "the summary says how many of as's code addresses have no name, and why" test -n "$unnamed_line"
+check "the summary has no such line for libc (named by its .symtab or debug file)" \
+	not grep -qE '^pprobe record: libc\.so\.6: [0-9]+ of [0-9]+ code addresses without a name' "$T/err"
 done_testing
