@@ -2,7 +2,8 @@
 # Stacks of real runtimes, pprobe against perf, same workload, same run:
 # the share of stacks that are complete (the outermost frame is where the
 # runtime starts a thread or a goroutine, not a marker or a guess) and the
-# profiler's CPU seconds (user + system; perf: record + script).
+# profiler's own CPU seconds (user + system; perf: record + script), not
+# the workload's.
 #
 #   scripts/bench/runtimes.sh [BUILD_DIR]     (default: build)
 #
@@ -29,23 +30,31 @@ complete() { # FOLDED -> "pct"
 }
 cpu() { tail -1 "$1" | awk '{ printf "%.2f", $1 + $2 }'; }
 
+# pprobe says its own CPU (its threads, not the command's); perf record's
+# is its total under /usr/bin/time less the workload's alone (run once
+# before: noisy by a few hundredths), plus perf script's.
 row() { # NAME CMD...
 	local name=$1
 	shift
-	/usr/bin/time -f '%U %S' -o "$TMP/t.pp" "$PPROBE" record -g -o "$TMP/pp.folded" -- "$@" >/dev/null 2>&1
-	printf '%-22s %-18s %8s%% %7ss\n' "$name" "pprobe -g" "$(complete "$TMP/pp.folded")" "$(cpu "$TMP/t.pp")"
+	/usr/bin/time -f '%U %S' -o "$TMP/t.wl" "$@" >/dev/null 2>&1
+	local wl
+	wl=$(cpu "$TMP/t.wl")
+	"$PPROBE" record -g -o "$TMP/pp.folded" -- "$@" >/dev/null 2>"$TMP/pp.err"
+	printf '%-26s %-12s %8s%% %7ss\n' "$name" "pprobe -g" "$(complete "$TMP/pp.folded")" \
+		"$(sed -n 's/.*profiler CPU \([0-9.]*\) s.*/\1/p' "$TMP/pp.err")"
 	for cg in dwarf fp; do
 		/usr/bin/time -f '%U %S' -o "$TMP/t.rec" perf record -q -e cpu-clock -F 999 --call-graph "$cg" \
 			-o "$TMP/perf.data" -- "$@" >/dev/null 2>&1
 		/usr/bin/time -f '%U %S' -o "$TMP/t.scr" perf script -i "$TMP/perf.data" 2>/dev/null |
 			awk -f "$FOLD" > "$TMP/perf.folded"
 		local c
-		c=$(awk -v a="$(cpu "$TMP/t.rec")" -v b="$(cpu "$TMP/t.scr")" 'BEGIN { printf "%.2f", a + b }')
-		printf '%-22s %-18s %8s%% %7ss\n' "$name" "perf $cg" "$(complete "$TMP/perf.folded")" "$c"
+		c=$(awk -v a="$(cpu "$TMP/t.rec")" -v w="$wl" -v b="$(cpu "$TMP/t.scr")" \
+			'BEGIN { printf "%.2f", (a - w > 0 ? a - w : 0) + b }')
+		printf '%-26s %-12s %8s%% %7ss\n' "$name" "perf $cg" "$(complete "$TMP/perf.folded")" "$c"
 	done
 }
 
-printf '%-22s %-18s %9s %8s\n' workload profiler complete cpu
+printf '%-26s %-12s %9s %8s\n' workload profiler complete cpu
 if command -v gcc >/dev/null; then
 	gcc -O2 -g -gz -fno-asynchronous-unwind-tables -pthread -o "$TMP/c_gz" "$SRC/tests/workloads/compressed_wl.c" &&
 		row "C, gcc -gz" "$TMP/c_gz"
