@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "pprobe/safe_open.h"
+#include "gopclntab.h"
 #include "sym_internal.h"
 
 static void elf_init(void)
@@ -391,6 +392,26 @@ static bool debug_file_sane(const char *path)
 	return ok;
 }
 
+static int add_go_func(const struct gopclntab_func *f, void *arg)
+{
+	/* prio 0: any ELF symbol at the same address is preferred */
+	return symtab__add(arg, f->entry, f->end - f->entry, 0, f->name, strlen(f->name), NULL, 0) < 0 ? -ENOMEM : 0;
+}
+
+/* Go keeps every function's name and range in .gopclntab, stripped or not. */
+static int go_symbols(struct symtab *t, Elf *elf)
+{
+	const uint8_t *data;
+	size_t size;
+	uint64_t vaddr, text;
+	if (gopclntab__find(elf, &data, &size, &vaddr, &text))
+		return 0;
+	struct gopclntab *g = gopclntab__new(data, size, vaddr, text);
+	int err = g ? gopclntab__foreach(g, add_go_func, t) : 0;
+	gopclntab__delete(g);
+	return err;
+}
+
 static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
 {
 	int err;
@@ -450,6 +471,11 @@ static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
 			if (err < 0)
 				return err;
 		}
+	}
+	if (!has_symtab && !o->debug_path && !o->minidebuginfo) {
+		err = go_symbols(&o->syms, elf);	/* a stripped Go binary: Go's own table */
+		if (err < 0)
+			return err;
 	}
 	err = symtab__finish(&o->syms);
 	if (err)

@@ -92,10 +92,11 @@ static void ufile__free(struct ufile *f)
 {
 	if (!f)
 		return;
-	if (f->data)
-		munmap((void *)f->data, f->size);
+	ufile__go_free(f);	/* Elfs over data first */
 	dwarf_cfi_end(f->eh_cfi);
 	elf_end(f->cfi_elf);
+	if (f->data)
+		munmap((void *)f->data, f->size);
 	if (f->vdso_fd > 0)
 		close(f->vdso_fd);
 	free(f->path);

@@ -4,12 +4,15 @@
  * the runtime's stack switches (systemstack, mcall, morestack, asmcgocall)
  * start a g0 stack whose caller is on another stack: Go's own traceback
  * stops at each of them (funcFlag_TOPFRAME / SPWRITE), and so does ours,
- * calling the stack complete. Their addresses come from .symtab, found
- * once per file and only in Go files. */
+ * calling the stack complete. Their addresses come from .symtab, else
+ * from Go's own table (.gopclntab), found once per file and only in Go
+ * files. Go code without .debug_frame (stripped, -s -w) is stepped with
+ * that table's frame sizes (pcsp), as Go's runtime unwinds itself. */
 #define _GNU_SOURCE
 #include <gelf.h>
 #include <string.h>
 
+#include "gopclntab.h"
 #include "unwind_internal.h"
 
 static const char *const go_roots[] = {
@@ -57,14 +60,36 @@ static void roots_from_symtab(struct ufile *f, Elf *elf)
 	}
 }
 
+static int root_from_table(const struct gopclntab_func *fn, void *arg)
+{
+	if (!strncmp(fn->name, "runtime.", 8) && root_name(fn->name))
+		add_root(arg, fn->entry, fn->end);
+	return 0;
+}
+
 static void ufile__go_setup(struct ufile *f)
 {
+	const uint8_t *data;
+	size_t size;
+	uint64_t vaddr, text;
+
 	f->go_ready = true;
-	Elf *elf = elf_memory((char *)f->data, f->size);
-	if (!elf)
+	f->go_elf = elf_memory((char *)f->data, f->size);
+	if (!f->go_elf)
 		return;
-	roots_from_symtab(f, elf);
-	elf_end(elf);
+	roots_from_symtab(f, f->go_elf);
+	/* the table's bytes are the Elf's over our mapping: kept with it */
+	if (!gopclntab__find(f->go_elf, &data, &size, &vaddr, &text))
+		f->go_table = gopclntab__new(data, size, vaddr, text);
+	if (!f->nr_go_roots && f->go_table)
+		gopclntab__foreach(f->go_table, root_from_table, f);
+}
+
+void ufile__go_free(struct ufile *f)
+{
+	gopclntab__delete(f->go_table);
+	if (f->go_elf)
+		elf_end(f->go_elf);
 }
 
 bool uctx__is_root(const struct uctx *c, uint64_t lpc)
@@ -84,7 +109,24 @@ bool uctx__is_root(const struct uctx *c, uint64_t lpc)
 
 int uctx__go_step(struct uctx *c, struct unwind_regs *r)
 {
-	(void)c;
-	(void)r;
-	return 0;
+	uint64_t pc = r->r[UNWIND_REG_IP], sp = r->r[UNWIND_REG_SP], ra, bp;
+	const struct umod *um = uproc__find_mod(c->proc, pc);
+	int64_t delta;
+
+	if (!um || !um->file->is_go)
+		return 0;
+	struct ufile *f = um->file;
+	if (!f->go_ready)
+		ufile__go_setup(f);
+	if (!f->go_table)
+		return 0;
+	if (gopclntab__pcsp(f->go_table, pc - um->bias, &delta) || !uctx__read_word(c, sp + (uint64_t)delta, &ra))
+		return -1;
+	r->r[UNWIND_REG_IP] = ra;
+	r->r[UNWIND_REG_SP] = sp + (uint64_t)delta + 8;
+	/* a frame that has one keeps the caller's %rbp just below the return
+	 * address (Go's frame pointer); a frameless one left %rbp alone */
+	if (delta >= 16 && uctx__read_word(c, sp + (uint64_t)delta - 8, &bp))
+		r->r[UNWIND_REG_BP] = bp;
+	return 1;
 }

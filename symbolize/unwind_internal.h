@@ -54,6 +54,8 @@ struct ufile {
 #define UFILE_GO_ROOTS 16
 	int nr_go_roots;
 	struct { uint64_t lo, hi; } go_roots[UFILE_GO_ROOTS];
+	Elf *go_elf;			/* over data, for go_table's bytes */
+	struct gopclntab *go_table;	/* .gopclntab, if any */
 };
 
 /* An ELF file placed in a process: addresses [low, high) = file vaddr + bias. */
@@ -152,6 +154,7 @@ const char *uctx__dso_name(const struct uctx *c, uint64_t addr);
 /* unwind_go.c: lookup pc is in a function where Go's own traceback stops
  * (runtime.goexit, mstart, the stack switches): the stack is complete */
 bool uctx__is_root(const struct uctx *c, uint64_t lpc);
+void ufile__go_free(struct ufile *f);
 
 /* Go code at r's pc: 1 stepped r to the caller by its pcsp table, 0 not Go
  * code with a table (try another way), -1 Go code that could not be stepped */
