@@ -187,13 +187,14 @@ int gopclntab__pcsp(const struct gopclntab *t, uint64_t pc, int64_t *delta)
 	uint64_t i, entry, end, func, off;
 	if (!t || find(t, pc, &i, &entry, &end, &func) || !func_fields(t, func, NULL, &off) || !off)
 		return -ENOENT;
-	int64_t val = -1;
+	int32_t val = -1;	/* int32, wrapping, as Go's pcvalue */
 	uint64_t at = entry;
 	for (uint64_t step = 0;; step++) {
 		uint64_t uv, pcd;
 		if (step >= end - entry || !uvarint(t, &off, &uv) || (!uv && step) || !uvarint(t, &off, &pcd))
 			return -ENOENT;	/* ended, or more steps than the function has bytes */
-		val += (uv & 1) ? -(int64_t)(uv >> 1) - 1 : (int64_t)(uv >> 1);
+		uint32_t u = (uint32_t)uv;
+		val = (int32_t)((uint32_t)val + (-(u & 1) ^ (u >> 1)));
 		if (pcd > (end - at) / t->quantum)	/* past the function */
 			return -ENOENT;
 		at += pcd * t->quantum;

@@ -183,13 +183,13 @@ static int ufile__parse(struct ufile *f)
 		} else if (ph.p_type == PT_GNU_EH_FRAME) {
 			f->eh_hdr_vaddr = ph.p_vaddr;
 			/* version, eh_frame_ptr_enc, fde_count_enc, table_enc */
-			if (ph.p_offset + 12 > f->size)
+			if (ph.p_offset > f->size || f->size - ph.p_offset < 12)
 				continue;
 			const uint8_t *h = f->data + ph.p_offset;
 			size_t ptrsz = (h[1] & 0x0f) == 0x0b || (h[1] & 0x0f) == 0x03 ? 4 :
 				       (h[1] & 0x0f) == 0x0c || (h[1] & 0x0f) == 0x04 ? 8 : 0;
 			if (h[0] != 1 || !ptrsz || h[2] != 0x03 || h[3] != 0x3b ||
-			    ph.p_offset + 4 + ptrsz + 4 > f->size) {
+			    f->size - ph.p_offset < 4 + ptrsz + 4) {
 				f->eh_hdr_vaddr = 0;	/* unusual encoding: no table */
 				continue;
 			}
@@ -663,9 +663,10 @@ static bool file_read(const struct uctx *c, uint64_t addr, void *buf, size_t len
 	const struct ufile *f = m->file;
 	uint64_t va = addr - m->bias;
 	for (int k = 0; k < f->nr_loads; k++) {
-		if (va >= f->loads[k].vaddr && va + len <= f->loads[k].vaddr + f->loads[k].filesz) {
-			uint64_t off = f->loads[k].offset + (va - f->loads[k].vaddr);
-			if (off + len > f->size)
+		uint64_t in = va - f->loads[k].vaddr;
+		if (va >= f->loads[k].vaddr && in <= f->loads[k].filesz && len <= f->loads[k].filesz - in) {
+			uint64_t off = f->loads[k].offset + in;
+			if (off < in || off > f->size || len > f->size - off)
 				return false;
 			memcpy(buf, f->data + off, len);
 			return true;

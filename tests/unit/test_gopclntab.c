@@ -8,7 +8,9 @@
  *   - the frame size is 0 at every entry, and main.mid (which calls and so
  *     has a frame) has one of at least 16 bytes inside;
  *   - every table cut short, or with a byte changed in its header, is
- *     refused or read without reading past it (ASan build). */
+ *     refused or read without reading past it (ASan build);
+ *   - the four layouts (Go 1.2, 1.16, 1.18, 1.20), from the fuzzer's seeds,
+ *     read with their names, ranges and frame sizes. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <gelf.h>
@@ -193,12 +195,46 @@ static void check_hostile(const struct bin *b)
 	CHECK(true, "hostile copies read");
 }
 
+static int layout_cb(const struct gopclntab_func *f, void *arg)
+{
+	size_t *n = arg;
+	int64_t d0 = -1, d8 = -1, d26 = -1;
+	const struct gopclntab *t = *(const struct gopclntab **)(n + 1);
+	if (f->end - f->entry == 0x40 && !strncmp(f->name, "main.f", 6) &&
+	    !gopclntab__pcsp(t, f->entry, &d0) && !gopclntab__pcsp(t, f->entry + 8, &d8) &&
+	    !gopclntab__pcsp(t, f->entry + 26, &d26) && d0 == 0 && d8 == 16 && d26 == 0)
+		n[0]++;
+	return 0;
+}
+
+/* the four layouts, as tests/fuzz/make-gopclntab-seeds.sh writes them */
+static void check_layouts(void)
+{
+	const char *vers[] = { "12", "116", "118", "120" };
+	for (int i = 0; i < 4; i++) {
+		char path[128];
+		uint8_t buf[4096];
+		snprintf(path, sizeof(path), "../fuzz/corpus/gopclntab/layout-go%s", vers[i]);
+		FILE *f = fopen(path, "rb");
+		size_t len = f ? fread(buf, 1, sizeof(buf), f) : 0;
+		if (f)
+			fclose(f);
+		struct gopclntab *t = gopclntab__new(buf, len, 0, 0x401000);
+		size_t n[2] = { 0 };
+		*(const struct gopclntab **)(n + 1) = t;
+		gopclntab__foreach(t, layout_cb, n);
+		CHECK(n[0] == 8, "%s: %zu of 8 functions with their names, ranges and frame sizes", path, n[0]);
+		gopclntab__delete(t);
+	}
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/pprobe-gopclntab.XXXXXX", cmd[1024], path[512];
 	struct bin b;
 
 	elf_version(EV_CURRENT);
+	check_layouts();
 	if (system("command -v go >/dev/null 2>&1"))
 		return check_skip("no go toolchain (Debian's golang-go) to build tests/workloads/go_wl");
 	if (!mkdtemp(dir))
