@@ -135,7 +135,7 @@ fi
 
 # ---- a pid namespace alone (no mount namespace, no /proc of its own) under -p ----
 if [ -n "${P12:-}" ] && unshare --pid --fork true 2>/dev/null; then
-	rm -f /tmp/perf-1.map /tmp/perf-2.map	# the namespace's pids: an earlier run's
+	rm -f /tmp/perf-1.map	# the namespace's pid 1: an earlier run's
 	unshare --pid --fork "$P12" -X perf "$S/jit_work.py" 3 >"$T/ns.out" 2>/dev/null &
 	ns_unshare=$!
 	wait_for grep -q parent "$T/ns.out"
@@ -152,7 +152,9 @@ if [ -n "${P12:-}" ] && unshare --pid --fork true 2>/dev/null; then
 	check "ns: its perf map is our /tmp/perf-1.map" test -s /tmp/perf-1.map
 	named ns "$T/ns.folded" 50 'py::jit_fib:' 'py::jit_descend:'
 	check "ns: no [//anon] JIT frame left" not grep -q '//anon' "$T/ns.folded"
-	rm -f /tmp/perf-1.map /tmp/perf-2.map
+	# the maps of the namespace's pids (1 and the child's, as the script saw them)
+	read -r parent child < <(sed -n 's/^parent \([0-9]*\) child \([0-9]*\)$/\1 \2/p' "$T/ns.out")
+	rm -f /tmp/perf-1.map ${child:+/tmp/perf-$child.map}
 else
 	echo "SKIP part: pid namespace case needs CPython 3.12+ and unshare --pid --fork"
 fi
