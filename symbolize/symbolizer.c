@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jitdump.h"
 #include "pprobe/safe_open.h"
 #include "sym_internal.h"
 
@@ -33,20 +34,25 @@ struct obj_entry {
 	uint64_t used_gen;	/* the symbolizer's gen when last used or kept */
 };
 
-/* What the symbolizer knows of a process: its JIT map, and what finding
- * and trusting that map needs, read while the process lives (its first
- * prepared mapping, else when the map is first wanted). */
+/* What the symbolizer knows of a process: its JIT map and jitdump, and
+ * what finding and trusting them needs, read while the process lives (its
+ * first prepared mapping, else when a map is first wanted). */
 struct jit_map {
 	pid_t pid;
 	bool tried;		/* the map was looked for */
 	bool loaded;
+	bool dump_tried;	/* the jitdump was looked for */
+	bool dump_loaded;
 	bool proc_read;		/* uids, nspid, root_fd were read */
 	int nr_uids;
 	uid_t uids[2];		/* real and effective */
 	pid_t nspid;		/* the pid it sees itself as (NSpid's last field) */
 	int root_fd;		/* /proc/PID/root, held when nspid != pid; else -1 */
-	const char *dso;
-	struct symtab syms;
+	char *dump_path;	/* a jit-*.dump the process mapped (its path), or NULL */
+	const char *dso;	/* "perf-PID.map" */
+	const char *dump_dso;	/* "jit-PID.dump" */
+	struct symtab syms;	/* the perf map's */
+	struct symtab dump;	/* the jitdump's */
 };
 
 struct symbolizer {
@@ -102,6 +108,8 @@ void symbolizer__delete(struct symbolizer *s)
 	kallsyms__delete(s->kallsyms);
 	for (size_t i = 0; i < s->njits; i++) {
 		symtab__free(&s->jits[i].syms);
+		symtab__free(&s->jits[i].dump);
+		free(s->jits[i].dump_path);
 		if (s->jits[i].root_fd >= 0)
 			close(s->jits[i].root_fd);
 	}
@@ -307,9 +315,40 @@ static struct jit_map *proc_entry(struct symbolizer *s, pid_t pid)
 	return j;
 }
 
+/* A jitdump the process mapped (the runtime maps it so that perf inject
+ * --jit finds it through the MMAP record): the newest one wins. */
+static void note_dump(struct jit_map *j, const char *path)
+{
+	char *p;
+
+	if (j->dump_path && !strcmp(j->dump_path, path))
+		return;
+	p = strdup(path);
+	if (!p)
+		return;
+	free(j->dump_path);
+	j->dump_path = p;
+}
+
+/* A jit-*.dump among the mappings of a process that was there before us (-p). */
+static void scan_maps_for_dump(struct jit_map *j)
+{
+	struct maps *maps = maps__new();
+
+	if (maps && maps__load_proc(maps, j->pid) == 0)
+		for (size_t i = 0; i < maps__count(maps); i++) {
+			const struct map *m = maps__at(maps, i);
+
+			if (m->path && jitdump__is_name(m->path))
+				note_dump(j, m->path);
+		}
+	maps__delete(maps);
+}
+
 /* Uid: and NSpid: of /proc/PID/status, and /proc/PID/root when the process
- * sees itself under another pid (a container: its files are under that root,
- * held open so that they stay reachable after it exits). */
+ * sees itself under another pid (a container, or a pid namespace alone that
+ * shares our mount namespace: its files are under that root, held open so
+ * that they stay reachable after it exits); and a jitdump it has mapped. */
 static void proc_read(struct jit_map *j)
 {
 	char fn[64], *line = NULL;
@@ -343,6 +382,7 @@ static void proc_read(struct jit_map *j)
 		snprintf(fn, sizeof(fn), "/proc/%d/root", (int)j->pid);
 		j->root_fd = open(fn, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
+	scan_maps_for_dump(j);
 }
 
 void symbolizer__note_process(struct symbolizer *s, pid_t pid)
@@ -355,46 +395,53 @@ void symbolizer__note_process(struct symbolizer *s, pid_t pid)
 
 /* Caps on a JIT map: a JIT that runs for days appends forever, and the file
  * is the program's to make as big as it likes. Lines past the caps are left
- * out and said. */
+ * out and said. (A jitdump's cap is in jitdump.h.) */
 #define JIT_MAX_LINES 1000000
 #define JIT_MAX_BYTES (64ULL << 20)
 
-/* The map file of j, opened with the rules of a file the process controls:
- * /proc/PID/root/tmp/perf-NSPID.map first for a process in another pid
- * namespace (as perf), then /tmp/perf-PID.map. Owned by the process's real
- * or effective user, by ours, or by root; never a link, a FIFO, a device. */
-static FILE *jit_open(struct jit_map *j, char *fn, size_t fnlen)
+/* The rules of a file the process controls: owned by its real or effective
+ * user, by ours, or by root; never a link, a FIFO, a device. */
+static void jit_rules(const struct jit_map *j, struct safe_open_rules *r)
 {
-	struct safe_open_rules r = { .nofollow = true, .root_fd = -1 };
+	memset(r, 0, sizeof(*r));
+	r->nofollow = true;
+	r->root_fd = -1;
+	r->owners[r->nr_owners++] = 0;
+	r->owners[r->nr_owners++] = geteuid();
+	for (int i = 0; i < j->nr_uids; i++)
+		r->owners[r->nr_owners++] = j->uids[i];
+}
+
+/* A file of j's named by fmt (with a pid: "/tmp/perf-%d.map"), opened with
+ * jit_rules: in its root under the pid it sees itself as first, for a
+ * process in another pid namespace (as perf: a container's
+ * /proc/PID/root/tmp/perf-NSPID.map, and also the host's /tmp for a pid
+ * namespace without a mount namespace of its own), then under its pid in
+ * ours. Returns the fd (its name in fn) or -errno; -EPERM: refused (said). */
+static int jit_open(struct jit_map *j, const char *fmt, char *fn, size_t fnlen)
+{
+	struct safe_open_rules r;
 	int fd = -ENOENT;
 
-	r.owners[r.nr_owners++] = 0;
-	r.owners[r.nr_owners++] = geteuid();
-	for (int i = 0; i < j->nr_uids; i++)
-		r.owners[r.nr_owners++] = j->uids[i];
+	jit_rules(j, &r);
 	if (j->root_fd >= 0 && j->nspid != j->pid) {
 		char in_root[64];
 
-		snprintf(in_root, sizeof(in_root), "/tmp/perf-%d.map", (int)j->nspid);
+		snprintf(in_root, sizeof(in_root), fmt, (int)j->nspid);
 		snprintf(fn, fnlen, "/proc/%d/root%s", (int)j->pid, in_root);
 		r.root_fd = j->root_fd;
 		r.name = fn;
 		fd = safe_open(in_root, &r, NULL);
 		if (fd == -EPERM)
-			return NULL;
+			return fd;
 		r.root_fd = -1;
 		r.name = NULL;
 	}
 	if (fd < 0) {
-		snprintf(fn, fnlen, "/tmp/perf-%d.map", (int)j->pid);
+		snprintf(fn, fnlen, fmt, (int)j->pid);
 		fd = safe_open(fn, &r, NULL);
 	}
-	if (fd < 0)
-		return NULL;
-	FILE *f = fdopen(fd, "r");
-	if (!f)
-		close(fd);
-	return f;
+	return fd;
 }
 
 /* /tmp/perf-PID.map: "START SIZE name" per line, hex, written by JITs. */
@@ -406,15 +453,21 @@ static struct jit_map *jit_for(struct symbolizer *s, pid_t pid)
 	uint64_t bytes = 0;
 	ssize_t len;
 	FILE *f;
+	int fd;
 
 	if (!j || j->tried)
 		return j && j->loaded ? j : NULL;
 	j->tried = true;
 	if (!j->proc_read)
 		proc_read(j);
-	f = jit_open(j, fn, sizeof(fn));
-	if (!f)
+	fd = jit_open(j, "/tmp/perf-%d.map", fn, sizeof(fn));
+	if (fd < 0)
 		return NULL;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return NULL;
+	}
 	while ((len = getline(&line, &cap, f)) > 0) {
 		unsigned long long start, size;
 		int pos = 0;
@@ -439,6 +492,118 @@ static struct jit_map *jit_for(struct symbolizer *s, pid_t pid)
 	j->dso = pool(s, strrchr(fn, '/') + 1);	/* "perf-PID.map" */
 	j->loaded = j->dso && symtab__finish(&j->syms) == 0;
 	return j->loaded ? j : NULL;
+}
+
+/* Where a jitdump's code went: its loads into the table, its moves kept to
+ * be named after the read, by the load at their old address. */
+struct dump_load {
+	struct symtab *t;
+	struct jitdump_code *moves;
+	size_t nr_moves, cap_moves;
+	uint32_t seq;
+};
+
+static int dump_code(void *arg, const struct jitdump_code *c)
+{
+	struct dump_load *d = arg;
+
+	/* code may be freed and its address reused: the later record wins */
+	d->seq++;
+	if (!c->moved)
+		return symtab__add(d->t, c->addr, c->size, 0, c->name, c->namelen, NULL, d->seq);
+	if (d->nr_moves == d->cap_moves) {
+		size_t cap = d->cap_moves ? d->cap_moves * 2 : 64;
+		struct jitdump_code *v = realloc(d->moves, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		d->moves = v;
+		d->cap_moves = cap;
+	}
+	d->moves[d->nr_moves] = *c;
+	d->moves[d->nr_moves++].index = d->seq;	/* the order it came in */
+	return 0;
+}
+
+/* The moves of d, each named by the code at its old address. */
+static int dump_moves(struct dump_load *d)
+{
+	for (size_t i = 0; i < d->nr_moves; i++) {
+		const struct jitdump_code *c = &d->moves[i];
+		const struct symtab_entry *e = symtab__find(d->t, c->old_addr);
+
+		if (e && e->start == c->old_addr) {
+			const char *name = e->name;
+
+			if (symtab__add(d->t, c->addr, c->size, 0, name, strlen(name), NULL, (uint32_t)c->index))
+				return -ENOMEM;
+		}
+	}
+	return d->nr_moves ? symtab__finish(d->t) : 0;
+}
+
+/* The jitdump's file: the one the process mapped, else /tmp/jit-PID.dump
+ * (in its root first, as the perf map). The fd, or -errno. */
+static int dump_open(struct jit_map *j, char *fn, size_t fnlen)
+{
+	struct safe_open_rules r;
+	int fd = -ENOENT;
+
+	if (j->dump_path) {
+		jit_rules(j, &r);
+		if (j->root_fd >= 0) {
+			snprintf(fn, fnlen, "/proc/%d/root%s", (int)j->pid, j->dump_path);
+			r.root_fd = j->root_fd;
+			r.name = fn;
+			fd = safe_open(j->dump_path, &r, NULL);
+		} else {
+			snprintf(fn, fnlen, "/proc/%d/root%s", (int)j->pid, j->dump_path);
+			fd = safe_open(fn, &r, NULL);
+			if (fd < 0 && fd != -EPERM) {
+				snprintf(fn, fnlen, "%s", j->dump_path);
+				fd = safe_open(fn, &r, NULL);
+			}
+		}
+		if (fd >= 0 || fd == -EPERM)
+			return fd;
+	}
+	return jit_open(j, "/tmp/jit-%d.dump", fn, fnlen);
+}
+
+/* The jitdump of pid (jitdump.h), read once: when its perf map (if any)
+ * does not name an address. */
+static struct jit_map *dump_for(struct symbolizer *s, pid_t pid)
+{
+	struct jit_map *j = proc_entry(s, pid);
+	struct jitdump_stats st;
+	struct dump_load d = { 0 };
+	char fn[PATH_MAX + 32], why[128];
+	int fd, err;
+
+	if (!j || j->dump_tried)
+		return j && j->dump_loaded ? j : NULL;
+	j->dump_tried = true;
+	if (!j->proc_read)
+		proc_read(j);
+	fd = dump_open(j, fn, sizeof(fn));
+	if (fd < 0)
+		return NULL;
+	d.t = &j->dump;
+	err = jitdump__read(fd, dump_code, &d, &st, why, sizeof(why));
+	close(fd);
+	if (err == -EINVAL && why[0])
+		safe_open__note(fn, why);
+	else if (st.capped) {
+		snprintf(why, sizeof(why), "past record %d (the cap)", JITDUMP_MAX_RECORDS);
+		safe_open__note(fn, why);
+	}
+	err = symtab__finish(&j->dump);
+	if (!err)
+		err = dump_moves(&d);
+	free(d.moves);
+	j->dump_dso = pool(s, strrchr(fn, '/') + 1);	/* "jit-PID.dump" */
+	j->dump_loaded = !err && j->dump_dso && j->dump.n;
+	return j->dump_loaded ? j : NULL;
 }
 
 static const char *pretty_name(struct symbolizer *s, struct symtab_entry *e)
@@ -483,11 +648,18 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 			return -ENOMEM;
 		out->dso = o->dso;
 	} else {
+		/* JIT code: the perf map names it, else the jitdump */
 		struct jit_map *j = pid > 0 ? jit_for(s, pid) : NULL;
+		const char *dso = j ? j->dso : NULL;
 
 		out->dso = pool(s, m->path);	/* "//anon", "[heap]", "[anon:name]" */
-		if (j && (e = symtab__find(&j->syms, a))) {
-			out->dso = j->dso;
+		e = j ? symtab__find(&j->syms, a) : NULL;
+		if (!e && pid > 0 && (j = dump_for(s, pid))) {
+			e = symtab__find(&j->dump, a);
+			dso = j->dump_dso;
+		}
+		if (e) {
+			out->dso = dso;
 			name_from_symbol(s, out, e);
 			out->offset = a - e->start;
 			out->jit = true;
@@ -557,6 +729,13 @@ int symbolizer__prepare(struct symbolizer *s, pid_t pid, const struct map *m)
 		symbolizer__note_process(s, pid);
 	if (!map__is_file(m))
 		return 0;
+	if (jitdump__is_name(m->path)) {	/* not code: where the process's jitdump is */
+		struct jit_map *j = pid > 0 ? proc_entry(s, pid) : NULL;
+
+		if (j)
+			note_dump(j, m->path);
+		return 0;
+	}
 	o = object_for(s, pid, m);
 	if (!o)
 		return -ENOMEM;

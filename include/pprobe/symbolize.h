@@ -27,7 +27,7 @@ struct sym_frame {
 					 * "_ZN3foo3barEv"); NULL: not known, or name itself */
 	/* short name of the object: the file's basename ("libc.so.6"), "[vdso]",
 	 * "[kernel.kallsyms]", a module in brackets as perf writes it ("[ext4]"),
-	 * "perf-PID.map" for JIT code, else the mapping's path ("//anon", "[heap]") */
+	 * "perf-PID.map" or "jit-PID.dump" for JIT code, else the mapping's path ("//anon", "[heap]") */
 	const char *dso;
 	const char *srcfile;	/* NULL unless srcline */
 	int line;
@@ -37,7 +37,7 @@ struct sym_frame {
 	uint64_t offset;	/* address - function start */
 	bool inlined;		/* an inlined instance (not the physical function) */
 	bool kernel;
-	bool jit;		/* from /tmp/perf-PID.map */
+	bool jit;		/* from /tmp/perf-PID.map or a jitdump */
 	bool build_id_mismatch;	/* the file on disk is not the one that was mapped
 				 * (inode or build-id differ): name is then NULL */
 	/* name NULL in a mapped file: why the object names nothing there
@@ -60,13 +60,18 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
  * lives: a deleted file (/proc/PID/map_files) or one in another mount
  * namespace (/proc/PID/root) is then still symbolized after the process
  * exited. Optional; symbolizer__user does the same lazily. Call it for
- * executable file mappings (e.g. on MMAP2 or before EXIT). 0 or -errno. */
+ * executable file mappings (e.g. on MMAP2 or before EXIT). A mapping of a
+ * jitdump ("jit-*.dump", which JIT runtimes map executable to be found) is
+ * noted as the process's jitdump, not opened. 0 or -errno. */
 int symbolizer__prepare(struct symbolizer *s, pid_t pid, const struct map *m);
 
-/* Read what finding and trusting pid's JIT map (/tmp/perf-PID.map) needs
- * while the process lives: its real and effective uid (the map must be
- * theirs, ours or root's), the pid it sees itself as and its root (a
- * container's map is /proc/PID/root/tmp/perf-NSPID.map, as perf reads it).
+/* Read what finding and trusting pid's JIT map (/tmp/perf-PID.map) and
+ * jitdump (/tmp/jit-PID.dump, or the jit-*.dump it mapped) need while the
+ * process lives: its real and effective uid (the files must be theirs, ours
+ * or root's), the pid it sees itself as and its root (a container's map is
+ * /proc/PID/root/tmp/perf-NSPID.map, as perf reads it; so is that of a
+ * process in a pid namespace alone, whose root is ours), and a jitdump
+ * among its mappings.
  * symbolizer__prepare does it on a process's first mapping; call it for a
  * process attached to (-p), whose mappings were read, not reported. Once per
  * pid; later calls do nothing. */

@@ -343,6 +343,20 @@ static void on_mmap(struct collect *c, pid_t pid, const struct map *m)
 		symbolizer__prepare(r->sym, pid, m);
 }
 
+/* -p, -t: processes that were there before us, their mappings read, not
+ * reported: what finding their JIT maps and jitdumps needs (their uid, pid
+ * namespace and root, a jitdump they mapped), now while they live. */
+static void note_targets(struct collect *c, struct record *r)
+{
+	const struct u64map *procs = &c->session.processes;
+
+	if (!c->opts.pid_list && !c->opts.tid_list)
+		return;
+	for (size_t i = 0; i < procs->cap; i++)
+		if (procs->used[i])
+			symbolizer__note_process(r->sym, ((const struct process *)procs->vals[i])->pid);
+}
+
 static void on_process_gone(struct collect *c, pid_t pid)
 {
 	struct record *r = c->priv;
@@ -1428,6 +1442,8 @@ int cmd_record(int argc, char **argv)
 	debuginfo__debuginfod(false, sigguard__asked, NULL);
 	if (!ret)
 		ret = collect__prepare(&c, &o.co);
+	if (!ret)
+		note_targets(&c, &rec);
 	if (!ret)
 		ret = apply_filters(&c, &evl, &rec);
 	if (!ret && rec.to_stdout)

@@ -164,3 +164,44 @@ os.makedirs(f"{C}/inspect", exist_ok=True)
 subprocess.run(["objcopy", "--compress-debug-sections=zlib", "tests/fuzz/elf/tiny_O0", f"{C}/inspect/tiny_O0_zdebug"],
                check=True)
 subprocess.run(["strip", "--strip-debug", "-o", f"{C}/inspect/tiny_O2_nodebug", "tests/fuzz/elf/tiny_O2"], check=True)
+
+# ---- jitdump: built records (every kind, both byte orders, a cut tail), and
+# the head of a real one from CPython 3.13's -X perf_jit where it is here ----
+def jd_header(e="<", pid=1234, size=40):
+    return struct.pack(e + "IIIIIIQQ", 0x4A695444, 1, size, 62, 0, pid, 1, 0) + b"\0" * (size - 40)
+
+
+def jd_rec(kind, body, e="<"):
+    return struct.pack(e + "IIQ", kind, 16 + len(body), 2) + body
+
+
+def jd_load(addr, size, name, idx, e="<"):
+    code = b"\xc3" * min(size, 16)
+    return jd_rec(0, struct.pack(e + "IIQQQQ", 1234, 1234, addr, addr, size, idx) + name + b"\0" + code, e)
+
+
+def jd_move(old, new, size, idx, e="<"):
+    return jd_rec(1, struct.pack(e + "IIQQQQQ", 1234, 1234, new, old, new, size, idx), e)
+
+
+loads = jd_load(0x7f0000001000, 64, b"py::fib:/tmp/w.py", 1) + jd_load(0x7f0000001040, 32, b"JS:*spinLoop w.js:2", 2)
+put("jitdump", "loads", jd_header() + loads)
+put("jitdump", "kinds", jd_header(size=48) + loads + jd_move(0x7f0000001000, 0x7f0000002000, 64, 1)
+    + jd_rec(2, struct.pack("<QQ", 0x7f0000002000, 1) + struct.pack("<QII", 0x7f0000002000, 3, 0) + b"w.py\0")
+    + jd_rec(4, struct.pack("<QQQ", 8, 8, 0) + b"\0" * 8) + jd_rec(3, b"") + jd_load(0x1000, 1, b"after close", 3))
+put("jitdump", "swapped", jd_header(">") + jd_load(0x7f0000001000, 64, b"java::Main.work", 1, ">"))
+put("jitdump", "cut", (jd_header() + loads)[:-20])
+pys = sorted(p for p in __import__("glob").glob(os.path.expanduser("~/.pyenv/versions/3.13*/bin/python3.13")))
+if pys:
+    subprocess.run(["rm", "-f", "/tmp/jit-seed.dump"])
+    r = subprocess.run([pys[-1], "-X", "perf_jit", "-c",
+                        "import os\ndef fib(n): return n if n < 2 else fib(n-1) + fib(n-2)\nfib(12)\n"
+                        "print(os.getpid())"], check=True, capture_output=True, text=True)
+    dump = f"/tmp/jit-{r.stdout.strip()}.dump"
+    data = open(dump, "rb").read()
+    os.unlink(dump)
+    off, keep = 40, 40
+    while off + 16 <= len(data) and off < 6000:    # whole records, about 6 KB
+        off += struct.unpack_from("<I", data, off + 4)[0]
+        keep = off
+    put("jitdump", "cpython313", data[:keep])
