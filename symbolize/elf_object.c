@@ -392,23 +392,60 @@ static bool debug_file_sane(const char *path)
 	return ok;
 }
 
-static int add_go_func(const struct gopclntab_func *f, void *arg)
+struct go_add {
+	struct symtab *t;
+	uint64_t lo, hi;	/* the table's text */
+	size_t have;		/* function symbols already there */
+};
+
+static int count_go_range(const struct gopclntab_func *f, void *arg)
 {
-	/* prio 0: any ELF symbol at the same address is preferred */
-	return symtab__add(arg, f->entry, f->end - f->entry, 0, f->name, strlen(f->name), NULL, 0) < 0 ? -ENOMEM : 0;
+	struct go_add *g = arg;
+
+	if (!g->lo || f->entry < g->lo)
+		g->lo = f->entry;
+	if (f->end > g->hi)
+		g->hi = f->end;
+	return 0;
 }
 
-/* Go keeps every function's name and range in .gopclntab, stripped or not. */
+static int add_go_func(const struct gopclntab_func *f, void *arg)
+{
+	struct go_add *g = arg;
+
+	if (f->end <= f->entry)
+		return 0;
+	/* below every .symtab and .dynsym function (prio 16 and up) */
+	return symtab__add(g->t, f->entry, f->end - f->entry, 0, f->name, strlen(f->name), NULL, 15) ? -ENOMEM : 0;
+}
+
+/* A Go program stripped of .symtab (Debian's Go tools, -ldflags=-s) still
+ * has its runtime's function table, pclntab (gopclntab.h): its functions
+ * are added when the symbols already there (from any source) name fewer
+ * than half of them. Cheap where it does not apply: a C or C++ object is
+ * told by its section names, a Go one with its .symtab costs one pass
+ * over its table. Call before symtab__finish. */
 static int go_symbols(struct symtab *t, Elf *elf)
 {
 	const uint8_t *data;
-	size_t size;
+	size_t size, i;
 	uint64_t vaddr, text;
+	struct gopclntab *pt;
+	struct go_add g = { t, 0, 0, 0 };
+	int err = 0;
+
 	if (gopclntab__find(elf, &data, &size, &vaddr, &text))
 		return 0;
-	struct gopclntab *g = gopclntab__new(data, size, vaddr, text);
-	int err = g ? gopclntab__foreach(g, add_go_func, t) : 0;
-	gopclntab__delete(g);
+	pt = gopclntab__new(data, size, vaddr, text);
+	if (!pt)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	gopclntab__foreach(pt, count_go_range, &g);
+	for (i = 0; i < t->n; i++)
+		if (t->v[i].prio >= 16 && t->v[i].start >= g.lo && t->v[i].start < g.hi)
+			g.have++;
+	if (g.have < gopclntab__count(pt) / 2)
+		err = gopclntab__foreach(pt, add_go_func, &g);
+	gopclntab__delete(pt);
 	return err;
 }
 
@@ -472,11 +509,9 @@ static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
 				return err;
 		}
 	}
-	if (!has_symtab && !o->debug_path && !o->minidebuginfo) {
-		err = go_symbols(&o->syms, elf);	/* a stripped Go binary: Go's own table */
-		if (err < 0)
-			return err;
-	}
+	err = go_symbols(&o->syms, elf);	/* a stripped Go binary: Go's own table */
+	if (err)
+		return err;
 	err = symtab__finish(&o->syms);
 	if (err)
 		return err;

@@ -1,42 +1,88 @@
-/* Go's function table (symbolize/gopclntab.c): the input as a .gopclntab,
- * every function listed, each looked up by its first and last byte, and
- * its frame size read at a few pcs. What the table claims (counts,
- * offsets, varints) must never take a read outside the input. Seeds
- * (corpus/gopclntab) are the tables of small Go programs cut to their
- * first 4-16 KiB by tests/fuzz/make-gopclntab-seeds.sh. */
-#include "../../symbolize/gopclntab.h"
-#include "fuzz.h"
+/* Go's pclntab (symbolize/gopclntab.c): the input as a table through
+ * gopclntab__new, then lookups, SP deltas and the walk of every function
+ * at the pcs the table itself names and at pcs taken from the input; an
+ * input that is an ELF file also goes through gopclntab__find (sections,
+ * runtime.pclntab, the header search in .data.rel.ro). */
+#include <libelf.h>
+#include <stdbool.h>
 
+#include "fuzz.h"
+#include "../../symbolize/gopclntab.h"
+
+struct seen {
+	const struct gopclntab *t;
+	size_t n;
+};
+
+/* Each function: its name is a string, lookups and SP deltas at its
+ * entry, middle and last byte agree with it. */
 static int visit(const struct gopclntab_func *f, void *arg)
 {
-	const struct gopclntab *t = arg;
+	struct seen *s = arg;
 	struct gopclntab_func g;
 	int64_t d;
-	if (f->end <= f->entry || strlen(f->name) > (1u << 20))
+
+	if (strlen(f->name) > (size_t)-1 / 2 || f->end < f->entry)
 		abort();
-	(void)gopclntab__lookup(t, f->entry, &g);
-	(void)gopclntab__lookup(t, f->end - 1, &g);
-	(void)gopclntab__pcsp(t, f->entry, &d);
-	(void)gopclntab__pcsp(t, f->entry + (f->end - f->entry) / 2, &d);
+	if (s->n++ >= 256)
+		return 1;
+	uint64_t pcs[] = { f->entry, f->entry + (f->end - f->entry) / 2, f->end - 1, f->end };
+	for (size_t i = 0; i < sizeof(pcs) / sizeof(*pcs); i++) {
+		if (gopclntab__lookup(s->t, pcs[i], &g) == 0 && (pcs[i] < g.entry || pcs[i] >= g.end || !g.name))
+			abort();
+		(void)gopclntab__pcsp(s->t, pcs[i], &d);
+	}
 	return 0;
+}
+
+static void table(const uint8_t *data, size_t size, uint64_t vaddr, uint64_t text)
+{
+	struct gopclntab *t = gopclntab__new(data, size, vaddr, text);
+	struct gopclntab_func g;
+	struct seen s;
+	int64_t d;
+
+	if (!t)
+		return;
+	s = (struct seen){ t, 0 };
+	(void)gopclntab__foreach(t, visit, &s);
+	for (size_t off = 0; off + 8 <= size && off < 512; off += 8) {
+		uint64_t pc;
+
+		memcpy(&pc, data + off, 8);
+		(void)gopclntab__lookup(t, pc, &g);
+		(void)gopclntab__pcsp(t, pc, &d);
+		(void)gopclntab__lookup(t, text + (pc & 0xffff), &g);
+		(void)gopclntab__pcsp(t, text + (pc & 0xffff), &d);
+	}
+	gopclntab__delete(t);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* an exact-size copy: ASan sees any read past the table */
-	uint8_t *copy = malloc(size ? size : 1);
-	if (!copy)
-		abort();
-	memcpy(copy, data, size);
-	struct gopclntab *t = gopclntab__new(copy, size, 0x4b0000, 0x401000);
-	if (t) {
-		struct gopclntab_func f;
-		int64_t d;
-		gopclntab__foreach(t, visit, t);
-		(void)gopclntab__lookup(t, 0x401000, &f);
-		(void)gopclntab__pcsp(t, 0x401004, &d);
-		gopclntab__delete(t);
+	static bool init;
+	const uint8_t *p;
+	size_t n;
+	uint64_t vaddr, text;
+
+	if (!init) {
+		elf_version(EV_CURRENT);
+		init = true;
 	}
-	free(copy);
+	if (size >= 4 && !memcmp(data, "\177ELF", 4)) {
+		/* libelf may write to an image it converts: a copy */
+		char *copy = malloc(size);
+		if (!copy)
+			abort();
+		memcpy(copy, data, size);
+		Elf *elf = elf_memory(copy, size);
+		if (elf && gopclntab__find(elf, &p, &n, &vaddr, &text) == 0)
+			table(p, n, vaddr, text);
+		if (elf)
+			elf_end(elf);
+		free(copy);
+		return 0;
+	}
+	table(data, size, 0x4b0000, 0x401000);
 	return 0;
 }
