@@ -78,20 +78,28 @@ static int elf_build_id(Elf *elf, uint8_t *out, size_t max)
 	return 0;
 }
 
-int elf_file__build_id(const char *path, uint8_t *out, size_t max)
+int elf_fd__build_id(int fd, uint8_t *out, size_t max)
 {
-	int fd, n = 0;
+	int n = 0;
 	Elf *elf;
 
 	elf_init();
-	fd = safe_open_file(path);
-	if (fd < 0)
-		return 0;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (elf) {
-		n = elf_build_id(elf, out, max);
+		if (elf_kind(elf) == ELF_K_ELF)
+			n = elf_build_id(elf, out, max);
 		elf_end(elf);
 	}
+	return n;
+}
+
+int elf_file__build_id(const char *path, uint8_t *out, size_t max)
+{
+	int fd = safe_open_file(path), n;
+
+	if (fd < 0)
+		return 0;
+	n = elf_fd__build_id(fd, out, max);
 	close(fd);
 	return n;
 }
@@ -537,7 +545,7 @@ static struct elf_object *object_new(const char *path, const char *map_path)
 	return o;
 }
 
-struct elf_object *elf_object__open(const char *path, const char *map_path, const struct map *m)
+struct elf_object *elf_object__open_fd(int fd, const char *path, const char *map_path, const struct map *m)
 {
 	struct elf_object *o;
 	struct stat st;
@@ -546,8 +554,11 @@ struct elf_object *elf_object__open(const char *path, const char *map_path, cons
 
 	elf_init();
 	o = object_new(path, map_path);
-	if (!o)
+	if (!o) {
+		if (fd >= 0)
+			close(fd);
 		return NULL;
+	}
 	if (m) {
 		o->maj = m->maj;
 		o->min = m->min;
@@ -555,8 +566,8 @@ struct elf_object *elf_object__open(const char *path, const char *map_path, cons
 	}
 	/* keep the descriptor: the mapped file may vanish (map_files of an
 	 * exited process, a deleted file), DWARF is read later from it */
-	o->elf_fd = safe_open(path, NULL, &st);
-	if (o->elf_fd < 0)
+	o->elf_fd = fd;
+	if (o->elf_fd < 0 || fstat(o->elf_fd, &st))
 		return o;
 	o->file_size = (uint64_t)st.st_size;
 	if (m && m->ino && (uint64_t)st.st_ino != m->ino)
@@ -576,6 +587,11 @@ struct elf_object *elf_object__open(const char *path, const char *map_path, cons
 	    (m->build_id_size != o->build_id_size || memcmp(m->build_id, o->build_id, o->build_id_size)))
 		o->build_id_mismatch = true;
 	return o;
+}
+
+struct elf_object *elf_object__open(const char *path, const char *map_path, const struct map *m)
+{
+	return elf_object__open_fd(safe_open(path, NULL, NULL), path, map_path, m);
 }
 
 struct elf_object *elf_object__open_mem(const void *image, size_t size, const char *name)

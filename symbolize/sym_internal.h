@@ -50,6 +50,34 @@ void symtab__free(struct symtab *t);
 /* ---- demangling (demangle.c): malloc'ed string or NULL if not mangled ---- */
 char *pprobe_demangle(const char *name);
 
+/* ---- the file behind a mapping (mapped_file.c) ---- */
+/* What tells one mapped file from another, for the symbolizer's and the
+ * unwinder's caches (each keys on it with the mapped path, never on the
+ * path alone): the build id where the mapping carries one, else device and
+ * inode, else the process (only its own view of the path names the file). */
+struct file_id {
+	uint8_t build_id[MAP_BUILD_ID_MAX];
+	uint8_t build_id_size;
+	uint32_t maj, min;
+	uint64_t ino;
+	pid_t pid;
+};
+void file_id__from_map(struct file_id *id, pid_t pid, const struct map *m);
+uint64_t file_id__hash(const struct file_id *id, const char *path);
+bool file_id__equal(const struct file_id *a, const struct file_id *b);
+/* The mapped path without the kernel's " (deleted)" suffix. */
+void mapped_file__clean_path(const char *path, char *out, size_t size);
+/* Opens the file behind mapping m of process pid with safe_open, trying
+ * /proc/PID/root/PATH (resolved inside the process's root), then
+ * /proc/PID/map_files/START-END (a deleted or replaced file), then PATH as
+ * we see it (pid <= 0: only that); a candidate is taken only when it is the
+ * mapped file: its NT_GNU_BUILD_ID where m carries a build id, else its
+ * inode and device where m has them. Returns the fd (the caller's to close)
+ * with *opened_path the way in (malloc'ed), or -ESTALE (only other files
+ * under that name), -ENOENT (none), -ENOMEM; the first two are noted in
+ * safe_open's list (pprobe/safe_open.h) when m said which file it was. */
+int mapped_file__open(pid_t pid, const struct map *m, char **opened_path);
+
 /* ---- ELF objects ---- */
 struct load_seg {
 	uint64_t offset, vaddr, filesz, memsz;
@@ -90,6 +118,8 @@ struct elf_object {
  * loaded=false, so lookups say unknown. NULL only on ENOMEM. */
 struct elf_object *elf_object__open(const char *path, const char *map_path,
 				    const struct map *m);
+/* The same from fd, opened as path (mapped_file__open): the object owns fd. */
+struct elf_object *elf_object__open_fd(int fd, const char *path, const char *map_path, const struct map *m);
 /* Same for an in-memory image (the vdso). */
 struct elf_object *elf_object__open_mem(const void *image, size_t size, const char *name);
 void elf_object__delete(struct elf_object *o);
@@ -102,6 +132,8 @@ const char *elf_object__lacks(const struct elf_object *o);
 /* runtime address in mapping m -> ELF virtual address. false if not in a segment. */
 bool elf_object__to_vaddr(const struct elf_object *o, const struct map *m, uint64_t addr, uint64_t *vaddr);
 /* elf_file__build_id() and debuginfo__find() (debuginfo.c): pprobe/debuginfo.h */
+/* The NT_GNU_BUILD_ID of the ELF file open at fd into out; its size, or 0. */
+int elf_fd__build_id(int fd, uint8_t *out, size_t max);
 
 /* Calls fn for every defined (not SHN_UNDEF), named symbol of elf's .symtab
  * and .dynsym sections, in section order; symtab says which section it came

@@ -1,8 +1,9 @@
 /* symbolize.h: user and kernel addresses -> frames.
- * Objects are cached by (path, device, inode, build-id); the file behind a
- * mapping is found through /proc/PID/root (mount namespaces), then
- * /proc/PID/map_files (deleted or replaced files), then the path itself, and
- * checked against the mapping's inode and build-id. */
+ * Objects are cached by mapped path and file identity (struct file_id: the
+ * build id, else device and inode); the file behind a mapping is opened by
+ * mapped_file__open, the unwinder's way too: /proc/PID/root (mount
+ * namespaces), then /proc/PID/map_files (deleted or replaced files), then the
+ * path itself, each checked against the mapping's build id or inode. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -24,12 +25,9 @@
 struct obj_entry {
 	struct obj_entry *next;
 	uint64_t hash;
-	uint32_t maj, min;
-	uint64_t ino;
-	uint8_t build_id[MAP_BUILD_ID_MAX];
-	uint8_t build_id_size;
+	struct file_id id;	/* with path: the key */
 	char *path;		/* map path */
-	pid_t ns_pid;		/* for inode-less maps: whose root it was read from (0: ours) */
+	pid_t tried_pid;	/* the last process the file was looked for through */
 	struct elf_object *obj;
 	uint64_t used_gen;	/* the symbolizer's gen when last used or kept */
 };
@@ -118,102 +116,61 @@ void symbolizer__delete(struct symbolizer *s)
 	free(s);
 }
 
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ULL;
-	return h;
-}
-
 static const char *pool(struct symbolizer *s, const char *str)
 {
 	return strpool__add(&s->strings, str, strlen(str));
 }
 
-/* The mapped path without the kernel's " (deleted)" suffix. */
-static void clean_path(const char *path, char *out, size_t size)
-{
-	static const char del[] = " (deleted)";
-	size_t n = strlen(path);
-
-	if (n > sizeof(del) - 1 && !strcmp(path + n - (sizeof(del) - 1), del))
-		n -= sizeof(del) - 1;
-	snprintf(out, size, "%.*s", (int)n, path);
-}
-
-/* Does the file at p look like the one mapped? -1 missing, 0 differs, 1 same. */
-static int candidate_matches(const char *p, const struct map *m)
-{
-	struct stat st;
-
-	if (stat(p, &st) || !S_ISREG(st.st_mode))
-		return -1;
-	if (m->ino && (uint64_t)st.st_ino != m->ino)
-		return 0;
-	if (m->build_id_size) {
-		uint8_t id[MAP_BUILD_ID_MAX];
-		int n = elf_file__build_id(p, id, sizeof(id));
-
-		if (n != m->build_id_size || memcmp(id, m->build_id, (size_t)n))
-			return 0;
-	}
-	return 1;
-}
-
+/* The object of mapping m, opened the one way the unwinder opens it too
+ * (mapped_file__open). A file that is not there, or not the mapped one,
+ * gives an object that is not loaded (every lookup unknown; a wrong file
+ * says build_id_mismatch). NULL only on ENOMEM. */
 static struct elf_object *open_mapped(pid_t pid, const struct map *m, const char *path)
 {
-	char cand[3][PATH_MAX + 64];
-	int nc = 0, first_existing = -1;
+	char *opened = NULL;
+	int fd = mapped_file__open(pid, m, &opened);
+	struct elf_object *o;
 
-	if (pid > 0) {
-		snprintf(cand[nc++], sizeof(cand[0]), "/proc/%d/root%s", (int)pid, path);
-		snprintf(cand[nc++], sizeof(cand[0]), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid,
-			 m->start, m->end);
-	}
-	snprintf(cand[nc++], sizeof(cand[0]), "%s", path);
-	for (int i = 0; i < nc; i++) {
-		int r = candidate_matches(cand[i], m);
-
-		if (r == 1) {
-			struct elf_object *o = elf_object__open(cand[i], path, m);
-			/* /proc/PID/... of a process exiting between the stat
-			 * and the open: try the next way to the file */
-			if (!o || o->loaded || i == nc - 1)
-				return o;
-			elf_object__delete(o);
-			continue;
-		}
-		if (r == 0 && first_existing < 0)
-			first_existing = i;
-	}
-	/* nothing matches: open what exists so that the object says mismatch */
-	return elf_object__open(cand[first_existing >= 0 ? first_existing : nc - 1], path, m);
+	if (fd == -ENOMEM)
+		return NULL;
+	o = elf_object__open_fd(fd, opened ? opened : path, path, m);
+	free(opened);
+	if (o && fd == -ESTALE)
+		o->build_id_mismatch = true;
+	return o;
 }
 
-/* The cache entry of mapping m (opened if open and not cached), or NULL. */
-static struct obj_entry *entry_for(struct symbolizer *s, pid_t pid, const struct map *m, bool open)
+/* The cache entry of mapping m (opened if open and not cached), or NULL.
+ * retry: the process is alive (its mapping is being prepared), so an entry
+ * whose file another process could not give is tried again through it. */
+static struct obj_entry *entry_for(struct symbolizer *s, pid_t pid, const struct map *m, bool open, bool retry)
 {
 	char path[PATH_MAX];
 	struct obj_entry *e;
+	struct file_id id;
 	uint64_t h;
-	pid_t ns_pid = m->ino || m->build_id_size ? 0 : pid;
 
-	clean_path(m->path, path, sizeof(path));
-	h = fnv(0xcbf29ce484222325ULL, path, strlen(path));
-	h = fnv(h, &m->maj, sizeof(m->maj));
-	h = fnv(h, &m->min, sizeof(m->min));
-	h = fnv(h, &m->ino, sizeof(m->ino));
-	h = fnv(h, m->build_id, m->build_id_size);
-	h = fnv(h, &ns_pid, sizeof(ns_pid));
+	mapped_file__clean_path(m->path, path, sizeof(path));
+	file_id__from_map(&id, pid, m);
+	h = file_id__hash(&id, path);
 	for (e = s->buckets[h % NBUCKETS]; e; e = e->next)
-		if (e->hash == h && e->maj == m->maj && e->min == m->min && e->ino == m->ino &&
-		    e->ns_pid == ns_pid && e->build_id_size == m->build_id_size &&
-		    !memcmp(e->build_id, m->build_id, m->build_id_size) && !strcmp(e->path, path)) {
-			e->used_gen = s->gen;
-			return e;
+		if (e->hash == h && file_id__equal(&e->id, &id) && !strcmp(e->path, path))
+			break;
+	if (e && retry && !e->obj->loaded && e->tried_pid != pid) {
+		struct elf_object *o = open_mapped(pid, m, path);
+
+		e->tried_pid = pid;
+		if (o && o->loaded) {
+			elf_object__delete(e->obj);
+			e->obj = o;
+		} else {
+			elf_object__delete(o);
 		}
+	}
+	if (e) {
+		e->used_gen = s->gen;
+		return e;
+	}
 	if (!open)
 		return NULL;
 	e = calloc(1, sizeof(*e));
@@ -227,28 +184,24 @@ static struct obj_entry *entry_for(struct symbolizer *s, pid_t pid, const struct
 		return NULL;
 	}
 	e->hash = h;
-	e->maj = m->maj;
-	e->min = m->min;
-	e->ino = m->ino;
-	e->ns_pid = ns_pid;
-	memcpy(e->build_id, m->build_id, sizeof(e->build_id));
-	e->build_id_size = m->build_id_size;
+	e->id = id;
+	e->tried_pid = pid;
 	e->used_gen = s->gen;
 	e->next = s->buckets[h % NBUCKETS];
 	s->buckets[h % NBUCKETS] = e;
 	return e;
 }
 
-static struct elf_object *object_for(struct symbolizer *s, pid_t pid, const struct map *m)
+static struct elf_object *object_for(struct symbolizer *s, pid_t pid, const struct map *m, bool live)
 {
-	struct obj_entry *e = entry_for(s, pid, m, true);
+	struct obj_entry *e = entry_for(s, pid, m, true, live);
 	return e ? e->obj : NULL;
 }
 
 void symbolizer__keep(struct symbolizer *s, pid_t pid, const struct map *m)
 {
 	if (s && m && m->path && map__is_file(m))
-		entry_for(s, pid, m, false);
+		entry_for(s, pid, m, false, false);
 }
 
 size_t symbolizer__sweep(struct symbolizer *s)
@@ -643,7 +596,7 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 		o = vdso_object(s, m);
 		out->dso = "[vdso]";
 	} else if (map__is_file(m)) {
-		o = object_for(s, pid, m);
+		o = object_for(s, pid, m, false);
 		if (!o)
 			return -ENOMEM;
 		out->dso = o->dso;
@@ -666,16 +619,16 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 		}
 		return 1;
 	}
+	if (o && o->build_id_mismatch) {	/* never name code from the wrong file */
+		out->build_id_mismatch = true;
+		out->lacks = "the file found is another build than the one mapped";
+		return 1;
+	}
 	if (!o || !o->loaded) {
 		out->lacks = "its file could not be read";
 		return 1;
 	}
 	elf_object__debuginfod_late(o);
-	if (o->build_id_mismatch) {	/* never name code from the wrong file */
-		out->build_id_mismatch = true;
-		out->lacks = "the file found is another build than the one mapped";
-		return 1;
-	}
 	if (!elf_object__to_vaddr(o, m, a, &vaddr))
 		return 1;
 	e = symtab__find(&o->syms, vaddr);
@@ -736,7 +689,7 @@ int symbolizer__prepare(struct symbolizer *s, pid_t pid, const struct map *m)
 			note_dump(j, m->path);
 		return 0;
 	}
-	o = object_for(s, pid, m);
+	o = object_for(s, pid, m, true);
 	if (!o)
 		return -ENOMEM;
 	/* a debuglink file under /proc/PID/root is gone with the process too */

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,45 +106,6 @@ static void ufile__free(struct ufile *f)
 	free(f);
 }
 
-static int open_matching(const char *path, const struct map *m, pid_t pid,
-			 char **opened)
-{
-	char buf[4096];
-	const char *cands[3];
-	int n = 0;
-
-	cands[n++] = path;
-	if (snprintf(buf, sizeof(buf), "/proc/%d/root%s", (int)pid, path) < (int)sizeof(buf))
-		cands[n++] = strdup(buf);
-	if (snprintf(buf, sizeof(buf), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
-		     (int)pid, m->start, m->end) < (int)sizeof(buf))
-		cands[n++] = strdup(buf);
-	int fd = -1, err = -ENOENT;
-	for (int i = 0; i < n && fd < 0; i++) {
-		if (!cands[i])
-			continue;
-		int t = safe_open_file(cands[i]);	/* a FIFO or device: refused, said */
-		if (t < 0) {
-			err = t;
-			continue;
-		}
-		struct stat st;
-		if (m->ino && (fstat(t, &st) || st.st_ino != m->ino ||
-			       ((m->maj | m->min) && (major(st.st_dev) != m->maj ||
-						      minor(st.st_dev) != m->min)))) {
-			/* another file under that name: try the next candidate */
-			close(t);
-			err = -ESTALE;
-			continue;
-		}
-		fd = t;
-		*opened = strdup(cands[i]);
-	}
-	for (int i = 1; i < n; i++)
-		free((char *)cands[i]);
-	return fd >= 0 ? fd : err;
-}
-
 static int ufile__parse(struct ufile *f)
 {
 	Elf *elf = elf_memory((char *)f->data, f->size);
@@ -222,31 +184,44 @@ out:
 	return err;
 }
 
+/* The file of mapping m, opened once per identity (struct file_id: the same
+ * path in a container and on the host are two files) by mapped_file__open,
+ * the symbolizer's way too. A failure is cached, and tried again through
+ * the next process that maps the file (the first may have gone). */
 static struct ufile *unwinder__file(struct unwinder *u, pid_t pid, const struct map *m)
 {
-	unsigned h = hash_str(m->path, m->ino) % 256;
-	struct ufile *f;
+	char path[PATH_MAX];
+	struct file_id id;
+	struct ufile *f, **pf;
+	unsigned h;
 
-	for (f = u->files[h]; f; f = f->next)
-		if (f->ino == m->ino && f->maj == m->maj && f->min == m->min &&
-		    !strcmp(f->path, m->path)) {
-			f->used_gen = u->gen;
-			return f->err ? NULL : f;
+	mapped_file__clean_path(m->path, path, sizeof(path));
+	file_id__from_map(&id, pid, m);
+	h = (unsigned)(file_id__hash(&id, path) % 256);
+	for (pf = &u->files[h]; (f = *pf); pf = &f->next) {
+		if (!file_id__equal(&f->id, &id) || strcmp(f->path, path))
+			continue;
+		if (f->err && f->tried_pid != pid) {
+			*pf = f->next;	/* in no process's modules: a failed file is not */
+			ufile__free(f);
+			break;
 		}
+		f->used_gen = u->gen;
+		return f->err ? NULL : f;
+	}
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
-	f->path = strdup(m->path);
+	f->path = strdup(path);
 	if (!f->path) {
 		free(f);
 		return NULL;
 	}
 	const char *slash = strrchr(f->path, '/');
 	f->name = slash ? slash + 1 : f->path;
-	f->ino = m->ino;
-	f->maj = m->maj;
-	f->min = m->min;
-	int fd = open_matching(m->path, m, pid, &f->open_path);
+	f->id = id;
+	f->tried_pid = pid;
+	int fd = mapped_file__open(pid, m, &f->open_path);
 	struct stat st;
 	if (fd < 0) {
 		f->err = fd;
@@ -259,7 +234,7 @@ static struct ufile *unwinder__file(struct unwinder *u, pid_t pid, const struct 
 	}
 	if (fd >= 0)
 		close(fd);
-	/* failures are cached too: one attempt per file */
+	/* failures are cached too: one attempt per file and process */
 	f->used_gen = u->gen;
 	f->next = u->files[h];
 	u->files[h] = f;
@@ -325,6 +300,8 @@ static uint64_t exec_maps_sig(const struct maps *maps)
 		uint64_t v[4] = { m->start, m->end, m->pgoff, m->ino };
 		for (int k = 0; k < 4; k++)
 			h = (h ^ v[k]) * 1099511628211ULL;
+		for (int k = 0; k < m->build_id_size; k++)	/* ino is 0 where the kernel gave it */
+			h = (h ^ m->build_id[k]) * 1099511628211ULL;
 		h ^= hash_str(m->path, 0);
 	}
 	return h;

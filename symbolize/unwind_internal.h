@@ -10,17 +10,19 @@
 #include <sys/types.h>
 
 #include "pprobe/unwind.h"
+#include "sym_internal.h"
 
 #define UNW_MAX_LOADS 16
 
-/* One ELF file, opened once per unwinder, shared by every process. */
+/* One ELF file, opened once per unwinder, shared by every process that maps
+ * the same file (by identity, not by name). */
 struct ufile {
 	struct ufile *next;
 	char *path;		/* as in the maps */
 	char *open_path;	/* what was opened (maybe /proc/PID/root/...) */
 	const char *name;	/* basename of path */
-	uint64_t ino;
-	uint32_t maj, min;
+	struct file_id id;	/* with path: the key (mapped_file.c) */
+	pid_t tried_pid;	/* the process it was opened (or looked for) through */
 	int err;		/* 0, or -errno of the failed open (cached) */
 	int vdso_fd;		/* memfd holding our copy of [vdso] */
 	const uint8_t *data;	/* whole file, mmap'd */

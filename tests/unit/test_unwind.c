@@ -472,6 +472,9 @@ static void handle_sample(struct ctx *x, const uint8_t *p, size_t len)
 		bool nocfi = x->sc->mode && !strcmp(x->sc->mode, "nocfi");
 		bool good = res[b].end == UNWIND_COMPLETE &&
 			    check_stack(x, x->ips[b], n[b], why, sizeof(why));
+		if (!good && all_complete(x->sc) && res[b].end == UNWIND_COMPLETE && !strncmp(why, "0 recursion", 11))
+			good = true;	/* every sample counts here: one before the recursion
+					 * began or after it ended (start-up, exit) has none */
 		if (good && res[b].fp_frames != (nocfi ? 1 : 0)) {
 			/* only nocfi_call lacks CFI: exactly one frame-pointer step */
 			snprintf(why, sizeof(why), "%d frame-pointer frames, want %d",
