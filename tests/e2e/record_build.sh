@@ -29,7 +29,14 @@ check "make built every object" test "$(ls "$T"/b/*.o | wc -l)" -eq "$(grep -c '
 # completeness: the summary's, and the folded output's
 read -r n pct < <(sed -n 's/.*unwinding: \([0-9]*\) user stacks, \([0-9.]*\)% complete.*/\1 \2/p' "$T/err")
 check "the build was sampled (>= 1000 user stacks, got ${n:-0})" test "${n:-0}" -ge 1000
-check ">= 99.5% of the user stacks are complete (${pct:-?}%)" awk -v p="${pct:-0}" 'BEGIN { exit !(p >= 99.5) }'
+# Samples whose user pc lies in no mapping ("[unknown]": taken inside execve
+# while the old image is gone, 0.5% of this build on some VMs' 6.18) have no
+# user stack to unwind: counted apart, at most 1%.
+unk=$(sed -n 's/^  \[unknown\] *\([0-9]*\) stacks.*/\1/p' "$T/err")
+unk=${unk:-0}
+check "samples with no mapping at the user pc: <= 1% ($unk of ${n:-0})" test $((unk * 100)) -le "${n:-0}"
+check ">= 99.5% of the other user stacks are complete (${pct:-?}% of all)" \
+	awk -v p="${pct:-0}" -v n="${n:-0}" -v u="$unk" 'BEGIN { exit !(n > u && p * n / (n - u) >= 99.5) }'
 folded_user "$T/pp.folded" > "$T/u.folded"
 total=$(folded_sum "$T/u.folded" '^[^;]*;')
 entry=$(folded_sum "$T/u.folded" "^[^;]*;$ENTRY_ROOT( |;)")
@@ -48,7 +55,7 @@ paste "$T/u.folded" "$T/pp.folded" | grep '^[^;	]*;' |
 while read -r obj objn objpct; do
 	min=$([ "$objn" -ge 1000 ] && echo 99 || echo 97)
 	check "$obj: >= $min% of its $objn stacks complete ($objpct%)" awk -v p="$objpct" -v m="$min" 'BEGIN { exit !(p >= m) }'
-done < <(sed -n 's/^  \([^ ]*\) *\([0-9]*\) stacks *\([0-9.]*\)% complete.*/\1 \2 \3/p' "$T/err" | awk '$2 >= 100')
+done < <(sed -n 's/^  \([^ ]*\) *\([0-9]*\) stacks *\([0-9.]*\)% complete.*/\1 \2 \3/p' "$T/err" | awk '$2 >= 100 && $1 != "[unknown]"')
 check "cc1 is among the objects" grep -q '^  cc1  ' "$T/err"
 
 # the same build under perf record (no call graphs: self time only)
