@@ -5,6 +5,7 @@
  * mapped one (its build id, else its device and inode), never by its name. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -139,6 +140,64 @@ static void say_unmatched(pid_t pid, const struct map *m, const char *path, int 
 	safe_open__note(path, why);
 }
 
+/* Files by build id: a path where each was found as we see it. A copy of a
+ * program under another name (or the same file deleted once its process
+ * is gone) has the same build id; its frames then still come from those
+ * bytes (checked again when opened). Process-wide, bounded, one lock. */
+#define SEEN_SLOTS 256
+static struct {
+	uint8_t id[MAP_BUILD_ID_MAX];
+	uint8_t size;
+	char *path;
+} seen[SEEN_SLOTS];
+static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned seen_slot(const struct map *m)
+{
+	return (unsigned)(fnv(1469598103934665603ull, m->build_id, m->build_id_size) % SEEN_SLOTS);
+}
+
+static void seen_note(const struct map *m, const char *path)
+{
+	if (!m->build_id_size || path[0] != '/' || !strncmp(path, "/proc/", 6))
+		return;
+	char *copy = strdup(path);
+	if (!copy)
+		return;
+	pthread_mutex_lock(&seen_lock);
+	unsigned k = seen_slot(m);
+	free(seen[k].path);
+	memcpy(seen[k].id, m->build_id, m->build_id_size);
+	seen[k].size = m->build_id_size;
+	seen[k].path = copy;
+	pthread_mutex_unlock(&seen_lock);
+}
+
+/* Another path of the same build id, opened and checked: the fd, or -1. */
+static int seen_open(const struct map *m, char **opened_path)
+{
+	char path[PATH_MAX] = "";
+	pthread_mutex_lock(&seen_lock);
+	unsigned k = seen_slot(m);
+	if (seen[k].path && seen[k].size == m->build_id_size && !memcmp(seen[k].id, m->build_id, m->build_id_size))
+		snprintf(path, sizeof(path), "%s", seen[k].path);
+	pthread_mutex_unlock(&seen_lock);
+	if (!path[0])
+		return -1;
+	struct safe_open_rules r = { .root_fd = -1 };
+	struct stat st;
+	int fd = safe_open(path, &r, &st);
+	if (fd >= 0 && !is_mapped_file(fd, &st, m)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd >= 0 && !(*opened_path = strdup(path))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 int mapped_file__open(pid_t pid, const struct map *m, char **opened_path)
 {
 	char path[PATH_MAX], name[PATH_MAX + 64];
@@ -163,8 +222,14 @@ int mapped_file__open(pid_t pid, const struct map *m, char **opened_path)
 			close(fd);
 			return -ENOMEM;
 		}
+		/* remembered where we may see it too: checked again when used */
+		if (k != 1)
+			seen_note(m, path);
 		return fd;
 	}
+	int fd = m->build_id_size ? seen_open(m, opened_path) : -1;
+	if (fd >= 0)
+		return fd;
 	if (m->build_id_size || m->ino)
 		say_unmatched(pid, m, path, err);
 	return err;
