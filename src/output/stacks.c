@@ -297,7 +297,8 @@ size_t frametab__unnamed(struct frametab *ft, void (*cb)(const char *dso, const 
 							    size_t total, void *arg), void *arg)
 {
 	size_t n = 0;
-	qsort(ft->objs, ft->nr_objs, sizeof(*ft->objs), unnamed_cmp);
+	if (ft->nr_objs > 1)
+		qsort(ft->objs, ft->nr_objs, sizeof(*ft->objs), unnamed_cmp);
 	for (size_t i = 0; i < ft->nr_objs && ft->objs[i].unnamed; i++, n++)
 		cb(ft->objs[i].dso, ft->objs[i].why, ft->objs[i].unnamed, ft->objs[i].total, arg);
 	return n;
