@@ -93,9 +93,9 @@ static void ufile__free(struct ufile *f)
 {
 	if (!f)
 		return;
-	ufile__go_free(f);	/* Elfs over data first */
+	ufile__go_free(f);	/* what reads data first */
 	dwarf_cfi_end(f->eh_cfi);
-	elf_end(f->cfi_elf);
+	elf_end(f->elf);
 	if (f->data)
 		munmap((void *)f->data, f->size);
 	if (f->vdso_fd > 0)
@@ -665,12 +665,19 @@ bool uctx__read_code(const struct uctx *c, uint64_t addr, void *buf, size_t len)
 	return process_vm_readv(c->proc->pid, &l, 1, &r, 1, 0) == (ssize_t)len;
 }
 
+Elf *ufile__elf(struct ufile *f)
+{
+	if (!f->elf)
+		f->elf = elf_memory((char *)f->data, f->size);
+	return f->elf;
+}
+
 static Dwarf_CFI *ufile__eh_cfi(struct ufile *f)
 {
 	if (!f->cfi_tried) {
 		f->cfi_tried = true;
-		f->cfi_elf = elf_memory((char *)f->data, f->size);
-		f->eh_cfi = f->cfi_elf ? dwarf_getcfi_elf(f->cfi_elf) : NULL;
+		Elf *elf = ufile__elf(f);
+		f->eh_cfi = elf ? dwarf_getcfi_elf(elf) : NULL;
 	}
 	return f->eh_cfi;
 }

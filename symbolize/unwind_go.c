@@ -74,12 +74,12 @@ static void ufile__go_setup(struct ufile *f)
 	uint64_t vaddr, text;
 
 	f->go_ready = true;
-	f->go_elf = elf_memory((char *)f->data, f->size);
-	if (!f->go_elf)
+	Elf *elf = ufile__elf(f);
+	if (!elf)
 		return;
-	roots_from_symtab(f, f->go_elf);
+	roots_from_symtab(f, elf);
 	/* the table's bytes are the Elf's over our mapping: kept with it */
-	if (!gopclntab__find(f->go_elf, &data, &size, &vaddr, &text))
+	if (!gopclntab__find(elf, &data, &size, &vaddr, &text))
 		f->go_table = gopclntab__new(data, size, vaddr, text);
 	if (!f->nr_go_roots && f->go_table)
 		gopclntab__foreach(f->go_table, root_from_table, f);
@@ -88,8 +88,6 @@ static void ufile__go_setup(struct ufile *f)
 void ufile__go_free(struct ufile *f)
 {
 	gopclntab__delete(f->go_table);
-	if (f->go_elf)
-		elf_end(f->go_elf);
 }
 
 bool uctx__is_root(const struct uctx *c, uint64_t lpc)

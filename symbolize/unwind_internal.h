@@ -47,7 +47,7 @@ struct ufile {
 	 * a .debug_frame, -1 none or no file (then libdw is not given it) */
 	int8_t debug_file_cfi;
 	/* .eh_frame read by libdw, opened on first need (popped slots) */
-	Elf *cfi_elf;
+	Elf *elf;		/* over data, on first need (ufile__elf) */
 	Dwarf_CFI *eh_cfi;
 	bool cfi_tried;
 	uint64_t used_gen;	/* the unwinder's gen when last used */
@@ -56,7 +56,6 @@ struct ufile {
 #define UFILE_GO_ROOTS 16
 	int nr_go_roots;
 	struct { uint64_t lo, hi; } go_roots[UFILE_GO_ROOTS];
-	Elf *go_elf;			/* over data, for go_table's bytes */
 	struct gopclntab *go_table;	/* .gopclntab, if any */
 };
 
@@ -121,9 +120,6 @@ struct uproc {
 struct unwinder {
 	enum unwind_backend backend;
 	bool live_allowed;
-	/* libdw: the registers a walk starts from, when not the sample's
-	 * (a walk resumed past a frame without CFI) */
-	const struct unwind_regs *init_regs;
 	struct uproc *procs[256];
 	struct ufile *files[256];
 	struct ufile *vdso;
@@ -142,6 +138,9 @@ const struct umod *uproc__find_mod(const struct uproc *p, uint64_t addr);
  * stack beyond it (validated), then read-only file contents. */
 bool uctx__read_word(struct uctx *c, uint64_t addr, uint64_t *val);
 bool uctx__is_exec(const struct uctx *c, uint64_t addr);
+/* The Elf over f's mapping, made on first need, ended with f: .eh_frame's
+ * CFI and Go's table read through it */
+Elf *ufile__elf(struct ufile *f);
 /* len bytes of code at addr: from the mapped file, else (anonymous code, a
  * JIT's) from the live process */
 bool uctx__read_code(const struct uctx *c, uint64_t addr, void *buf, size_t len);
