@@ -104,7 +104,10 @@ check "-p --per-thread: no line of the main thread has another thread's function
 check "-p --per-thread: root frames are comm/TID" not grep -qvE '^[^;]+/[0-9]+;' "$T/p.folded"
 
 # --- -t: one thread (the main one), no other
-"$W/offcpu_wl" 30 0 >/dev/null & bg=$!
+# 80 rounds (1.8 s): the thread outlives the 0.4 s window, whatever pprobe's
+# start-up takes on a busy machine (30 rounds, 0.67 s, ended inside it in CI:
+# 0.33 s watched).
+"$W/offcpu_wl" 80 0 >/dev/null & bg=$!
 sleep 0.1
 "$PPROBE" record --off-cpu -g --per-thread -t "$bg" -d 0.4 -o "$T/t.folded" 2>"$T/t.err"
 st=$?
