@@ -585,7 +585,7 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 		     uint64_t addr, bool is_return, struct sym_frame *out, int max)
 {
 	struct elf_object *o = NULL;
-	uint64_t a = is_return ? addr - 1 : addr, vaddr;
+	uint64_t a = is_return ? addr - 1 : addr, vaddr, svaddr;
 	const struct symtab_entry *e;
 	int n = 0;
 
@@ -632,6 +632,18 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 	if (!elf_object__to_vaddr(o, m, a, &vaddr))
 		return 1;
 	e = symtab__find(&o->syms, vaddr);
+	svaddr = vaddr;	/* where e's offset is counted from */
+	if (!e && is_return) {
+		/* A signal frame's return address is the first byte of the
+		 * trampoline (glibc's __restore_rt, after the nop its CFI
+		 * covers): the byte before is in no function. */
+		const struct symtab_entry *t = symtab__find(&o->syms, vaddr + 1);
+
+		if (t && t->start == vaddr + 1) {
+			e = t;
+			svaddr = vaddr + 1;
+		}
+	}
 	n = dwarf__frames(o, vaddr, s->opts.inlines, s->opts.srcline, s->opts.demangle, out, max);
 	if (n < 0)
 		n = 0;
@@ -644,13 +656,13 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 		out[n].dso = o->dso;
 		if (e) {
 			name_from_symbol(s, &out[n], e);
-			out[n].offset = vaddr - e->start;
+			out[n].offset = svaddr - e->start;
 		}
 		/* its line (the outermost inline's call site) is not known here: none */
 		n++;
 	} else if (n && e) {
 		/* physical function: offset from its symbol, which is exact */
-		out[n - 1].offset = vaddr - e->start;
+		out[n - 1].offset = svaddr - e->start;
 		if (!out[n - 1].name)	/* a DIE without a usable name */
 			name_from_symbol(s, &out[n - 1], e);
 		else if (!out[n - 1].system_name)	/* DW_AT_name alone (C) */
@@ -661,7 +673,7 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 		out->dso = o->dso;
 		if (e) {
 			name_from_symbol(s, out, e);
-			out->offset = vaddr - e->start;
+			out->offset = svaddr - e->start;
 		} else {
 			out->lacks = elf_object__lacks(o);
 		}

@@ -8,6 +8,8 @@
  *   dlopen LIB SECS     dlopen LIB and spin in its dl_spin() for SECS
  *   syscalls N          N write(2)s of 1 byte to /dev/null from do_writes()
  *   pause               sleep until killed (for -p tests)
+ *   handler SECS        run_hot for SECS while an interval timer's SIGALRM
+ *                       handler (every 2 ms) spins in in_handler()
  *   fixed N             N rounds of hot_three+hot_one+8 writes, then print
  *                       "elapsed SECS cpu SECS" (its own wall and CPU time)
  */
@@ -19,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -101,10 +105,24 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+__attribute__((noinline)) void in_handler(void)
+{
+	wl_barrier();	/* first: a non-tail call, so a frame */
+	for (unsigned long i = 0; i < 600000UL; i++)
+		sink += i * 5;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	in_handler();
+	wl_barrier();	/* in_handler's call is not a tail call */
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: wl_record hot SECS | prctl N | threads T SECS | fork-exec PROG ARG... |"
-			" dlopen LIB SECS | syscalls N | pause | fixed N\n");
+			" dlopen LIB SECS | syscalls N | pause | fixed N | handler SECS\n");
 	exit(2);
 }
 
@@ -165,6 +183,14 @@ int main(int argc, char **argv)
 		getrusage(RUSAGE_SELF, &ru);
 		printf("elapsed %.6f cpu %.6f\n", now() - t0,
 		       ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+	} else if (!strcmp(mode, "handler") && argc == 3) {
+		struct sigaction sa = { .sa_handler = on_alarm };
+		struct itimerval it = { { 0, 2000 }, { 0, 2000 } };
+		sigaction(SIGALRM, &sa, NULL);
+		setitimer(ITIMER_REAL, &it, NULL);
+		run_hot(atof(argv[2]));
+		memset(&it, 0, sizeof(it));
+		setitimer(ITIMER_REAL, &it, NULL);
 	} else if (!strcmp(mode, "pause")) {
 		for (;;)
 			pause();
