@@ -11,7 +11,10 @@
 # (gcc -gz), tests/workloads/go_wl built three ways (Go's defaults,
 # uncompressed DWARF, stripped -s -w), CPython 3.12 -X perf and 3.13
 # -X perf_jit (pyenv), node --perf-basic-prof, Java 17 with and without
-# -XX:+PreserveFramePointer. Absent runtimes are skipped, saying so.
+# -XX:+PreserveFramePointer, and two programs as Debian ships them: clang
+# (C++, in .dynsym-only shared objects) compiling 12 of pprobe's sources
+# under make -j2, and ripgrep (stripped Rust, a thread per CPU) searching
+# /usr/include. Absent runtimes are skipped, saying so.
 # perf runs --call-graph dwarf (its default 8 KB copy) and fp.
 set -u
 BUILD=${1:-build}
@@ -58,6 +61,19 @@ printf '%-26s %-12s %9s %8s\n' workload profiler complete cpu
 if command -v gcc >/dev/null; then
 	gcc -O2 -g -gz -fno-asynchronous-unwind-tables -pthread -o "$TMP/c_gz" "$SRC/tests/workloads/compressed_wl.c" &&
 		row "C, gcc -gz" "$TMP/c_gz"
+fi
+if command -v clang >/dev/null && command -v make >/dev/null; then
+	"$SRC/tests/tools/build-workload.sh" "$SRC" "$TMP/b"
+	objs=$(sed -n 's/^\([a-z_0-9]*\.o\):.*/\1/p' "$TMP/b/Makefile" | head -12 | tr '\n' ' ')
+	# shellcheck disable=SC2086
+	row "clang (Debian), make -j2" sh -c "rm -f $TMP/b/*.o; make -C $TMP/b -s -j2 CC=clang $objs"
+else
+	echo "no clang or make: clang row skipped"
+fi
+if command -v rg >/dev/null; then
+	row "ripgrep (Debian, Rust)" sh -c "for i in 1 2 3 4 5 6; do rg -j2 -c '\\b[a-z]+_[a-z]+\\s*\\([a-z]' /usr/include; done"
+else
+	echo "no rg: ripgrep row skipped"
 fi
 if command -v go >/dev/null; then
 	cp -r "$SRC/tests/workloads/go_wl" "$TMP/go" && (cd "$TMP/go" && export GOCACHE=$TMP/gocache GOFLAGS=-mod=mod &&
