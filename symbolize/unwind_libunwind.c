@@ -122,37 +122,28 @@ int uun__sync(struct uproc *p)
 	return 0;
 }
 
-/* Frame-pointer step from a frame without CFI. libunwind 1.6's own fallback
- * leaves the CFA of the guessed frame stale, so the next CFI step goes wrong:
- * step by hand from the saved cursor and restart libunwind on the caller
- * (which then looks its CFI up at the return address itself, not at ra - 1). */
-static bool fp_step(struct uctx *c, unw_cursor_t *saved, unw_cursor_t *cur,
-		    struct unwind_regs *regs, uint64_t *ra)
+/* A step out of a frame without CFI (unwind_step.c: Go's pcsp, epilogue
+ * code, a checked frame-pointer chain, a trampoline's layout), from the
+ * saved cursor's registers; libunwind is restarted on the caller (which
+ * then looks its CFI up at the return address itself, not at ra - 1).
+ * libunwind 1.6's own frame-pointer fallback leaves the CFA of the guessed
+ * frame stale, so the next CFI step would go wrong. */
+static bool nocfi_step(struct uctx *c, unw_cursor_t *saved, unw_cursor_t *cur,
+		       struct unwind_regs *regs, uint64_t *ra)
 {
-	unw_word_t rbp, rsp, v;
-	uint64_t prev_rbp;
+	unw_word_t v;
 
-	if (unw_get_reg(saved, UNW_X86_64_RBP, &rbp) < 0 ||
-	    unw_get_reg(saved, UNW_X86_64_RSP, &rsp) < 0)
-		return false;
-	/* a frame pointer points into the stack above sp, 8-aligned */
-	if (rbp < rsp || (rbp & 7) || !c->stack_end || rbp + 16 > c->stack_end)
-		return false;
-	if (!uctx__read_word(c, rbp + 8, ra) || !uctx__read_word(c, rbp, &prev_rbp))
-		return false;
-	if (!uctx__is_exec(c, *ra))
-		return false;
 	regs->valid = 0;
+	/* libunwind's x86-64 numbering is the DWARF one, ip included */
 	for (int i = 0; i < UNWIND_NR_REGS; i++) {
 		if (unw_get_reg(saved, i, &v) == 0) {
 			regs->r[i] = v;
 			regs->valid |= 1u << i;
 		}
 	}
-	regs->r[UNWIND_REG_IP] = *ra;
-	regs->r[UNWIND_REG_SP] = rbp + 16;
-	regs->r[UNWIND_REG_BP] = prev_rbp;
-	regs->valid |= 1u << UNWIND_REG_IP | 1u << UNWIND_REG_SP | 1u << UNWIND_REG_BP;
+	if (!uctx__nocfi_step(c, regs))
+		return false;
+	*ra = regs->r[UNWIND_REG_IP];
 	c->regs = regs;
 	return unw_init_remote(cur, c->proc->backend, c) >= 0;
 }
@@ -180,11 +171,16 @@ int uun__unwind(struct uctx *c, uint64_t *ips, int max, struct unwind_result *re
 			res->end = UNWIND_COMPLETE;
 			break;
 		}
+		if (uctx__is_root(c, n == 1 ? ip : ip - 1)) {
+			/* Go: where the runtime's own traceback stops */
+			res->end = UNWIND_COMPLETE;
+			break;
+		}
 		if (fp) {
 			/* regs alternate between two buffers: c->regs of the
 			 * saved cursor must stay valid while stepping from it */
 			uint64_t ra;
-			if (!fp_step(c, &saved, &cur, &fp_regs[fp_buf], &ra)) {
+			if (!nocfi_step(c, &saved, &cur, &fp_regs[fp_buf], &ra)) {
 				res->end = UNWIND_NO_CFI;
 				res->end_dso = uctx__dso_name(c, ip);
 				break;

@@ -8,6 +8,8 @@
 # itself through os/exec. Built: with Go's defaults, with uncompressed
 # DWARF, and stripped (-s -w: no .symtab, no DWARF, only .gopclntab, where
 # names and frame sizes come from Go's own tables).
+# Each default and stripped build with both unwinders (libunwind reads no
+# .debug_frame: every Go frame is stepped by .gopclntab's frame sizes).
 # Every stack ends at a Go root, at the ELF entry (_rt0_amd64_linux), or in
 # a frame saying why.
 . "$(dirname "$0")/lib.sh"
@@ -20,22 +22,26 @@ cp -r "$SRCDIR/tests/workloads/go_wl" "$T/src"
 readelf -SW "$T/gwl" | grep -qE ' \.(z)?debug_frame .* C |\.zdebug_frame ' ||
 	echo "note: this Go did not compress its .debug_frame"
 
-for bin in gwl gwl_nz gwl_s; do
-	"$PPROBE" record -g -o "$T/$bin.folded" -- "$T/$bin" >/dev/null 2>"$T/err"
+for run in gwl gwl_nz gwl_s gwl:libunwind gwl_s:libunwind; do
+	bin=${run%%:*} u=libdw
+	[ "$run" = "$bin" ] || u=${run#*:}
+	"$PPROBE" record -g --unwinder "$u" -o "$T/$bin.folded" -- "$T/$bin" >/dev/null 2>"$T/err"
 	rc=$?
 	cat "$T/err"
-	check "$bin: record exits as the program did (0, got $rc)" test "$rc" -eq 0
+	tag=$bin/$u	# in the checks' names
+	check "$tag: record exits as the program did (0, got $rc)" test "$rc" -eq 0
 	folded_user "$T/$bin.folded" | grep "^$bin;" > "$T/u.folded"
 	through=$(folded_sum "$T/u.folded" ';main\.mid;main\.leaf( |$)')
 	full=$(folded_sum "$T/u.folded" "^$bin;runtime\\.goexit;main\\.spin\\.func[0-9]+;(main\\.spin\\.func[0-9]+;)?main\\.mid;main\\.leaf( |\$)")
 	all=$(folded_sum "$T/u.folded")
 	ended=$(folded_sum "$T/u.folded" "^$bin;(runtime\\.(goexit|mstart|rt0_go|systemstack|mcall|morestack|asmcgocall)|_rt0_amd64[a-z_]*|$MARKED_ROOT|$ENTRY_ROOT)[; ]")
-	echo "$bin: $through stacks through main.mid;main.leaf, $full from runtime.goexit; $ended of $all stacks end at a root or say why"
+	echo "$tag: $through stacks through main.mid;main.leaf, $full from runtime.goexit; $ended of $all stacks end at a root or say why"
 	grep -vE "^$bin;(runtime\\.(goexit|mstart|rt0_go|systemstack|mcall|morestack|asmcgocall)|_rt0_amd64[a-z_]*|$MARKED_ROOT|$ENTRY_ROOT)[; ]" \
 		"$T/u.folded" | head -3 | cut -c1-300 | sed 's/^/  ends elsewhere: /'
-	check "$bin: main.leaf sampled under main.mid (>= 1000, got $through)" test "$through" -ge 1000
-	check "$bin: >= 99% of them go on to runtime.goexit ($full of $through)" test $((full * 100)) -ge $((through * 99))
-	check "$bin: every stack ends at a Go root, an entry point, or says why ($ended of $all)" test "$ended" -eq "$all"
+	check "$tag: main.leaf sampled under main.mid (>= 1000, got $through)" test "$through" -ge 1000
+	check "$tag: >= 99% of them go on to runtime.goexit ($full of $through)" test $((full * 100)) -ge $((through * 99))
+	check "$tag: every stack ends at a Go root, an entry point, or says why ($ended of $all)" test "$ended" -eq "$all"
+	[ "$u" = libdw ] || continue
 	"$PPROBE" record --call-graph fp -o "$T/$bin.fp.folded" -- "$T/$bin" >/dev/null 2>&1
 	fpfull=$(folded_user "$T/$bin.fp.folded" | folded_sum /dev/stdin "^$bin;runtime\\.goexit;.*main\\.leaf( |\$)")
 	echo "$bin: for comparison, --call-graph fp: $fpfull stacks from runtime.goexit to main.leaf"
