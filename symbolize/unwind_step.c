@@ -1,5 +1,5 @@
-/* One step out of a frame that has no CFI, for the libdw backend, which
- * then goes on from the caller with CFI again (mixed stacks: JIT code,
+/* One step out of a frame that has no CFI, for both backends, which then
+ * go on from the caller with CFI again (mixed stacks: JIT code,
  * CPython's perf trampolines, Go without .debug_frame, assembly). In order:
  *   - Go code: the frame size from .gopclntab's pcsp table (unwind_go.c);
  *   - straight-line epilogue code at the pc (pops, add to %rsp, leave, then
