@@ -42,7 +42,7 @@ read -r _ vlight vlcallers _ < <(grep '^light ' "$T/v8")
 vh=$(awk -v a="$vheavy" -v r="$vrun" 'BEGIN { printf "%.2f", (r > 0 ? 100 * a / r : 0) }')
 vl=$(awk -v a="$vlight" -v r="$vrun" 'BEGIN { printf "%.2f", (r > 0 ? 100 * a / r : 0) }')
 echo "under run(): pprobe $run samples, heavy $pheavy%, light $plight%; V8 heavy $vh%, light $vl%"
-check "pprobe sampled run() on the main thread (>= 500, got $run)" test "$run" -ge 500
+check "pprobe sampled run() on the main thread (>= 300, got $run)" test "$run" -ge 300
 check "heavy: pprobe $pheavy% of run, V8 $vh% (within 5 points)" \
 	awk -v a="$pheavy" -v b="$vh" 'BEGIN { exit !(b > 0 && a - b <= 5 && b - a <= 5) }'
 check "light: pprobe $plight% of run, V8 $vl% (within 5 points)" \
