@@ -945,11 +945,12 @@ static int try_outputs(struct collect *c, const struct record *rec, bool several
 			continue;
 		es->paths = pp_xcalloc(rec->nr_outs, sizeof(*es->paths));
 		for (size_t k = 0; k < rec->nr_outs; k++) {
-			struct outfile of;
 			es->paths[k] = output_name(&rec->outs[k], ev->name, several);
-			if (outfile__open_or_say(&of, es->paths[k], "pprobe record"))
+			int err = outfile__check(es->paths[k]);
+			if (err) {
+				fprintf(stderr, "pprobe record: cannot write %s: %s\n", es->paths[k], strerror(-err));
 				return 1;
-			outfile__abort(&of);
+			}
 		}
 	}
 	return 0;

@@ -308,6 +308,24 @@ static void unlink_tmp(void *arg)
 		unlink(o->tmp);
 }
 
+/* What a symbolic link holds, relative to the link's directory */
+static char *link_target(const char *link)
+{
+	char buf[4096];
+	ssize_t n = readlink(link, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	const char *slash = strrchr(link, '/');
+	if (buf[0] == '/' || !slash)
+		return pp_xstrdup(buf);
+	size_t dl = (size_t)(slash - link) + 1, len = dl + (size_t)n + 1;
+	char *t = pp_xmalloc(len);
+	memcpy(t, link, dl);
+	memcpy(t + dl, buf, (size_t)n + 1);
+	return t;
+}
+
 int outfile__open(struct outfile *o, const char *path)
 {
 	memset(o, 0, sizeof(*o));
@@ -315,8 +333,31 @@ int outfile__open(struct outfile *o, const char *path)
 		o->f = stdout;
 		return 0;
 	}
-	size_t len = strlen(path) + 32;
+	struct stat st, lst;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* A device, FIFO or socket (-o /dev/null, a named pipe) is
+		 * written as it is: a temporary renamed over it would replace
+		 * it (as root, /dev/null with a regular file). */
+		int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+			int err = -errno;
+			if (fd >= 0)
+				close(fd);
+			return err;
+		}
+		return 0;
+	}
+	size_t len;
+	char *real = NULL;
+	/* through a symbolic link: the file it names is replaced, not the link
+	 * (one that names no file yet: the name it holds, from its directory) */
+	if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) &&
+	    ((real = realpath(path, NULL)) || (real = link_target(path))))
+		path = real;
+	len = strlen(path) + 32;
 	o->path = pp_xstrdup(path);
+	free(real);
+	path = o->path;
 	o->tmp = pp_xmalloc(len);
 	snprintf(o->tmp, len, "%s.tmp.XXXXXX", path);
 	int fd = mkostemp(o->tmp, O_CLOEXEC);
@@ -345,6 +386,20 @@ int outfile__open(struct outfile *o, const char *path)
 	return 0;
 }
 
+int outfile__check(const char *path)
+{
+	struct stat st;
+	struct outfile o;
+
+	if (strcmp(path, "-") && stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		/* not opened: a FIFO's reader would see its end */
+		return S_ISDIR(st.st_mode) ? -EISDIR : access(path, W_OK) ? -errno : 0;
+	int err = outfile__open(&o, path);
+	if (!err)
+		outfile__abort(&o);
+	return err;
+}
+
 int outfile__open_or_say(struct outfile *o, const char *path, const char *prog)
 {
 	int err = outfile__open(o, path);
@@ -369,6 +424,8 @@ int outfile__commit(struct outfile *o)
 	if (fclose(o->f) && !err)
 		err = -errno;
 	o->f = NULL;
+	if (!o->tmp)	/* written as it is (a device, a FIFO) */
+		return err;
 	sigguard__forget(unlink_tmp, o);	/* before the rename: ending at once waits here */
 	if (!err && rename(o->tmp, o->path))
 		err = -errno;
@@ -384,8 +441,10 @@ void outfile__abort(struct outfile *o)
 {
 	if (o->f && o->f != stdout) {
 		fclose(o->f);
-		sigguard__forget(unlink_tmp, o);
-		unlink(o->tmp);
+		if (o->tmp) {
+			sigguard__forget(unlink_tmp, o);
+			unlink(o->tmp);
+		}
 	}
 	free(o->tmp);
 	free(o->path);

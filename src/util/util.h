@@ -51,7 +51,9 @@ int cpulist__parse(const char *s, int **cpus);
 int cpulist__online(int **cpus);
 
 /* Write a file atomically: open a temporary beside path, then commit renames
- * it into place; abort removes it. path "-" writes stdout directly. */
+ * it into place; abort removes it. path "-" writes stdout directly; a path
+ * naming a device, FIFO or socket is written directly too (tmp NULL); through
+ * a symbolic link, the file it names is replaced. */
 struct outfile {
 	FILE *f;
 	char *path;
@@ -60,6 +62,9 @@ struct outfile {
 int outfile__open(struct outfile *o, const char *path);
 /* outfile__open, and on failure "PROG: cannot write PATH: why" on stderr. */
 int outfile__open_or_say(struct outfile *o, const char *path, const char *prog);
+/* Whether path can be written (0, or -errno), leaving nothing behind: a
+ * device, FIFO or socket is not opened, only checked. */
+int outfile__check(const char *path);
 int outfile__commit(struct outfile *o);	/* returns 0 or -errno; removes tmp on error */
 void outfile__abort(struct outfile *o);
 /* fd is a pipe or socket whose reader went away (a write would fail with

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# -o PATH where PATH is not a plain file. Outputs are written to a
+# temporary beside PATH and renamed over it at the end, so that a killed
+# run leaves the old file whole; a device, FIFO or socket must instead be
+# written as it is: renamed over, `-o /dev/null` replaced root's /dev/null
+# with a regular file. A symbolic link is followed (the file it names is
+# written, the link stays), a directory is refused in one line. The device
+# here is a private node ($T/null, mknod c 1 3), not the machine's.
+. "$(dirname "$0")/lib.sh"
+need_root
+W=$WORKLOADS/wl_record
+mknod "$T/null" c 1 3 2>/dev/null || skip "mknod refused here (no CAP_MKNOD)"
+for cmd in "record" "record -g" "stat" "trace -e sched:sched_process_exec"; do
+	# shellcheck disable=SC2086
+	"$PPROBE" $cmd -o "$T/null" -- "$W" hot 0.1 >/dev/null 2>"$T/err"
+	rc=$?
+	check "$cmd -o a device: exit 0 (got $rc)" test "$rc" -eq 0
+	check "$cmd -o a device: still a character device" test -c "$T/null"
+	check "$cmd -o a device: no temporary left beside it" not eval 'ls "$T"/null.tmp.* >/dev/null 2>&1'
+done
+
+mkfifo "$T/fifo"
+timeout 30 cat "$T/fifo" > "$T/fifo.out" &
+reader=$!
+timeout 30 "$PPROBE" record -o "$T/fifo" -- "$W" hot 0.3 >/dev/null 2>"$T/err"
+rc=$?
+wait "$reader"
+check "record -o a FIFO: exit 0 (got $rc)" test "$rc" -eq 0
+check "record -o a FIFO: still a FIFO" test -p "$T/fifo"
+check "record -o a FIFO: its reader got the folded stacks" grep -qE '^wl_record;.* [0-9]+$' "$T/fifo.out"
+
+ln -s real.folded "$T/dangling"
+"$PPROBE" record -o "$T/dangling" -- "$W" hot 0.1 >/dev/null 2>&1
+check "record -o a link to no file: the link stays" test -L "$T/dangling"
+check "record -o a link to no file: the file it names is written" grep -qE '^wl_record;' "$T/real.folded"
+echo old > "$T/other.folded"
+ln -s other.folded "$T/link"
+"$PPROBE" record -o "$T/link" -- "$W" hot 0.1 >/dev/null 2>&1
+check "record -o a link to a file: the link stays" test -L "$T/link"
+check "record -o a link to a file: the file it names is replaced" grep -qE '^wl_record;' "$T/other.folded"
+
+mkdir "$T/dir"
+"$PPROBE" record -o "$T/dir" -- "$W" hot 0.1 >/dev/null 2>"$T/err"
+rc=$?
+check "record -o a directory: exit 1 (got $rc)" test "$rc" -eq 1
+check "record -o a directory: one line saying why" test "$(wc -l < "$T/err")" -eq 1 -a -n "$(grep 'Is a directory' "$T/err")"
+check "record -o a directory: nothing left in it" test -z "$(ls -A "$T/dir")"
+done_testing
