@@ -103,7 +103,43 @@ static void ufile__free(struct ufile *f)
 	free(f->path);
 	free(f->open_path);
 	free(f->interp_name);
+	free(f->soname);
 	free(f);
+}
+
+/* A shared object's DT_SONAME, from PT_DYNAMIC (the section headers may be
+ * stripped). ld.so is mapped under its file's name (bullseye's ld-2.31.so)
+ * where a program's PT_INTERP names its soname (ld-linux-x86-64.so.2). */
+static char *ufile__soname(Elf *elf, const struct ufile *f, const GElf_Phdr *dyn)
+{
+	uint64_t strtab = 0, soname = UINT64_MAX;
+	GElf_Dyn e;
+
+	if (!dyn->p_filesz || dyn->p_offset >= f->size || dyn->p_filesz > f->size - dyn->p_offset)
+		return NULL;
+	Elf_Data *d = elf_getdata_rawchunk(elf, (int64_t)dyn->p_offset, dyn->p_filesz, ELF_T_DYN);
+	if (!d)
+		return NULL;
+	for (int i = 0; gelf_getdyn(d, i, &e) && e.d_tag != DT_NULL; i++) {
+		if (e.d_tag == DT_STRTAB)
+			strtab = e.d_un.d_ptr;
+		else if (e.d_tag == DT_SONAME)
+			soname = e.d_un.d_val;
+	}
+	if (!strtab || soname == UINT64_MAX)
+		return NULL;
+	for (int k = 0; k < f->nr_loads; k++) {
+		uint64_t v = f->loads[k].vaddr, off;
+		if (strtab < v || strtab - v >= f->loads[k].filesz)
+			continue;
+		off = f->loads[k].offset + (strtab - v);
+		if (off >= f->size || soname >= f->size - off)
+			return NULL;
+		const char *str = (const char *)f->data + off + soname;
+		size_t max = f->size - off - soname, len = strnlen(str, max);
+		return len && len < max ? strndup(str, len) : NULL;
+	}
+	return NULL;
 }
 
 static int ufile__parse(struct ufile *f)
@@ -120,10 +156,13 @@ static int ufile__parse(struct ufile *f)
 	f->entry = eh.e_entry;
 	f->align = 4096;
 	f->program = elf_file__is_program(elf);
+	GElf_Phdr dyn = { .p_type = PT_NULL };
 	for (size_t i = 0; i < phnum; i++) {
 		GElf_Phdr ph;
 		if (!gelf_getphdr(elf, (int)i, &ph))
 			goto out;
+		if (ph.p_type == PT_DYNAMIC)
+			dyn = ph;
 		if (ph.p_type == PT_INTERP && ph.p_offset < f->size && ph.p_filesz <= f->size - ph.p_offset) {
 			/* the loader's name: its e_entry is an entry too */
 			const char *in = (const char *)f->data + ph.p_offset;
@@ -161,6 +200,8 @@ static int ufile__parse(struct ufile *f)
 			f->eh_table_vaddr = ph.p_vaddr + 4 + ptrsz + 4;
 		}
 	}
+	if (dyn.p_type == PT_DYNAMIC && eh.e_type == ET_DYN && !f->program)
+		f->soname = ufile__soname(elf, f, &dyn);
 	if (!elf_getshdrstrndx(elf, &shstrndx)) {
 		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
 			GElf_Shdr sh;
@@ -837,7 +878,7 @@ static bool entry_file(const struct uproc *p, const struct ufile *f)
 		return true;
 	for (int i = 0; i < p->nr_mods; i++) {
 		const char *in = p->mods[i].file->interp_name;
-		if (in && !strcmp(in, f->name))
+		if (in && (!strcmp(in, f->name) || (f->soname && !strcmp(in, f->soname))))
 			return true;
 	}
 	return false;

@@ -31,6 +31,7 @@ struct ufile {
 	uint64_t entry;		/* e_entry */
 	bool program;		/* elf_file__is_program (uctx__is_entry) */
 	char *interp_name;	/* a program's PT_INTERP, basename */
+	char *soname;		/* a shared object's DT_SONAME */
 	int nr_loads;
 	struct {
 		uint64_t vaddr, memsz, offset, filesz;
