@@ -28,8 +28,12 @@ go tool pprof -top -nodecount=10 "$T/prof" >"$T/top" 2>"$T/pprof.err" || { cat "
 go tool pprof -traces "$T/prof" >"$T/traces" 2>>"$T/pprof.err" || { cat "$T/pprof.err"; fail "go tool pprof -traces"; done_testing; }
 sed -n '/flat%/,$p' "$T/top"
 
-# pprobe: each user stack's leaf frame, its share of the program's stacks
-folded_user "$T/p.folded" | grep '^gwl;' |
+# pprobe: each user stack's leaf frame, its share of the stacks of the
+# profiled goroutines (under main.profiled.funcN), what pprof's profile
+# covers: pprobe also samples the program's start, the runtime's threads
+# and the profile's writer (~2%), which would skew its shares against
+# pprof's by as much
+folded_user "$T/p.folded" | grep -E '^gwl;.*;main\.profiled\.func[0-9]+;' |
 	awk '{ n = $NF; k = $0; sub(/ [0-9]+$/, "", k); sub(/.*;/, "", k); sub(/\.abi0$/, "", k); c[k] += n; t += n }
 	     END { for (k in c) printf "%s %.1f\n", k, 100 * c[k] / t }' > "$T/pprobe.shares"
 # pprof: the top 3 by flat, their flat%

@@ -92,7 +92,7 @@ func profiled(path string, rounds int) {
 
 func main() {
 	if len(os.Args) > 2 && os.Args[1] == "pprof" {
-		profiled(os.Args[2], 5000)
+		profiled(os.Args[2], 8000)
 		return
 	}
 	if len(os.Args) > 1 && os.Args[1] == "child" {
