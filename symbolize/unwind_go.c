@@ -193,3 +193,24 @@ int uctx__go_cgo_step(struct uctx *c, struct unwind_regs *r)
 	}
 	return 0;
 }
+
+/* runtime.systemstack_switch's entry is a return address only the runtime
+ * makes: the pc it saves for a goroutine whose stack it left for the
+ * system stack (asmcgocall, systemstack), which runtime.cgocallback's
+ * frame returns to when C calls Go back. Go's traceback looks it up as
+ * is, not as pc - 1, which lies in the function before (runtime.mcall, a
+ * root). */
+bool uctx__go_switch_pc(const struct uctx *c, uint64_t pc)
+{
+	const struct umod *um = uproc__find_mod(c->proc, pc);
+	struct gopclntab_func fn;
+
+	if (!um || !um->file->is_go)
+		return false;
+	struct ufile *f = um->file;
+	if (!f->go_ready)
+		ufile__go_setup(f);
+	return f->go_table && !gopclntab__lookup(f->go_table, pc - um->bias, &fn) && fn.entry == pc - um->bias &&
+	       !strncmp(fn.name, "runtime.systemstack_switch", 26) &&
+	       (!fn.name[26] || !strcmp(fn.name + 26, ".abi0"));
+}

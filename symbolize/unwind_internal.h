@@ -180,6 +180,10 @@ int uctx__go_step(struct uctx *c, struct unwind_regs *r);
  * own traceback joins them; 0 not such a frame or not found */
 int uctx__go_cgo_step(struct uctx *c, struct unwind_regs *r);
 
+/* pc, a return address, is runtime.systemstack_switch's entry (a pc the
+ * runtime saves, not one a call left): its frame is looked up at pc */
+bool uctx__go_switch_pc(const struct uctx *c, uint64_t pc);
+
 /* unwind_step.c: one step from a frame without CFI (r: its registers, the
  * pc exact), r becomes the caller's; 0 when no way is sure enough, else
  * the way taken */
