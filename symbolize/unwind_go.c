@@ -146,8 +146,9 @@ int uctx__go_step(struct uctx *c, struct unwind_regs *r)
  * drops that room. g.stack {lo, hi} is g's first field in every release.
  * The goroutine's stack holds still while it runs C (the runtime copies
  * no stack of a goroutine in a syscall), so it is read live, in one go,
- * and the pick is checked: a return address into Go code right after a
- * call. */
+ * and the pick is checked: a return address right after a call, in
+ * runtime.cgocall (the one caller of asmcgocall on a goroutine's stack;
+ * the runtime's others call it on the system stack, where it saves no g). */
 int uctx__go_cgo_step(struct uctx *c, struct unwind_regs *r)
 {
 	static const struct { uint8_t g, depth; } saved[] = { { 48, 40 }, { 8, 0 } };
@@ -178,8 +179,11 @@ int uctx__go_cgo_step(struct uctx *c, struct unwind_regs *r)
 		if (!uctx__take_alt_stack(c, gsp, hi))
 			continue;
 		const struct umod *rm;
+		struct gopclntab_func fn;
 		if (!uctx__read_word(c, gsp, &ra) || !(rm = uproc__find_mod(c->proc, ra)) || rm->file != f ||
-		    !uctx__is_exec(c, ra) || !uctx__after_call(c, ra)) {
+		    !uctx__is_exec(c, ra) || !uctx__after_call(c, ra) ||
+		    (f->go_table && (gopclntab__lookup(f->go_table, ra - 1 - um->bias, &fn) ||
+				     strcmp(fn.name, "runtime.cgocall")))) {
 			free(c->alt);
 			c->alt = NULL;
 			c->alt_len = 0;

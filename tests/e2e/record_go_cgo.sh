@@ -8,7 +8,12 @@
 # runtime.cgocall, on the goroutine's stack (found through the g and depth
 # asmcgocall saved), as Go's own traceback joins them. That stack is read
 # from the live process: --hold-exits keeps it there until the samples are
-# unwound (record unwinds behind the program). Built with Go's defaults and
+# unwound (record unwinds behind the program), and while the goroutine
+# is still there: -F 250, so that a sanitized pprobe's unwinding (0.5 ms a
+# stack) keeps up with the 1.2 s run on a loaded machine (at 1000 Hz it
+# lagged seconds behind, past the goroutines' end). Measured: 100% of the
+# C leaf's stacks reach runtime.goexit, 96-97% with a sanitized pprobe
+# (the last samples unwound after their goroutine ended): 90% asked. Built with Go's defaults and
 # stripped (-s -w: names and frame sizes from .gopclntab). Go called back
 # from C runs on the goroutine's stack, where runtime.cgocallback's frame
 # returns to runtime.systemstack_switch's entry, a pc the runtime saved:
@@ -25,7 +30,7 @@ cp -r "$SRCDIR/tests/workloads/go_cgo_wl" "$T/src"
 
 ROOT='(runtime\.(goexit|mstart|rt0_go|systemstack|mcall|morestack|asmcgocall)(\.abi0)?|_rt0_amd64[a-z_]*|'"$MARKED_ROOT|$ENTRY_ROOT"')'
 for bin in cgo_bin cgo_s; do
-	"$PPROBE" record -g --hold-exits -o "$T/$bin.folded" -- "$T/$bin" >/dev/null 2>"$T/err"
+	"$PPROBE" record -F 250 -g --hold-exits -o "$T/$bin.folded" -- "$T/$bin" >/dev/null 2>"$T/err"
 	rc=$?
 	cat "$T/err"
 	check "$bin: record exits as the program did (0, got $rc)" test "$rc" -eq 0
@@ -41,10 +46,10 @@ for bin in cgo_bin cgo_s; do
 		"Go called back from C: $back in main.gospin, $backfull from runtime.goexit through main.viaC; $ended of $all stacks end at a root or say why"
 	grep -E ';cspin( |$)' "$T/u.folded" | grep -vE "^$bin;runtime\\.goexit" | sort -k2 -nr -t' ' | head -3 | cut -c1-300 | sed 's/^/  cspin not from goexit: /'
 	grep -E ';main\.gospin( |$)' "$T/u.folded" | grep -vE "^$bin;runtime\\.goexit" | head -3 | cut -c1-300 | sed 's/^/  gospin not from goexit: /'
-	check "$bin: the C leaf sampled (>= 300, got $cleaf)" test "$cleaf" -ge 300
-	check "$bin: >= 95% of the C leaf's stacks go on to main.cwork and runtime.goexit ($full of $cleaf)" \
-		test $((full * 100)) -ge $((cleaf * 95))
-	check "$bin: Go called back from C sampled (>= 100 in main.gospin, got $back)" test "$back" -ge 100
+	check "$bin: the C leaf sampled (>= 100, got $cleaf)" test "$cleaf" -ge 100
+	check "$bin: >= 90% of the C leaf's stacks go on to main.cwork and runtime.goexit ($full of $cleaf)" \
+		test $((full * 100)) -ge $((cleaf * 90))
+	check "$bin: Go called back from C sampled (>= 50 in main.gospin, got $back)" test "$back" -ge 50
 	check "$bin: every stack ends at a Go root, an entry point, or says why ($ended of $all)" test "$ended" -eq "$all"
 	check "$bin: >= 95% of main.gospin's stacks go on through the C call to runtime.goexit ($backfull of $back)" \
 		test $((backfull * 100)) -ge $((back * 95))
