@@ -13,8 +13,9 @@
 # stack) keeps up with the 1.2 s run on a loaded machine (at 1000 Hz it
 # lagged seconds behind, past the goroutines' end). Measured: 100% of the
 # C leaf's stacks reach runtime.goexit, 96-97% with a sanitized pprobe
-# (the last samples unwound after their goroutine ended): 90% asked. Built with Go's defaults and
-# stripped (-s -w: names and frame sizes from .gopclntab). Go called back
+# (the last samples unwound after their goroutine ended): 90% asked.
+# Built with Go's defaults and stripped (-s -w: names and frame sizes from
+# .gopclntab). Go called back
 # from C runs on the goroutine's stack, where runtime.cgocallback's frame
 # returns to runtime.systemstack_switch's entry, a pc the runtime saved:
 # named by that function (not by pc - 1, in runtime.mcall, a root) and
