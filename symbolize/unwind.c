@@ -851,6 +851,10 @@ bool uctx__read_word(struct uctx *c, uint64_t addr, uint64_t *val)
 		memcpy(val, b, 8);
 		return true;
 	}
+	if (c->alt && addr >= c->alt_lo && addr - c->alt_lo < c->alt_len && c->alt_len - (addr - c->alt_lo) >= 8) {
+		memcpy(val, c->alt + (addr - c->alt_lo), 8);
+		return true;
+	}
 	if (file_read(c, addr, val, 8))
 		return true;
 fail:
@@ -859,6 +863,41 @@ fail:
 		c->fail_addr = addr;
 	}
 	return false;
+}
+
+bool uctx__read_live(const struct uctx *c, uint64_t addr, void *buf, size_t len)
+{
+	if (!c->live_allowed)
+		return false;
+	struct iovec l = { buf, len };
+	struct iovec r = { (void *)(uintptr_t)addr, len };
+	return process_vm_readv(c->proc->pid, &l, 1, &r, 1, 0) == (ssize_t)len;
+}
+
+/* a goroutine's stack is 2 KiB to 1 GiB; the walk needs its frames up to
+ * runtime.goexit, seldom more than a few KiB */
+#define ALT_STACK_MAX (1u << 20)
+
+bool uctx__take_alt_stack(struct uctx *c, uint64_t lo, uint64_t hi)
+{
+	if (c->alt || !c->live_allowed || hi <= lo)
+		return false;
+	uint64_t len = hi - lo < ALT_STACK_MAX ? hi - lo : ALT_STACK_MAX;
+	uint8_t *b = malloc(len);
+	if (!b)
+		return false;
+	struct iovec l = { b, len };
+	struct iovec r = { (void *)(uintptr_t)lo, len };
+	ssize_t got = process_vm_readv(c->proc->pid, &l, 1, &r, 1, 0);
+	if (got < 8) {
+		free(b);
+		return false;
+	}
+	c->alt = b;
+	c->alt_lo = lo;
+	c->alt_len = (uint64_t)got;
+	c->used_live = true;
+	return true;
 }
 
 bool uctx__is_exec(const struct uctx *c, uint64_t addr)
@@ -1013,6 +1052,9 @@ int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
 		c.live_state = 0;
 		c.live_len = 0;
 		c.used_live = c.mem_fail = c.cfi_miss = false;
+		free(c.alt);
+		c.alt = NULL;
+		c.alt_len = 0;
 		c.fail_addr = 0;
 		memset(res, 0, sizeof(*res));
 		res->nr = 1;
@@ -1023,6 +1065,7 @@ int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
 	if (leaf)
 		res->fp_frames++;	/* a frame found without CFI */
 	p->ctx = NULL;
+	free(c.alt);
 	u->live_buf = c.live;
 	u->live_cap = c.live_cap;
 	res->used_live_stack = c.used_live;

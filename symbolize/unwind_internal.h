@@ -57,6 +57,8 @@ struct ufile {
 #define UFILE_GO_ROOTS 16
 	int nr_go_roots;
 	struct { uint64_t lo, hi; } go_roots[UFILE_GO_ROOTS];
+	int nr_go_cgo;
+	struct { uint64_t lo, hi; } go_cgo[2];	/* runtime.asmcgocall */
 	struct gopclntab *go_table;	/* .gopclntab, if any */
 };
 
@@ -93,6 +95,11 @@ struct uctx {
 	 * (a walk resumed past a frame without CFI) */
 	const struct unwind_regs *init_regs;
 	bool cfi_miss;			/* libunwind: a find_proc_info found nothing */
+	/* Go: the goroutine stack a walk went on to from the system stack
+	 * past runtime.asmcgocall (cgo), [alt_lo, alt_lo + alt_len) read
+	 * live from the process in one snapshot; malloc'd, one per walk */
+	uint64_t alt_lo, alt_len;
+	uint8_t *alt;
 	/* the sampled frame's register save slots below sp, which its
 	 * epilogue already popped, with the values the pops restored */
 	bool popped_done;
@@ -139,6 +146,12 @@ const struct umod *uproc__find_mod(const struct uproc *p, uint64_t addr);
  * stack beyond it (validated), then read-only file contents. */
 bool uctx__read_word(struct uctx *c, uint64_t addr, uint64_t *val);
 bool uctx__is_exec(const struct uctx *c, uint64_t addr);
+/* len bytes at addr of the live process (any memory: a Go g) */
+bool uctx__read_live(const struct uctx *c, uint64_t addr, void *buf, size_t len);
+/* [lo, hi) of the live process, read now, becomes the other stack the
+ * walk reads (a goroutine's); false where live reads are not allowed or
+ * fail, or one was taken already */
+bool uctx__take_alt_stack(struct uctx *c, uint64_t lo, uint64_t hi);
 /* The Elf over f's mapping, made on first need, ended with f: .eh_frame's
  * CFI and Go's table read through it */
 Elf *ufile__elf(struct ufile *f);
@@ -161,6 +174,16 @@ void ufile__go_free(struct ufile *f);
 /* Go code at r's pc: 1 stepped r to the caller by its pcsp table, 0 not Go
  * code with a table (try another way), -1 Go code that could not be stepped */
 int uctx__go_step(struct uctx *c, struct unwind_regs *r);
+
+/* r: the registers of a frame at a return address in runtime.asmcgocall,
+ * which called C on the thread's system stack: 1 stepped r to
+ * asmcgocall's caller (runtime.cgocall) on the goroutine's stack, as Go's
+ * own traceback joins them; 0 not such a frame or not found */
+int uctx__go_cgo_step(struct uctx *c, struct unwind_regs *r);
+
+/* pc, a return address, is runtime.systemstack_switch's entry (a pc the
+ * runtime saves, not one a call left): its frame is looked up at pc */
+bool uctx__go_switch_pc(const struct uctx *c, uint64_t pc);
 
 /* unwind_step.c: one step from a frame without CFI (r: its registers, the
  * pc exact), r becomes the caller's; 0 when no way is sure enough, else

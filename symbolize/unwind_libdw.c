@@ -328,6 +328,60 @@ static bool step_nocfi(struct walk *w, Dwfl_Frame *st, uint64_t pc)
 	return true;
 }
 
+/* The frame st at return address pc is runtime.asmcgocall's, which ran C
+ * on the system stack: the walk resumes from its caller on the
+ * goroutine's stack (unwind_go.c). */
+static bool step_cgo(struct walk *w, Dwfl_Frame *st, uint64_t pc)
+{
+	struct unwind_regs r = { .valid = 0 };
+	if (w->nr_resumes >= MAX_RESUMES)
+		return false;
+	for (unsigned i = 0; i < UNWIND_REG_IP; i++) {
+		Dwarf_Word v;
+		if (dwfl_frame_reg(st, i, &v) == 0) {
+			r.r[i] = v;
+			r.valid |= 1u << i;
+		}
+	}
+	r.r[UNWIND_REG_IP] = pc;
+	r.valid |= 1u << UNWIND_REG_IP;
+	if (!(r.valid & (1u << UNWIND_REG_SP)) || uctx__go_cgo_step(w->c, &r) <= 0)
+		return false;
+	w->resume_ra = r.r[UNWIND_REG_IP];
+	r.r[UNWIND_REG_IP] -= 1;	/* inside the call: the caller's CFI row */
+	w->resume_regs = r;
+	w->resume = true;
+	return true;
+}
+
+/* The frame st at return address pc is runtime.systemstack_switch's
+ * entry (no call left it: cgocallback's frame on the goroutine's stack
+ * returns there): stepped by Go's table at pc itself, its frame size 0,
+ * and recorded at pc + 1 so that it is named by its own function. */
+static bool step_switch(struct walk *w, Dwfl_Frame *st, uint64_t pc)
+{
+	struct unwind_regs r = { .valid = 0 };
+	if (w->nr_resumes >= MAX_RESUMES)
+		return false;
+	for (unsigned i = 0; i < UNWIND_REG_IP; i++) {
+		Dwarf_Word v;
+		if (dwfl_frame_reg(st, i, &v) == 0) {
+			r.r[i] = v;
+			r.valid |= 1u << i;
+		}
+	}
+	r.r[UNWIND_REG_IP] = pc;
+	r.valid |= 1u << UNWIND_REG_IP;
+	if (!(r.valid & (1u << UNWIND_REG_SP)) || uctx__go_step(w->c, &r) <= 0 || !uctx__is_exec(w->c, r.r[UNWIND_REG_IP]))
+		return false;
+	w->ips[w->n - 1] = pc + 1;
+	w->resume_ra = r.r[UNWIND_REG_IP];
+	r.r[UNWIND_REG_IP] -= 1;
+	w->resume_regs = r;
+	w->resume = true;
+	return true;
+}
+
 static bool has_cfi(struct udw *d, Dwfl *dwfl, uint64_t pc)
 {
 	unsigned h = (unsigned)((pc ^ (pc >> 12)) % CFI_CACHE);
@@ -449,6 +503,8 @@ record:
 	}
 	w->prev_pc = pc;
 	w->prev_lpc = act ? pc : pc - 1;
+	if (w->n > 1 && !act && (step_cgo(w, st, pc) || (uctx__go_switch_pc(w->c, pc) && step_switch(w, st, pc))))
+		return DWARF_CB_ABORT;
 	w->prev_nocfi = !has_cfi(w->d, dwfl_thread_dwfl(dwfl_frame_thread(st)), w->prev_lpc);
 	if (w->prev_nocfi && step_nocfi(w, st, pc))
 		return DWARF_CB_ABORT;

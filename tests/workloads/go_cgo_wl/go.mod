@@ -1,0 +1,3 @@
+module go_cgo_wl
+
+go 1.19
