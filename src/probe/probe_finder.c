@@ -131,6 +131,24 @@ static const char *uninflated_debug(Elf *elf, unsigned *type)
 	return NULL;
 }
 
+/* pf->dw from the debug file, or the failure said */
+static void open_dwarf(struct probe_finder *pf)
+{
+	Elf *e = pf->delf ? pf->delf : pf->elf;
+	unsigned ztype = 0;
+	const char *zsec;
+	pf->dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
+	if (pf->dw)
+		return;
+	if ((zsec = uninflated_debug(e, &ztype)))
+		pf_fail(pf, -ENOENT, "cannot read the DWARF of %s in %s: compressed section %s is in a "
+			"form this libelf cannot inflate (type %u; zstd, 2, needs elfutils 0.189 or later)",
+			pf->path, pf->debug_path, zsec, ztype);
+	else
+		pf_fail(pf, -ENOENT, "cannot read the DWARF of %s in %s: %s", pf->path, pf->debug_path,
+			dwarf_errmsg(-1));
+}
+
 static char *find_module(const char *name)
 {
 	struct utsname u;
@@ -262,16 +280,7 @@ struct probe_finder *probe_finder__new(const struct probe_finder_opts *o, char *
 	if (pf->debug_path && !dwarf_sizes_sane(pf)) {
 		/* said */
 	} else if (pf->debug_path) {
-		pf->dw = dwarf_begin_elf(pf->delf ? pf->delf : pf->elf, DWARF_C_READ, NULL);
-		unsigned ztype = 0;
-		const char *zsec = pf->dw ? NULL : uninflated_debug(pf->delf ? pf->delf : pf->elf, &ztype);
-		if (zsec)
-			pf_fail(pf, -ENOENT, "cannot read the DWARF of %s in %s: compressed section %s is in a "
-				"form this libelf cannot inflate (type %u; zstd, 2, needs elfutils 0.189 or later)",
-				pf->path, pf->debug_path, zsec, ztype);
-		else if (!pf->dw)
-			pf_fail(pf, -ENOENT, "cannot read the DWARF of %s in %s: %s", pf->path, pf->debug_path,
-				dwarf_errmsg(-1));
+		open_dwarf(pf);
 	} else {
 		struct sbuf b = { 0 };
 		if (pf->build_id[0])
