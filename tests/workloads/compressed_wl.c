@@ -3,7 +3,8 @@
  * program again, by argv[0], with "child"), starts a thread, and spins in leaf() under
  * mid() in all three: every stack must go on from leaf to an entry point.
  * tests/e2e/record_binaries.sh builds it with -DWL_SDT: a USDT probe in mid
- * for the probe listing, and runs shorter with WL_ROUNDS in the environment. */
+ * for the probe listing; it runs shorter with WL_ROUNDS in the environment,
+ * and exits with WL_EXIT. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,5 +63,5 @@ int main(int argc, char **argv)
 	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 		return 3;
 	printf("%ld\n", r);
-	return 0;
+	return getenv("WL_EXIT") ? atoi(getenv("WL_EXIT")) : 0;	/* what record must return */
 }
