@@ -235,9 +235,8 @@ int find_instances(struct probe_finder *pf, const char *name, const char *src, b
 	return n;
 }
 
-/* The DWARF's units are skeletons of split DWARF (DWARF 5 DW_AT_dwo_name,
- * or GNU's DWARF 4 form), whose functions are in .dwo/.dwp files. */
-static bool split_dwarf(struct probe_finder *pf)
+/* DWARF 5's DW_AT_dwo_name, or GNU's DWARF 4 form */
+bool split_dwarf(struct probe_finder *pf)
 {
 	Dwarf_Die cu;
 	for (Dwarf_Off o = 0; pf->dw && next_cu(pf->dw, &o, &cu);)

@@ -142,6 +142,8 @@ for v in "${VARIANTS[@]}"; do
 			check "$name, -$op mid: one error line ($(head -1 "$op.err"))" one_error "$op.err"
 			[ "$name" = zstd ] && check "zstd, -$op mid: the error says the compression is why" \
 				grep -q 'compressed section .* cannot inflate' "$op.err"
+			[[ "$name" == split* ]] && check "$name, -$op mid: the error says split DWARF is why" \
+				grep -q 'DWARF is split' "$op.err"
 		fi
 		if [ "$rc" -eq 0 ] && grep -qE "$good" "$op.out"; then line+=" -$op from DWARF;"
 		elif [ "$rc" -eq 0 ]; then line+=" -$op without DWARF ($(grep -c . "$op.out") lines);"
