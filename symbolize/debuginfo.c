@@ -141,6 +141,19 @@ char *debuginfo__fetch(const uint8_t *id, size_t idsize)
 	return path;
 }
 
+/* The directory PATH is in: "" for a file in /, "." for a bare name (where
+ * the file's own name was taken for its directory: the debuglink of
+ * -x prog was looked for as prog/prog.debug). */
+static void dir_of(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, len, ".");
+	else
+		snprintf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
 char *debuginfo__find(const char *path, const char *map_path, void *elfp,
 		      const uint8_t *build_id, size_t build_id_size, const char **how)
 {
@@ -169,20 +182,16 @@ char *debuginfo__find(const char *path, const char *map_path, void *elfp,
 	}
 	link = dwelf_elf_gnu_debuglink(elf, &crc);
 	if (link && !strchr(link, '/')) {
-		char *slash;
-
-		snprintf(dir, sizeof(dir), "%s", path);
-		slash = strrchr(dir, '/');
-		if (slash)
-			*slash = 0;
-		snprintf(mapdir, sizeof(mapdir), "%s", map_path);
-		slash = strrchr(mapdir, '/');
-		if (slash)
-			*slash = 0;
+		dir_of(path, dir, sizeof(dir));
+		dir_of(map_path, mapdir, sizeof(mapdir));
 		/* map_files/ links have no useful directory: use the mapped path's */
 		const char *d = strstr(path, "/map_files/") ? mapdir : dir;
-		char rootdir[PATH_MAX + 64];
+		char rootdir[PATH_MAX + 64], absdir[PATH_MAX];
 
+		/* /usr/lib/debug mirrors absolute directories: a relative
+		 * one (-x ./prog, -x prog) is made absolute first */
+		if (mapdir[0] != '/' && realpath(mapdir, absdir))
+			snprintf(mapdir, sizeof(mapdir), "%s", absdir);
 		snprintf(rootdir, sizeof(rootdir), "%s%s", root, mapdir);
 		if ((found = try_debuglink(d, "", link, path, build_id, build_id_size, crc)) ||
 		    (found = try_debuglink(d, "/.debug", link, path, build_id, build_id_size, crc)) ||

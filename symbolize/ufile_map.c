@@ -4,8 +4,8 @@
  * shared read-only mapping that is a write fault (Go binaries, gcc -gz), and
  * over a writable one each Elf on the same pages would see the others'
  * half-rewritten headers. So, once per file:
- *   - a compressed .debug_frame (SHF_COMPRESSED, or GNU's .zdebug_frame) is
- *     inflated here into anonymous pages just after the file's image, and its
+ *   - a compressed .debug_frame (SHF_COMPRESSED with zlib or zstd, or GNU's
+ *     .zdebug_frame) is inflated here into anonymous pages just after the file's image, and its
  *     section header points there, uncompressed (.zdebug_frame is renamed
  *     .debug_frame in our copy of the name table);
  *   - every other compressed section outside the loaded image becomes
@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "pprobe/safe_open.h"
 #include "unwind_internal.h"
@@ -29,6 +30,7 @@
 struct zsec {
 	int idx;		/* section index of the frame section, -1 none */
 	bool gnu;		/* .zdebug_frame ("ZLIB" + 8 bytes big-endian size) */
+	bool zstd;		/* ELFCOMPRESS_ZSTD (2): one zstd frame; else zlib */
 	uint64_t in_off, in_len;	/* the deflate stream in the file */
 	uint64_t out_len;	/* what it inflates to */
 	uint64_t align;
@@ -60,8 +62,13 @@ static bool is_compressed(const Elf64_Shdr *sh, const char *name)
 	return (sh->sh_flags & SHF_COMPRESSED) || (name && !strncmp(name, ".zdebug", 7));
 }
 
+#ifndef ELFCOMPRESS_ZSTD
+#define ELFCOMPRESS_ZSTD 2	/* glibc's elf.h has it from 2.37 */
+#endif
+
 /* Where the compressed frame section's stream is and what it claims; false
- * when it is not one we inflate (zstd, a lie, out of the file). */
+ * when it is not one we inflate (another compression, a lie, out of the
+ * file). */
 static bool frame_stream(const uint8_t *data, size_t size, const Elf64_Shdr *sh, bool gnu, struct zsec *z)
 {
 	if (sh->sh_offset > size || sh->sh_size > size - sh->sh_offset)
@@ -73,6 +80,7 @@ static bool frame_stream(const uint8_t *data, size_t size, const Elf64_Shdr *sh,
 		if (sh->sh_size < hdr || memcmp(p, "ZLIB", 4))
 			return false;
 		z->out_len = 0;
+		z->zstd = false;
 		for (int i = 4; i < 12; i++)
 			z->out_len = z->out_len << 8 | p[i];
 		z->align = 8;
@@ -82,8 +90,9 @@ static bool frame_stream(const uint8_t *data, size_t size, const Elf64_Shdr *sh,
 		if (sh->sh_size < hdr)
 			return false;
 		memcpy(&ch, p, sizeof(ch));
-		if (ch.ch_type != ELFCOMPRESS_ZLIB)
+		if (ch.ch_type != ELFCOMPRESS_ZLIB && ch.ch_type != ELFCOMPRESS_ZSTD)
 			return false;
+		z->zstd = ch.ch_type == ELFCOMPRESS_ZSTD;
 		z->out_len = ch.ch_size;
 		z->align = ch.ch_addralign ? ch.ch_addralign : 1;
 	}
@@ -135,8 +144,14 @@ static int scan(const uint8_t *data, size_t size, struct zsec *z)
 	return 0;
 }
 
-static bool inflate_into(const uint8_t *in, uint64_t in_len, uint8_t *out, uint64_t out_len)
+/* Exactly out_len bytes or nothing: a stream that says more or less than
+ * its header is refused (the section is hidden then). */
+static bool inflate_into(const uint8_t *in, uint64_t in_len, uint8_t *out, uint64_t out_len, bool zstd)
 {
+	if (zstd) {
+		size_t n = ZSTD_decompress(out, out_len, in, in_len);
+		return !ZSTD_isError(n) && n == out_len;
+	}
 	z_stream zs;
 	memset(&zs, 0, sizeof(zs));
 	if (inflateInit(&zs) != Z_OK)
@@ -181,7 +196,7 @@ static void edit(uint8_t *p, size_t size, const struct zsec *z, uint64_t out_off
 		if (!is_compressed(sh, nm))
 			continue;
 		if ((int)i == z->idx && (!z->gnu || rename_zdebug(p, size, &eh, sh)) &&
-		    inflate_into(p + z->in_off, z->in_len, p + out_off, z->out_len)) {
+		    inflate_into(p + z->in_off, z->in_len, p + out_off, z->out_len, z->zstd)) {
 			sh->sh_flags &= ~(uint64_t)SHF_COMPRESSED;
 			sh->sh_offset = out_off;
 			sh->sh_size = z->out_len;

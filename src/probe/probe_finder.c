@@ -109,6 +109,46 @@ static bool dwarf_sizes_sane(struct probe_finder *pf)
 	return false;
 }
 
+/* Where libdw found no DWARF: the first .debug_* section compressed other
+ * than with zlib (zstd, which elfutils inflates from 0.189), or NULL. libdw
+ * says only "no DWARF information" then, and cmd_probe would advise a
+ * rebuild with -g. */
+static const char *uninflated_debug(Elf *elf, unsigned *type)
+{
+	size_t shstr;
+	if (elf_getshdrstrndx(elf, &shstr))
+		return NULL;
+	for (Elf_Scn *s = elf_nextscn(elf, NULL); s; s = elf_nextscn(elf, s)) {
+		GElf_Shdr sh;
+		GElf_Chdr ch;
+		const char *n = gelf_getshdr(s, &sh) ? elf_strptr(elf, shstr, sh.sh_name) : NULL;
+		if (n && !strncmp(n, ".debug_", 7) && sh.sh_type != SHT_NOBITS && (sh.sh_flags & SHF_COMPRESSED) &&
+		    gelf_getchdr(s, &ch) && ch.ch_type != ELFCOMPRESS_ZLIB) {
+			*type = ch.ch_type;
+			return n;
+		}
+	}
+	return NULL;
+}
+
+/* pf->dw from the debug file, or the failure said */
+static void open_dwarf(struct probe_finder *pf)
+{
+	Elf *e = pf->delf ? pf->delf : pf->elf;
+	unsigned ztype = 0;
+	const char *zsec;
+	pf->dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
+	if (pf->dw)
+		return;
+	if ((zsec = uninflated_debug(e, &ztype)))
+		pf_fail(pf, -ENOENT, "cannot read the DWARF of %s in %s: compressed section %s is in a "
+			"form this libelf cannot inflate (type %u; zstd, 2, needs elfutils 0.189 or later)",
+			pf->path, pf->debug_path, zsec, ztype);
+	else
+		pf_fail(pf, -ENOENT, "cannot read the DWARF of %s in %s: %s", pf->path, pf->debug_path,
+			dwarf_errmsg(-1));
+}
+
 static char *find_module(const char *name)
 {
 	struct utsname u;
@@ -240,10 +280,7 @@ struct probe_finder *probe_finder__new(const struct probe_finder_opts *o, char *
 	if (pf->debug_path && !dwarf_sizes_sane(pf)) {
 		/* said */
 	} else if (pf->debug_path) {
-		pf->dw = dwarf_begin_elf(pf->delf ? pf->delf : pf->elf, DWARF_C_READ, NULL);
-		if (!pf->dw)
-			pf_fail(pf, -ENOENT, "cannot read the DWARF of %s in %s: %s", pf->path, pf->debug_path,
-				dwarf_errmsg(-1));
+		open_dwarf(pf);
 	} else {
 		struct sbuf b = { 0 };
 		if (pf->build_id[0])

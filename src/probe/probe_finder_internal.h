@@ -133,6 +133,9 @@ int find_instances(struct probe_finder *pf, const char *name, const char *src, b
 		   size_t **idx);
 /* Sets the "no function NAME" message (with suggestions); returns -ENOENT. */
 int no_function(struct probe_finder *pf, const char *name, const char *src);
+/* The DWARF is skeletons of split DWARF (-gsplit-dwarf): the functions'
+ * DIEs are in .dwo/.dwp files, which the inspector does not read. */
+bool split_dwarf(struct probe_finder *pf);
 
 /* ---- probe_lines.c ---- */
 void source_free(struct source *s);

@@ -235,6 +235,16 @@ int find_instances(struct probe_finder *pf, const char *name, const char *src, b
 	return n;
 }
 
+/* DWARF 5's DW_AT_dwo_name, or GNU's DWARF 4 form */
+bool split_dwarf(struct probe_finder *pf)
+{
+	Dwarf_Die cu;
+	for (Dwarf_Off o = 0; pf->dw && next_cu(pf->dw, &o, &cu);)
+		if (dwarf_hasattr(&cu, DW_AT_dwo_name) || dwarf_hasattr(&cu, DW_AT_GNU_dwo_name))
+			return true;
+	return false;
+}
+
 int no_function(struct probe_finder *pf, const char *name, const char *src)
 {
 	load_fns(pf);
@@ -244,7 +254,11 @@ int no_function(struct probe_finder *pf, const char *name, const char *src)
 				       name, pf->path);
 	struct sbuf b = { 0 };
 	pf__sb_add(&b, "no function %s%s%s in %s", name, src[0] ? "@" : "", src, pf->path);
-	suggest(pf, name, &b);
+	if (sym_named(pf, name) && split_dwarf(pf))
+		pf__sb_add(&b, ": its symbol is there, but its DWARF is split (-gsplit-dwarf) and pprobe reads "
+			   "only the skeleton units in the binary, not the .dwo or .dwp files");
+	else
+		suggest(pf, name, &b);
 	char *m = sb_take(&b);
 	pf_fail(pf, -ENOENT, "%s", m);
 	free(m);

@@ -399,8 +399,11 @@ int probe_finder__find(struct probe_finder *pf, const char *specstr, unsigned fl
 		goto err;
 	}
 	if (n == 0) {
-		/* an ELF-only function (asm, no DWARF) still takes +OFF and %return */
-		if (!sym_named(pf, sp.name) || (ret = find_elf_only(pf, &sp, pts, flags & ~PF_VARS))) {
+		/* an ELF-only function (asm, no DWARF) still takes +OFF and %return;
+		 * -V of one whose DWARF is split is refused: it has variables,
+		 * in a .dwo we do not read, not none */
+		if (!sym_named(pf, sp.name) || ((flags & PF_VARS) && split_dwarf(pf)) ||
+		    (ret = find_elf_only(pf, &sp, pts, flags & ~PF_VARS))) {
 			ret = no_function(pf, sp.name, sp.src);
 			goto err;
 		}
