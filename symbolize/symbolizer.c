@@ -581,6 +581,31 @@ static void name_from_symbol(struct symbolizer *s, struct sym_frame *f, const st
 	f->system_name = e->name;
 }
 
+/* The code at o's vaddr is the x86-64 rt_sigreturn trampoline, "mov
+ * $15,%rax; syscall", which the kernel's signal frame returns into (the
+ * bytes gdb and libunwind recognize it by). */
+static bool is_sigreturn(const struct elf_object *o, uint64_t vaddr)
+{
+	static const uint8_t code[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+	uint8_t b[sizeof(code)];
+
+	for (size_t i = 0; i < o->nsegs; i++) {
+		const struct load_seg *g = &o->segs[i];
+		if (vaddr < g->vaddr || vaddr - g->vaddr > g->filesz || g->filesz - (vaddr - g->vaddr) < sizeof(b))
+			continue;
+		uint64_t off = g->offset + (vaddr - g->vaddr);
+		if (o->mem_image) {
+			if (off > o->mem_size || o->mem_size - off < sizeof(b))
+				return false;
+			memcpy(b, (const uint8_t *)o->mem_image + off, sizeof(b));
+		} else if (o->elf_fd < 0 || pread(o->elf_fd, b, sizeof(b), (off_t)off) != (ssize_t)sizeof(b)) {
+			return false;
+		}
+		return !memcmp(b, code, sizeof(b));
+	}
+	return false;
+}
+
 int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 		     uint64_t addr, bool is_return, struct sym_frame *out, int max)
 {
@@ -633,10 +658,12 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 		return 1;
 	e = symtab__find(&o->syms, vaddr);
 	svaddr = vaddr;	/* where e's offset is counted from */
-	if (!e && is_return) {
+	if (!e && is_return && is_sigreturn(o, vaddr + 1)) {
 		/* A signal frame's return address is the first byte of the
 		 * trampoline (glibc's __restore_rt, after the nop its CFI
-		 * covers): the byte before is in no function. */
+		 * covers): the byte before is in no function. Elsewhere a
+		 * return address at a function's start belongs to what
+		 * precedes it (a call that does not return). */
 		const struct symtab_entry *t = symtab__find(&o->syms, vaddr + 1);
 
 		if (t && t->start == vaddr + 1) {
