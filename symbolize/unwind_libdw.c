@@ -302,30 +302,46 @@ struct walk {
 
 #define MAX_RESUMES 64
 
+/* The registers libdw knows of frame st, at pc; false where it may not be
+ * stepped any more (too many resumes) or its sp is unknown */
+static bool frame_regs(const struct walk *w, Dwfl_Frame *st, uint64_t pc, struct unwind_regs *r)
+{
+	r->valid = 0;
+	if (w->nr_resumes >= MAX_RESUMES)
+		return false;
+	for (unsigned i = 0; i < UNWIND_REG_IP; i++) {
+		Dwarf_Word v;
+		if (dwfl_frame_reg(st, i, &v) == 0) {
+			r->r[i] = v;
+			r->valid |= 1u << i;
+		}
+	}
+	r->r[UNWIND_REG_IP] = pc;
+	r->valid |= 1u << UNWIND_REG_IP;
+	return r->valid & (1u << UNWIND_REG_SP);
+}
+
+/* Have the walk resumed from r, the caller's registers (pc: a return
+ * address) */
+static bool resume_at(struct walk *w, struct unwind_regs *r)
+{
+	w->resume_ra = r->r[UNWIND_REG_IP];
+	r->r[UNWIND_REG_IP] -= 1;	/* inside the call: the caller's CFI row */
+	w->resume_regs = *r;
+	w->resume = true;
+	return true;
+}
+
 /* The frame st at pc (exact for the sampled frame, else a return address)
  * has no CFI: step out of it ourselves, and have the walk resumed from the
  * caller. */
 static bool step_nocfi(struct walk *w, Dwfl_Frame *st, uint64_t pc)
 {
-	struct unwind_regs r = { .valid = 0 };
-	if (w->nr_resumes >= MAX_RESUMES || uctx__is_entry(w->c, w->prev_lpc) || uctx__is_root(w->c, w->prev_lpc))
+	struct unwind_regs r;
+	if (uctx__is_entry(w->c, w->prev_lpc) || uctx__is_root(w->c, w->prev_lpc) ||
+	    !frame_regs(w, st, pc, &r) || !uctx__nocfi_step(w->c, &r))
 		return false;
-	for (unsigned i = 0; i < UNWIND_REG_IP; i++) {
-		Dwarf_Word v;
-		if (dwfl_frame_reg(st, i, &v) == 0) {
-			r.r[i] = v;
-			r.valid |= 1u << i;
-		}
-	}
-	r.r[UNWIND_REG_IP] = pc;
-	r.valid |= 1u << UNWIND_REG_IP;
-	if (!uctx__nocfi_step(w->c, &r))
-		return false;
-	w->resume_ra = r.r[UNWIND_REG_IP];
-	r.r[UNWIND_REG_IP] -= 1;	/* inside the call: the caller's CFI row */
-	w->resume_regs = r;
-	w->resume = true;
-	return true;
+	return resume_at(w, &r);
 }
 
 /* The frame st at return address pc is runtime.asmcgocall's, which ran C
@@ -333,25 +349,10 @@ static bool step_nocfi(struct walk *w, Dwfl_Frame *st, uint64_t pc)
  * goroutine's stack (unwind_go.c). */
 static bool step_cgo(struct walk *w, Dwfl_Frame *st, uint64_t pc)
 {
-	struct unwind_regs r = { .valid = 0 };
-	if (w->nr_resumes >= MAX_RESUMES)
+	struct unwind_regs r;
+	if (!frame_regs(w, st, pc, &r) || uctx__go_cgo_step(w->c, &r) <= 0)
 		return false;
-	for (unsigned i = 0; i < UNWIND_REG_IP; i++) {
-		Dwarf_Word v;
-		if (dwfl_frame_reg(st, i, &v) == 0) {
-			r.r[i] = v;
-			r.valid |= 1u << i;
-		}
-	}
-	r.r[UNWIND_REG_IP] = pc;
-	r.valid |= 1u << UNWIND_REG_IP;
-	if (!(r.valid & (1u << UNWIND_REG_SP)) || uctx__go_cgo_step(w->c, &r) <= 0)
-		return false;
-	w->resume_ra = r.r[UNWIND_REG_IP];
-	r.r[UNWIND_REG_IP] -= 1;	/* inside the call: the caller's CFI row */
-	w->resume_regs = r;
-	w->resume = true;
-	return true;
+	return resume_at(w, &r);
 }
 
 /* The frame st at return address pc is runtime.systemstack_switch's
@@ -360,26 +361,11 @@ static bool step_cgo(struct walk *w, Dwfl_Frame *st, uint64_t pc)
  * and recorded at pc + 1 so that it is named by its own function. */
 static bool step_switch(struct walk *w, Dwfl_Frame *st, uint64_t pc)
 {
-	struct unwind_regs r = { .valid = 0 };
-	if (w->nr_resumes >= MAX_RESUMES)
-		return false;
-	for (unsigned i = 0; i < UNWIND_REG_IP; i++) {
-		Dwarf_Word v;
-		if (dwfl_frame_reg(st, i, &v) == 0) {
-			r.r[i] = v;
-			r.valid |= 1u << i;
-		}
-	}
-	r.r[UNWIND_REG_IP] = pc;
-	r.valid |= 1u << UNWIND_REG_IP;
-	if (!(r.valid & (1u << UNWIND_REG_SP)) || uctx__go_step(w->c, &r) <= 0 || !uctx__is_exec(w->c, r.r[UNWIND_REG_IP]))
+	struct unwind_regs r;
+	if (!frame_regs(w, st, pc, &r) || uctx__go_step(w->c, &r) <= 0 || !uctx__is_exec(w->c, r.r[UNWIND_REG_IP]))
 		return false;
 	w->ips[w->n - 1] = pc + 1;
-	w->resume_ra = r.r[UNWIND_REG_IP];
-	r.r[UNWIND_REG_IP] -= 1;
-	w->resume_regs = r;
-	w->resume = true;
-	return true;
+	return resume_at(w, &r);
 }
 
 static bool has_cfi(struct udw *d, Dwfl *dwfl, uint64_t pc)
