@@ -149,6 +149,12 @@ int uctx__go_step(struct uctx *c, struct unwind_regs *r)
  * and the pick is checked: a return address right after a call, in
  * runtime.cgocall (the one caller of asmcgocall on a goroutine's stack;
  * the runtime's others call it on the system stack, where it saves no g). */
+bool uctx__is_go_pc(const struct uctx *c, uint64_t pc)
+{
+	const struct umod *um = uproc__find_mod(c->proc, pc);
+	return um && um->file->is_go;
+}
+
 int uctx__go_cgo_step(struct uctx *c, struct unwind_regs *r)
 {
 	static const struct { uint8_t g, depth; } saved[] = { { 48, 40 }, { 8, 0 } };

@@ -175,6 +175,10 @@ void ufile__go_free(struct ufile *f);
  * code with a table (try another way), -1 Go code that could not be stepped */
 int uctx__go_step(struct uctx *c, struct unwind_regs *r);
 
+/* pc lies in a Go file's code (what the Go steps below apply to: the
+ * check every frame of a walk can afford) */
+bool uctx__is_go_pc(const struct uctx *c, uint64_t pc);
+
 /* r: the registers of a frame at a return address in runtime.asmcgocall,
  * which called C on the thread's system stack: 1 stepped r to
  * asmcgocall's caller (runtime.cgocall) on the goroutine's stack, as Go's

@@ -489,7 +489,8 @@ record:
 	}
 	w->prev_pc = pc;
 	w->prev_lpc = act ? pc : pc - 1;
-	if (w->n > 1 && !act && (step_cgo(w, st, pc) || (uctx__go_switch_pc(w->c, pc) && step_switch(w, st, pc))))
+	if (w->n > 1 && !act && uctx__is_go_pc(w->c, pc) &&
+	    (step_cgo(w, st, pc) || (uctx__go_switch_pc(w->c, pc) && step_switch(w, st, pc))))
 		return DWARF_CB_ABORT;
 	w->prev_nocfi = !has_cfi(w->d, dwfl_thread_dwfl(dwfl_frame_thread(st)), w->prev_lpc);
 	if (w->prev_nocfi && step_nocfi(w, st, pc))
