@@ -929,7 +929,24 @@ bool uctx__is_entry(const struct uctx *c, uint64_t addr)
 	if (!um || !um->file->entry || !entry_file(c->proc, um->file))
 		return false;
 	uint64_t va = addr - um->bias;
-	return va >= um->file->entry && va < um->file->entry + 64;
+	struct ufile *f = um->file;
+	if (!f->entry_size) {
+		/* _start's FDE where it has one (glibc's start.S does), as the
+		 * symbolizer names it: else a function without CFI just after it
+		 * (crtstuff's deregister_tm_clones) would pass for the entry and
+		 * end its stack there, unnamed */
+		Dwarf_CFI *cfi = ufile__eh_cfi(f);
+		Dwarf_Frame *fr;
+		Dwarf_Addr start, end;
+
+		f->entry_size = 64;
+		if (cfi && dwarf_cfi_addrframe(cfi, f->entry, &fr) == 0) {
+			if (dwarf_frame_info(fr, &start, &end, NULL) >= 0 && start == f->entry && end > start)
+				f->entry_size = end - start;
+			free(fr);
+		}
+	}
+	return va >= f->entry && va < f->entry + f->entry_size;
 }
 
 const char *uctx__dso_name(const struct uctx *c, uint64_t addr)

@@ -29,6 +29,7 @@ struct ufile {
 	size_t size;
 	uint16_t e_type;
 	uint64_t entry;		/* e_entry */
+	uint64_t entry_size;	/* its code: _start's FDE, else 64; 0 not known yet */
 	bool program;		/* elf_file__is_program (uctx__is_entry) */
 	char *interp_name;	/* a program's PT_INTERP, basename */
 	char *soname;		/* a shared object's DT_SONAME */
