@@ -109,6 +109,8 @@ void record_push__finish(struct record_push *rp, double deadline_s)
 		return;
 	pusher__finish(rp->pusher, deadline_s);
 	pusher__stats(rp->pusher, &st);
+	if (st.error_seq != rp->error_seq)	/* a failure no tick got to say (a short or slow run) */
+		fprintf(stderr, "pprobe record: push to %s failed: %s\n", rp->url, st.last_error);
 	if (!rp->quiet || st.dropped || st.rejected || st.unsent)
 		fprintf(stderr, "pprobe record: push: %llu of %llu profiles delivered to %s (%llu bytes)%s",
 			(unsigned long long)st.sent, (unsigned long long)st.submitted, rp->url,
