@@ -45,7 +45,11 @@ check "command: nothing lost" grep -q " 0 lost records, 0 lost samples" "$T/cmd.
 read -r burn nap wait < <(shares "$T/cmd.folded" offcpu_wl)
 echo "command: burn=$burn nap=$nap wait=$wait ns"
 check "command: burn ~= nap (within 20%)" within "$burn" "$nap" 0.8 1.2
-check "command: wait ~= nap/4 (within 20%)" within "$((wait * 4))" "$nap" 0.8 1.2
+# A pipe wait ends when the helper thread, woken after its 10 ms, gets a CPU
+# and writes: on 2 shared CPUs that wake-up may come late (CI: a -p run
+# with 0.35 s preempted counted the 5 waits 1.23 x nap/4). Late only adds:
+# the bound below stays tight, the one above catches a wait counted twice.
+check "command: wait ~= nap/4 (-20%, +50%)" within "$((wait * 4))" "$nap" 0.8 1.5
 # 44 rounds of 10 ms burnt: the on-CPU time is the CPU time (cpu-clock periods in ns)
 check "command: burn ~= 44 x 10 ms (within 10%)" within "$burn" 440000000 0.9 1.1
 c=$(complete "$T/cmd.folded" offcpu_wl nap do_nanosleep); echo "nap complete: $c"
@@ -82,7 +86,7 @@ check "-p: the target's exit status is its own (3)" [ $bst -eq 3 ]
 read -r burn nap wait < <(shares "$T/p.folded" "offcpu_wl/$bg")
 echo "-p main thread: burn=$burn nap=$nap wait=$wait ns"
 check "-p: main thread: burn ~= nap (within 20%)" within "$burn" "$nap" 0.8 1.2
-check "-p: main thread: wait ~= nap/4 (within 20%)" within "$((wait * 4))" "$nap" 0.8 1.2
+check "-p: main thread: wait ~= nap/4 (-20%, +50%)" within "$((wait * 4))" "$nap" 0.8 1.5
 c=$(complete "$T/p.folded" "offcpu_wl/$bg" wait_reply pipe_read)
 check "-p: complete stacks through pipe_read ($c)" awk -v c="$c" 'BEGIN { exit !(c >= 0.95) }'
 child=$(awk '$1 == "child" { print $2 }' "$T/p.out")
