@@ -96,6 +96,7 @@ struct uctx {
 	 * (a walk resumed past a frame without CFI) */
 	const struct unwind_regs *init_regs;
 	bool cfi_miss;			/* libunwind: a find_proc_info found nothing */
+	bool go_known, has_go;		/* the process maps a Go file (uctx__is_go_pc) */
 	/* Go: the goroutine stack a walk went on to from the system stack
 	 * past runtime.asmcgocall (cgo), [alt_lo, alt_lo + alt_len) read
 	 * live from the process in one snapshot; malloc'd, one per walk */
@@ -178,7 +179,7 @@ int uctx__go_step(struct uctx *c, struct unwind_regs *r);
 
 /* pc lies in a Go file's code (what the Go steps below apply to: the
  * check every frame of a walk can afford) */
-bool uctx__is_go_pc(const struct uctx *c, uint64_t pc);
+bool uctx__is_go_pc(struct uctx *c, uint64_t pc);
 
 /* r: the registers of a frame at a return address in runtime.asmcgocall,
  * which called C on the thread's system stack: 1 stepped r to
