@@ -12,7 +12,9 @@
  *     child that execs "offcpu_wl CHILD_ROUNDS 0" (default 4: the same
  *     shares; it starts neither) and a thread side_work() (burn, nap, 4
  *     times); it prints "child PID" and "side TID" on stdout. At the end it waits for
- *     both and exits 3 (its status is part of the test).
+ *     both, prints "waited PID NS" (the wall time from each ask to its
+ *     reply, by its own clock: what a profile's wait_reply may not pass)
+ *     and exits 3 (its status is part of the test).
  *   offcpu_wl contend MS
  *     two threads pinned to one CPU, each spin()s for MS ms of its own CPU
  *     time: each waits, runnable, about as long as it runs (preempted).
@@ -40,6 +42,7 @@
 
 static int req[2], rep[2];
 static volatile unsigned long sink;
+static long long waited_ns;	/* wall time of wait_reply's reads, by CLOCK_MONOTONIC */
 
 static long long thread_cpu_ns(void)
 {
@@ -88,6 +91,9 @@ NOINLINE static void wait_reply(void)
 	}
 	if (write(req[1], &at, sizeof(at)) != sizeof(at) || read(rep[0], &b, 1) != 1)
 		exit(1);
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	waited_ns += (now.tv_sec - at.tv_sec) * 1000000000LL + now.tv_nsec - at.tv_nsec + 10000000;
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -229,5 +235,6 @@ int main(int argc, char **argv)
 		return 1;
 	if (side_started)
 		pthread_join(side, NULL);
+	printf("waited %d %lld\n", (int)getpid(), waited_ns);
 	return 3;
 }
