@@ -604,12 +604,9 @@ struct elf_object *elf_object__open_mem(const void *image, size_t size, const ch
 	o = object_new(name, name);
 	if (!o)
 		return NULL;
-	o->mem_image = malloc(size);
-	if (!o->mem_image)
-		goto err;
-	memcpy(o->mem_image, image, size);
+	o->mem_image = image;
 	o->mem_size = size;
-	elf = elf_memory(o->mem_image, size);
+	elf = elf_memory((char *)image, size);	/* read only: nothing is compressed in a vdso */
 	if (!elf)
 		return o;
 	err = load_elf(o, elf, false);
@@ -634,7 +631,6 @@ void elf_object__delete(struct elf_object *o)
 		close(o->elf_fd);
 	free(o->segs);
 	free(o->debug_path);
-	free(o->mem_image);
 	free(o->path);
 	free(o->map_path);
 	free(o);

@@ -78,6 +78,33 @@ void mapped_file__clean_path(const char *path, char *out, size_t size);
  * safe_open's list (pprobe/safe_open.h) when m said which file it was. */
 int mapped_file__open(pid_t pid, const struct map *m, char **opened_path);
 
+/* ---- the one cache of mapped files (objcache.c, pprobe/objcache.h) ---- */
+struct objcache;
+struct objcache_entry;
+struct elf_object;
+struct objcache *objcache__get(struct objcache *c);	/* one more reference */
+/* A symbolizer uses the cache: each file's descriptor is kept for its object. */
+void objcache__add_symbolizer(struct objcache *c);
+/* Called by objcache__sweep before it closes anything: fn marks
+ * (objcache__mark) the entries its owner still uses. 0, or -ENOSPC. */
+typedef void objcache_mark_fn(struct objcache *c, void *arg);
+int objcache__add_marker(struct objcache *c, objcache_mark_fn *fn, void *arg);
+void objcache__remove_marker(struct objcache *c, objcache_mark_fn *fn, void *arg);
+void objcache__mark(struct objcache *c, struct objcache_entry *e);
+size_t objcache__opens(const struct objcache *c);	/* files looked for so far */
+/* The entry of mapping m of process pid (pid <= 0: the path as we see it):
+ * found by the mapped path and struct file_id; made, with its file opened
+ * by mapped_file__open, when open; looked for again through pid when retry
+ * (pid is alive) and the last open, through another process, found no
+ * file. NULL: not cached and !open, or ENOMEM. */
+struct objcache_entry *objcache__entry(struct objcache *c, pid_t pid, const struct map *m, bool open, bool retry);
+/* The symbolizer's view of e, made from the open file on first need (m: the
+ * mapping, for its inode and build id). Not loaded where the file was not
+ * found; build_id_mismatch where only another was. NULL only on ENOMEM. */
+struct elf_object *objcache__object(struct objcache *c, struct objcache_entry *e, const struct map *m);
+/* The vdso's, from the one copy (NULL: none for m's ABI, or ENOMEM). */
+struct elf_object *objcache__vdso_object(struct objcache *c, const struct map *m);
+
 /* ---- ELF objects ---- */
 struct load_seg {
 	uint64_t offset, vaddr, filesz, memsz;
@@ -108,7 +135,7 @@ struct elf_object {
 	struct dwarf_state *dw;
 	bool dw_tried;
 	int elf_fd;
-	void *mem_image;	/* vdso copy, or NULL */
+	const void *mem_image;	/* the vdso (the cache's copy), or NULL */
 	size_t mem_size;
 };
 
@@ -120,7 +147,7 @@ struct elf_object *elf_object__open(const char *path, const char *map_path,
 				    const struct map *m);
 /* The same from fd, opened as path (mapped_file__open): the object owns fd. */
 struct elf_object *elf_object__open_fd(int fd, const char *path, const char *map_path, const struct map *m);
-/* Same for an in-memory image (the vdso). */
+/* Same for an in-memory image (the vdso), which must outlive the object. */
 struct elf_object *elf_object__open_mem(const void *image, size_t size, const char *name);
 void elf_object__delete(struct elf_object *o);
 /* An object whose debug file only debuginfod could give, looked up while

@@ -1,9 +1,10 @@
 /* symbolize.h: user and kernel addresses -> frames.
- * Objects are cached by mapped path and file identity (struct file_id: the
- * build id, else device and inode); the file behind a mapping is opened by
- * mapped_file__open, the unwinder's way too: /proc/PID/root (mount
- * namespaces), then /proc/PID/map_files (deleted or replaced files), then the
- * path itself, each checked against the mapping's build id or inode. */
+ * ELF objects come from the one object cache (pprobe/objcache.h), which an
+ * unwinder may share: keyed by mapped path and file identity (struct
+ * file_id: the build id, else device and inode), each file opened once by
+ * mapped_file__open: /proc/PID/root (mount namespaces), then
+ * /proc/PID/map_files (deleted or replaced files), then the path itself,
+ * each checked against the mapping's build id or inode. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -12,25 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "jitdump.h"
+#include "pprobe/objcache.h"
 #include "pprobe/safe_open.h"
 #include "sym_internal.h"
-
-#define NBUCKETS 1024
-
-struct obj_entry {
-	struct obj_entry *next;
-	uint64_t hash;
-	struct file_id id;	/* with path: the key */
-	char *path;		/* map path */
-	pid_t tried_pid;	/* the last process the file was looked for through */
-	struct elf_object *obj;
-	uint64_t used_gen;	/* the symbolizer's gen when last used or kept */
-};
 
 /* What the symbolizer knows of a process: its JIT map and jitdump, and
  * what finding and trusting them needs, read while the process lives (its
@@ -55,15 +44,12 @@ struct jit_map {
 
 struct symbolizer {
 	struct symbolizer_opts opts;
-	struct obj_entry *buckets[NBUCKETS];
-	struct elf_object *vdso;
-	bool vdso_tried;
+	struct objcache *cache;	/* the ELF files (shared with an unwinder, maybe) */
 	struct kallsyms *kallsyms;
 	bool kallsyms_tried;
 	struct jit_map *jits;
 	size_t njits;
 	struct strpool strings;
-	uint64_t gen;		/* sweeps so far */
 };
 
 void symbolizer_opts__init(struct symbolizer_opts *opts)
@@ -73,7 +59,7 @@ void symbolizer_opts__init(struct symbolizer_opts *opts)
 	opts->demangle = true;
 }
 
-struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
+struct symbolizer *symbolizer__new_cached(const struct symbolizer_opts *opts, struct objcache *cache)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
 
@@ -83,26 +69,25 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 		s->opts = *opts;
 	else
 		symbolizer_opts__init(&s->opts);
+	s->cache = cache ? objcache__get(cache) : objcache__new();
+	if (!s->cache) {
+		free(s);
+		return NULL;
+	}
+	objcache__add_symbolizer(s->cache);
 	return s;
+}
+
+struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
+{
+	return symbolizer__new_cached(opts, NULL);
 }
 
 void symbolizer__delete(struct symbolizer *s)
 {
 	if (!s)
 		return;
-	for (size_t b = 0; b < NBUCKETS; b++) {
-		struct obj_entry *e = s->buckets[b];
-
-		while (e) {
-			struct obj_entry *n = e->next;
-
-			elf_object__delete(e->obj);
-			free(e->path);
-			free(e);
-			e = n;
-		}
-	}
-	elf_object__delete(s->vdso);
+	objcache__put(s->cache);
 	kallsyms__delete(s->kallsyms);
 	for (size_t i = 0; i < s->njits; i++) {
 		symtab__free(&s->jits[i].syms);
@@ -121,132 +106,28 @@ static const char *pool(struct symbolizer *s, const char *str)
 	return strpool__add(&s->strings, str, strlen(str));
 }
 
-/* The object of mapping m, opened the one way the unwinder opens it too
- * (mapped_file__open). A file that is not there, or not the mapped one,
- * gives an object that is not loaded (every lookup unknown; a wrong file
- * says build_id_mismatch). NULL only on ENOMEM. */
-static struct elf_object *open_mapped(pid_t pid, const struct map *m, const char *path)
-{
-	char *opened = NULL;
-	int fd = mapped_file__open(pid, m, &opened);
-	struct elf_object *o;
-
-	if (fd == -ENOMEM)
-		return NULL;
-	o = elf_object__open_fd(fd, opened ? opened : path, path, m);
-	free(opened);
-	if (o && fd == -ESTALE)
-		o->build_id_mismatch = true;
-	return o;
-}
-
-/* The cache entry of mapping m (opened if open and not cached), or NULL.
- * retry: the process is alive (its mapping is being prepared), so an entry
- * whose file another process could not give is tried again through it. */
-static struct obj_entry *entry_for(struct symbolizer *s, pid_t pid, const struct map *m, bool open, bool retry)
-{
-	char path[PATH_MAX];
-	struct obj_entry *e;
-	struct file_id id;
-	uint64_t h;
-
-	mapped_file__clean_path(m->path, path, sizeof(path));
-	file_id__from_map(&id, pid, m);
-	h = file_id__hash(&id, path);
-	for (e = s->buckets[h % NBUCKETS]; e; e = e->next)
-		if (e->hash == h && file_id__equal(&e->id, &id) && !strcmp(e->path, path))
-			break;
-	if (e && retry && !e->obj->loaded && e->tried_pid != pid) {
-		struct elf_object *o = open_mapped(pid, m, path);
-
-		e->tried_pid = pid;
-		if (o && o->loaded) {
-			elf_object__delete(e->obj);
-			e->obj = o;
-		} else {
-			elf_object__delete(o);
-		}
-	}
-	if (e) {
-		e->used_gen = s->gen;
-		return e;
-	}
-	if (!open)
-		return NULL;
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return NULL;
-	e->path = strdup(path);
-	e->obj = e->path ? open_mapped(pid, m, path) : NULL;
-	if (!e->obj) {
-		free(e->path);
-		free(e);
-		return NULL;
-	}
-	e->hash = h;
-	e->id = id;
-	e->tried_pid = pid;
-	e->used_gen = s->gen;
-	e->next = s->buckets[h % NBUCKETS];
-	s->buckets[h % NBUCKETS] = e;
-	return e;
-}
-
+/* The object of mapping m, from the one cache (pprobe/objcache.h): a file
+ * that is not there, or not the mapped one, gives an object that is not
+ * loaded (every lookup unknown; a wrong file says build_id_mismatch).
+ * live: the process is alive (its mapping is being prepared), so a file
+ * another process could not give is looked for again through it. NULL
+ * only on ENOMEM. */
 static struct elf_object *object_for(struct symbolizer *s, pid_t pid, const struct map *m, bool live)
 {
-	struct obj_entry *e = entry_for(s, pid, m, true, live);
-	return e ? e->obj : NULL;
+	struct objcache_entry *e = objcache__entry(s->cache, pid, m, true, live);
+
+	return e ? objcache__object(s->cache, e, m) : NULL;
 }
 
 void symbolizer__keep(struct symbolizer *s, pid_t pid, const struct map *m)
 {
-	if (s && m && m->path && map__is_file(m))
-		entry_for(s, pid, m, false, false);
+	if (s)
+		objcache__keep(s->cache, pid, m);
 }
 
 size_t symbolizer__sweep(struct symbolizer *s)
 {
-	size_t n = 0;
-	if (!s)
-		return 0;
-	for (size_t b = 0; b < NBUCKETS; b++)
-		for (struct obj_entry **pe = &s->buckets[b]; *pe;) {
-			struct obj_entry *e = *pe;
-			if (e->used_gen == s->gen) {
-				pe = &e->next;
-				continue;
-			}
-			*pe = e->next;
-			elf_object__delete(e->obj);
-			free(e->path);
-			free(e);
-			n++;
-		}
-	s->gen++;
-	return n;
-}
-
-/* The vdso is the kernel's: every process of our ABI has the same image, so
- * read our own. */
-static struct elf_object *vdso_object(struct symbolizer *s, const struct map *m)
-{
-	if (!s->vdso_tried) {
-		struct maps *self = maps__new();
-		unsigned long base = getauxval(AT_SYSINFO_EHDR);
-
-		s->vdso_tried = true;
-		if (self && base && maps__load_proc(self, getpid()) == 0) {
-			const struct map *v = maps__find(self, base);
-
-			if (v && !strcmp(v->path, "[vdso]"))
-				s->vdso = elf_object__open_mem((const void *)base, v->end - v->start, "[vdso]");
-		}
-		maps__delete(self);
-	}
-	/* a process of another ABI (x32, ia32) has another vdso */
-	if (s->vdso && s->vdso->mem_size != m->end - m->start)
-		return NULL;
-	return s->vdso;
+	return s ? objcache__sweep(s->cache) : 0;
 }
 
 /* The entry of pid (made when missing), or NULL on ENOMEM. */
@@ -618,7 +499,7 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	if (!strcmp(m->path, "[vdso]")) {
-		o = vdso_object(s, m);
+		o = objcache__vdso_object(s->cache, m);
 		out->dso = "[vdso]";
 	} else if (map__is_file(m)) {
 		o = object_for(s, pid, m, false);

@@ -17,6 +17,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "pprobe/objcache.h"
 #include "pprobe/safe_open.h"
 #include "sym_internal.h"
 #include "unwind_internal.h"
@@ -89,17 +90,15 @@ static unsigned hash_str(const char *s, uint64_t x)
 	return (unsigned)(h ^ (h >> 29));
 }
 
-static void ufile__free(struct ufile *f)
+void ufile__free(struct ufile *f)
 {
 	if (!f)
 		return;
 	ufile__go_free(f);	/* what reads data first */
 	dwarf_cfi_end(f->eh_cfi);
 	elf_end(f->elf);
-	if (f->data)
+	if (f->data && !f->data_borrowed)
 		munmap((void *)f->data, f->size);
-	if (f->vdso_fd > 0)
-		close(f->vdso_fd);
 	free(f->path);
 	free(f->open_path);
 	free(f->interp_name);
@@ -225,106 +224,50 @@ out:
 	return err;
 }
 
-/* The file of mapping m, opened once per identity (struct file_id: the same
- * path in a container and on the host are two files) by mapped_file__open,
- * the symbolizer's way too. A failure is cached, and tried again through
- * the next process that maps the file (the first may have gone). */
-static struct ufile *unwinder__file(struct unwinder *u, pid_t pid, const struct map *m)
+static struct ufile *ufile__new(const char *path, const char *open_path)
 {
-	char path[PATH_MAX];
-	struct file_id id;
-	struct ufile *f, **pf;
-	unsigned h;
+	struct ufile *f = calloc(1, sizeof(*f));
 
-	mapped_file__clean_path(m->path, path, sizeof(path));
-	file_id__from_map(&id, pid, m);
-	h = (unsigned)(file_id__hash(&id, path) % 256);
-	for (pf = &u->files[h]; (f = *pf); pf = &f->next) {
-		if (!file_id__equal(&f->id, &id) || strcmp(f->path, path))
-			continue;
-		if (f->err && f->tried_pid != pid) {
-			*pf = f->next;	/* in no process's modules: a failed file is not */
-			ufile__free(f);
-			break;
-		}
-		f->used_gen = u->gen;
-		return f->err ? NULL : f;
-	}
-	f = calloc(1, sizeof(*f));
 	if (!f)
 		return NULL;
 	f->path = strdup(path);
-	if (!f->path) {
-		free(f);
+	f->open_path = open_path ? strdup(open_path) : NULL;
+	if (!f->path || (open_path && !f->open_path)) {
+		ufile__free(f);
 		return NULL;
 	}
 	const char *slash = strrchr(f->path, '/');
-	f->name = slash ? slash + 1 : f->path;
-	f->id = id;
-	f->tried_pid = pid;
-	int fd = mapped_file__open(pid, m, &f->open_path);
-	struct stat st;
-	if (fd < 0) {
-		f->err = fd;
-	} else if (fstat(fd, &st) || st.st_size <= 0) {
-		f->err = -ENOEXEC;
-	} else {
-		f->err = ufile__map(f, fd, (size_t)st.st_size);
-		if (!f->err)
-			f->err = ufile__parse(f);
-	}
-	if (fd >= 0)
-		close(fd);
-	/* failures are cached too: one attempt per file and process */
-	f->used_gen = u->gen;
-	f->next = u->files[h];
-	u->files[h] = f;
-	return f->err ? NULL : f;
+	f->name = slash && slash[1] ? slash + 1 : f->path;
+	return f;
 }
 
-/* The [vdso] of every x86-64 process on this kernel is the same image as
- * ours: copy ours into a memfd (libdw wants a path) once per unwinder. */
-static struct ufile *unwinder__vdso(struct unwinder *u, const struct map *m)
+struct ufile *ufile__open(const char *path, const char *open_path, int fd, int err)
 {
-	if (u->vdso)
-		return u->vdso->err ? NULL : u->vdso;
-	struct ufile *f = calloc(1, sizeof(*f));
+	struct ufile *f = ufile__new(path, open_path);
+	struct stat st;
+
 	if (!f)
 		return NULL;
-	u->vdso = f;
-	f->path = strdup("[vdso]");
-	f->name = "[vdso]";
-	f->err = -ENOENT;
-	uint64_t base = getauxval(AT_SYSINFO_EHDR), size = 0;
-	char line[256];
-	FILE *fp = fopen("/proc/self/maps", "re");
-	while (base && fp && fgets(line, sizeof(line), fp)) {
-		unsigned long long s, e;
-		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &s, &e) == 2 && s == base)
-			size = e - s;
-	}
-	if (fp)
-		fclose(fp);
-	if (!f->path || !size || size != m->end - m->start)
-		return NULL;
-	int fd = memfd_create("pprobe-vdso", MFD_CLOEXEC);
 	if (fd < 0)
+		f->err = err < 0 ? err : -ENOENT;
+	else if (fstat(fd, &st) || st.st_size <= 0)
+		f->err = -ENOEXEC;
+	else if (!(f->err = ufile__map(f, fd, (size_t)st.st_size)))
+		f->err = ufile__parse(f);
+	return f;
+}
+
+struct ufile *ufile__open_image(const char *path, const char *open_path, const void *data, size_t size)
+{
+	struct ufile *f = ufile__new(path, open_path);
+
+	if (!f)
 		return NULL;
-	void *p = MAP_FAILED;
-	if (write(fd, (const void *)(uintptr_t)base, size) == (ssize_t)size)
-		p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (p == MAP_FAILED) {
-		close(fd);
-		return NULL;
-	}
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	f->vdso_fd = fd;
-	f->open_path = strdup(path);
-	f->data = p;
+	f->data = data;
 	f->size = size;
-	f->err = f->open_path ? ufile__parse(f) : -ENOMEM;
-	return f->err ? NULL : f;
+	f->data_borrowed = true;
+	f->err = ufile__parse(f);
+	return f;
 }
 
 /* ---- processes and their modules ---- */
@@ -364,10 +307,11 @@ static int uproc__build_mods(struct unwinder *u, struct uproc *p, const struct m
 		if (!(m->prot & PROT_EXEC))
 			continue;
 		struct ufile *f;
-		if (map__is_file(m))
-			f = unwinder__file(u, p->pid, m);
+		struct objcache_entry *e;
+		if (map__is_file(m))	/* looked for again through a live process */
+			f = (e = objcache__entry(u->cache, p->pid, m, true, true)) ? objcache__ufile(u->cache, e) : NULL;
 		else if (m->path && !strcmp(m->path, "[vdso]"))
-			f = unwinder__vdso(u, m);
+			f = objcache__vdso_ufile(u->cache, m);
 		else
 			continue;
 		if (!f)
@@ -519,31 +463,23 @@ void unwinder__forget(struct unwinder *u, pid_t pid)
 	}
 }
 
-size_t unwinder__sweep(struct unwinder *u)
+/* objcache__sweep's marker: the files of the processes known here stay */
+static void unwinder__mark(struct objcache *c, void *arg)
 {
-	size_t n = 0;
-	if (!u)
-		return 0;
+	struct unwinder *u = arg;
+
 	for (int i = 0; i < 256; i++)
 		for (struct uproc *p = u->procs[i]; p; p = p->next)
 			for (int k = 0; k < p->nr_mods; k++)
-				p->mods[k].file->used_gen = u->gen;
-	for (int i = 0; i < 256; i++)
-		for (struct ufile **pf = &u->files[i]; *pf;) {
-			struct ufile *f = *pf;
-			if (f->used_gen == u->gen) {
-				pf = &f->next;
-				continue;
-			}
-			*pf = f->next;
-			ufile__free(f);
-			n++;
-		}
-	u->gen++;
-	return n;
+				objcache__mark(c, p->mods[k].file->cached);
 }
 
-struct unwinder *unwinder__new(enum unwind_backend backend)
+size_t unwinder__sweep(struct unwinder *u)
+{
+	return u ? objcache__sweep(u->cache) : 0;
+}
+
+struct unwinder *unwinder__new_cached(enum unwind_backend backend, struct objcache *cache)
 {
 	if (backend != UNWIND_LIBDW && backend != UNWIND_LIBUNWIND) {
 		errno = EINVAL;
@@ -555,24 +491,34 @@ struct unwinder *unwinder__new(enum unwind_backend backend)
 		return NULL;
 	u->backend = backend;
 	u->live_allowed = true;
+	u->cache = cache ? objcache__get(cache) : objcache__new();
+	if (!u->cache || objcache__add_marker(u->cache, unwinder__mark, u)) {
+		int err = u->cache ? EBUSY : ENOMEM;	/* EBUSY: too many unwinders on one cache */
+
+		objcache__put(u->cache);
+		free(u);
+		errno = err;
+		return NULL;
+	}
 	return u;
+}
+
+struct unwinder *unwinder__new(enum unwind_backend backend)
+{
+	return unwinder__new_cached(backend, NULL);
 }
 
 void unwinder__delete(struct unwinder *u)
 {
 	if (!u)
 		return;
-	for (int i = 0; i < 256; i++) {
+	for (int i = 0; i < 256; i++)
 		for (struct uproc *p = u->procs[i], *n; p; p = n) {
 			n = p->next;
 			uproc__free(u, p);
 		}
-		for (struct ufile *f = u->files[i], *n; f; f = n) {
-			n = f->next;
-			ufile__free(f);
-		}
-	}
-	ufile__free(u->vdso);
+	objcache__remove_marker(u->cache, unwinder__mark, u);
+	objcache__put(u->cache);
 	free(u->live_buf);
 	free(u);
 }

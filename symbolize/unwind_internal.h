@@ -14,19 +14,18 @@
 
 #define UNW_MAX_LOADS 16
 
-/* One ELF file, opened once per unwinder, shared by every process that maps
- * the same file (by identity, not by name). */
+/* The unwinder's view of one ELF file of the object cache (objcache.c),
+ * shared by every process that maps the same file (by identity, not by
+ * name). */
 struct ufile {
-	struct ufile *next;
+	struct objcache_entry *cached;	/* its entry in the cache (NULL: the vdso) */
 	char *path;		/* as in the maps */
 	char *open_path;	/* what was opened (maybe /proc/PID/root/...) */
 	const char *name;	/* basename of path */
-	struct file_id id;	/* with path: the key (mapped_file.c) */
-	pid_t tried_pid;	/* the process it was opened (or looked for) through */
-	int err;		/* 0, or -errno of the failed open (cached) */
-	int vdso_fd;		/* memfd holding our copy of [vdso] */
+	int err;		/* 0, or -errno: the file could not be had or read */
 	const uint8_t *data;	/* whole file, mmap'd */
 	size_t size;
+	bool data_borrowed;	/* the cache's vdso copy: not ours to unmap */
 	uint16_t e_type;
 	uint64_t entry;		/* e_entry */
 	uint64_t entry_size;	/* its code: _start's FDE, else 64; 0 not known yet */
@@ -52,7 +51,6 @@ struct ufile {
 	Elf *elf;		/* over data, on first need (ufile__elf) */
 	Dwarf_CFI *eh_cfi;
 	bool cfi_tried;
-	uint64_t used_gen;	/* the unwinder's gen when last used */
 	/* Go (unwind_go.c): a Go file, its root functions found on first need */
 	bool is_go, go_ready;
 #define UFILE_GO_ROOTS 16
@@ -131,16 +129,30 @@ struct unwinder {
 	enum unwind_backend backend;
 	bool live_allowed;
 	struct uproc *procs[256];
-	struct ufile *files[256];
-	struct ufile *vdso;
+	struct objcache *cache;		/* the files (shared with a symbolizer, maybe) */
 	uint8_t *live_buf;		/* reused between samples */
 	uint64_t live_cap;
-	uint64_t gen;			/* unwinder__sweep calls so far */
 };
 
 /* ufile_map.c: maps fd's size bytes into f->data/f->size, as libdw may be
  * given them: compressed sections inflated or hidden (0 or -errno) */
 int ufile__map(struct ufile *f, int fd, size_t size);
+
+/* unwind.c: the view of the file open at fd (borrowed: not closed), mapped
+ * as path, opened as open_path (NULL: path); fd < 0: a view that says
+ * err. Its err is set where the file cannot be read or unwound. NULL only
+ * on ENOMEM. */
+struct ufile *ufile__open(const char *path, const char *open_path, int fd, int err);
+/* The same over an image in memory that outlives it (the vdso's copy),
+ * which libdw opens as open_path. */
+struct ufile *ufile__open_image(const char *path, const char *open_path, const void *data, size_t size);
+void ufile__free(struct ufile *f);	/* accepts NULL */
+
+/* objcache.c: the unwinder's view of e, made on first need; NULL where
+ * the file could not be had or read (or ENOMEM). The vdso's, from the
+ * cache's one copy: NULL for another ABI's. */
+struct ufile *objcache__ufile(struct objcache *c, struct objcache_entry *e);
+struct ufile *objcache__vdso_ufile(struct objcache *c, const struct map *m);
 
 /* unwind.c */
 const struct umod *uproc__find_mod(const struct uproc *p, uint64_t addr);

@@ -2,8 +2,9 @@
  * kernel. Part of the symbolize library: knows nothing of perf_event.
  *
  * Ownership: strings in a struct sym_frame belong to the symbolizer and stay
- * valid until symbolizer__delete(). Objects (ELF files, debug info, kallsyms)
- * are loaded once and cached by path+build-id. */
+ * valid until symbolizer__delete(). ELF files come from the object cache
+ * (pprobe/objcache.h: by path and build id, else device and inode); debug
+ * info and kallsyms are loaded once. */
 #ifndef PPROBE_SYMBOLIZE_H
 #define PPROBE_SYMBOLIZE_H
 
@@ -45,8 +46,15 @@ struct sym_frame {
 	const char *lacks;
 };
 
+struct objcache;
+
 void symbolizer_opts__init(struct symbolizer_opts *opts);
+/* NULL + errno. Its ELF files are those of cache (pprobe/objcache.h:
+ * shared with an unwinder, each file opened once for both; the symbolizer
+ * holds a reference), or of a cache of its own (symbolizer__new, or cache
+ * NULL). */
 struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts);
+struct symbolizer *symbolizer__new_cached(const struct symbolizer_opts *opts, struct objcache *cache);
 void symbolizer__delete(struct symbolizer *s);	/* accepts NULL */
 
 /* Symbolize a user address of process pid that lies in mapping m.
@@ -81,7 +89,8 @@ void symbolizer__note_process(struct symbolizer *s, pid_t pid);
  * object of a mapping still in use (it opens nothing); symbolizer__sweep
  * closes the objects neither kept nor used since the previous sweep, and
  * returns how many. Strings of frames already returned from a swept object
- * are gone with it: copy them before sweeping. */
+ * are gone with it: copy them before sweeping. The same as objcache__keep
+ * and objcache__sweep of its cache. */
 void symbolizer__keep(struct symbolizer *s, pid_t pid, const struct map *m);
 size_t symbolizer__sweep(struct symbolizer *s);
 

@@ -5,8 +5,9 @@
  * every sample) a libdw Dwfl with its modules attached to a thread-state
  * callback set, or a libunwind address space; both are rebuilt only when the
  * process's maps change (maps__generation), and then only if the set of
- * executable file mappings changed. ELF files are opened once per unwinder
- * and shared by all processes that map them.
+ * executable file mappings changed. ELF files are opened once per cache
+ * (pprobe/objcache.h, shared with the symbolizer) and shared by all
+ * processes that map them.
  *
  * Beyond the copy: when the copied bytes end before the outermost frame, the
  * unwinder reads the live stack of the (still running) process with
@@ -108,8 +109,14 @@ struct unwind_result {
 
 struct unwinder;
 
-/* Returns an owned unwinder or NULL with errno set. */
+struct objcache;
+
+/* Returns an owned unwinder or NULL with errno set. Its ELF files are
+ * those of cache (pprobe/objcache.h: shared with a symbolizer, each file
+ * opened once for both; the unwinder holds a reference), or of a cache of
+ * its own (unwinder__new, or cache NULL). */
 struct unwinder *unwinder__new(enum unwind_backend backend);
+struct unwinder *unwinder__new_cached(enum unwind_backend backend, struct objcache *cache);
 void unwinder__delete(struct unwinder *u);	/* accepts NULL */
 
 /* Unwind one sample of process pid (its tgid; any thread of it) whose
@@ -128,7 +135,8 @@ void unwinder__forget(struct unwinder *u, pid_t pid);
 
 /* Close the files no process known to the unwinder maps and none used since
  * the previous sweep; returns how many. A long run (record --push) calls it
- * now and then so that the cache follows the live processes. */
+ * now and then so that the cache follows the live processes. The same as
+ * objcache__sweep of its cache (which a shared cache's owner calls once). */
 size_t unwinder__sweep(struct unwinder *u);
 
 /* Allow or forbid reading the live stack beyond the copy (default: allowed). */

@@ -26,6 +26,7 @@
 #include "svg.h"
 #include "pprobe/safe_open.h"
 #include "pprobe/debuginfo.h"
+#include "pprobe/objcache.h"
 #include "sigguard.h"
 #include "pprobe/symbolize.h"
 #include "pprobe/unwind.h"
@@ -71,6 +72,7 @@ struct record {
 	/* DWARF unwinding */
 	struct symbolizer *sym;		/* opened up front: files are prepared as they are mapped */
 	struct unwinder *unwinder;
+	struct objcache *files;		/* the ELF files of both: each opened once */
 	enum unwind_backend backend;
 	bool hold_exits;		/* --hold-exits */
 	bool srcline;			/* --srcline: func:file.c:LINE frames */
@@ -894,7 +896,7 @@ static int setup_stacks(struct record *rec, struct collect *c, struct collect_op
 		 * kernel gives (see UNWIND_RATED_STACK_COPY). */
 		co->stack_user_size = rec->stack_size ? rec->stack_size : UNWIND_DEFAULT_STACK_COPY;
 		co->stack_user_size_rated = rec->stack_size ? rec->stack_size : UNWIND_RATED_STACK_COPY;
-		rec->unwinder = unwinder__new(rec->backend);
+		rec->unwinder = unwinder__new_cached(rec->backend, rec->files);
 		if (!rec->unwinder) {
 			fprintf(stderr, "pprobe record: cannot set up the %s unwinder: %s\n",
 				unwind_backend__str(rec->backend), strerror(errno));
@@ -1057,8 +1059,7 @@ static void push_cut(struct collect *c, struct record *r, double now)
 				symbolizer__keep(r->sym, p->pid, m);
 		}
 	}
-	symbolizer__sweep(r->sym);
-	unwinder__sweep(r->unwinder);
+	objcache__sweep(r->files);	/* the symbolizer's and the unwinder's */
 	malloc_trim(0);	/* what was freed goes back: RSS shows what is in use */
 }
 
@@ -1281,6 +1282,7 @@ static void record_exit(struct record *rec)
 	frametab__delete(rec->frames);
 	symbolizer__delete(rec->sym);
 	unwinder__delete(rec->unwinder);
+	objcache__put(rec->files);
 	strtab__free(&rec->objs);
 	free(rec->quality);
 	offcpu__exit(&rec->off);
@@ -1351,7 +1353,9 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 		rec->speedscope |= rec->outs[k].fmt == OUT_SPEEDSCOPE;	/* every sample in time order */
 	}
 	so.srcline |= rec->pushing;
-	rec->sym = symbolizer__new(&so);
+	/* one cache of ELF files for names and for unwinding (setup_stacks) */
+	rec->files = objcache__new();
+	rec->sym = rec->files ? symbolizer__new_cached(&so, rec->files) : NULL;
 	if (!rec->sym) {
 		fprintf(stderr, "pprobe record: cannot set up the symbolizer: %s\n", strerror(errno));
 		return 1;

@@ -20,6 +20,7 @@
 #include "trace_filter.h"
 #include "trace_print.h"
 #include "trace_syscalls.h"
+#include "pprobe/objcache.h"
 #include "pprobe/symbolize.h"
 #include "pprobe/unwind.h"
 
@@ -35,6 +36,7 @@ struct trace {
 	bool json, kstack, ustack;
 	struct symbolizer *sym;
 	struct unwinder *unwinder;
+	struct objcache *files;		/* the ELF files of both: each opened once */
 };
 
 
@@ -250,7 +252,7 @@ static int setup_sampling(struct trace *tr, struct collect_opts *co)
 		co->extra_sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		co->regs_user_mask = UNWIND_X86_SAMPLE_REGS_MASK;
 		co->stack_user_size = UNWIND_DEFAULT_STACK_COPY;
-		tr->unwinder = unwinder__new(UNWIND_LIBDW);
+		tr->unwinder = unwinder__new_cached(UNWIND_LIBDW, tr->files);
 		if (!tr->unwinder) {
 			fprintf(stderr, "pprobe trace: cannot set up the unwinder: %s\n", strerror(errno));
 			return 1;
@@ -276,7 +278,8 @@ static int trace_prepare(struct trace_opts *o, struct trace *tr, struct collect 
 	 * it; it reads kallsyms on its first kernel address. */
 	struct symbolizer_opts so;
 	symbolizer_opts__init(&so);
-	tr->sym = symbolizer__new(&so);
+	tr->files = objcache__new();	/* names' and the unwinder's (setup_sampling) */
+	tr->sym = tr->files ? symbolizer__new_cached(&so, tr->files) : NULL;
 	if (!ret)
 		ret = setup_events(c, evl, filters, tr->sym);
 	free(filters);
@@ -404,6 +407,7 @@ out:
 		ret = c.out_err == EPIPE ? CMD_EXIT_SIGPIPE : collect__exit_status(&c);
 	symbolizer__delete(tr.sym);
 	unwinder__delete(tr.unwinder);
+	objcache__put(tr.files);
 	event_list__exit(&evl);
 	opt_list__free(&o.events);
 	return ret;

@@ -103,12 +103,26 @@ ppid=$(pgrep -n -x perl)
 check "the container's perl runs ($ppid)" [ -n "$ppid" ]
 "$PPROBE" record -g -p "$ppid" -d 1.5 -o "$T/p.folded" 2>"$T/p.err"
 cat "$T/p.err"
+# -a: the whole machine, the container's perl among the host's processes
+# (its mappings from /proc/PID/maps at the start, like -p's).
+"$PPROBE" record -g -a -d 1.5 --per-thread -o "$T/a.folded" 2>"$T/a.err"
+a_st=$?
+cat "$T/a.err"
 kill "$ppid" 2>/dev/null
 reap $upid >/dev/null
 p_all=$(folded_sum "$T/p.folded" '^perl;')
 p_run=$(folded_sum "$T/p.folded" '^perl;_start;__libc_start_main;main;perl_run;Perl_runops_standard[; ]')
 check "-p: >= 95% of perl's stacks named by bullseye's perl ($p_run of $p_all)" \
 	[ "$p_all" -ge 500 -a $((p_run * 100)) -ge $((p_all * 95)) ]
+# Complete from bullseye's _start through libc 2.31's __libc_start_main
+# (bookworm's has __libc_start_call_main between): its names and its CFI
+# came from the container's files, one open for both.
+check "-a: exit 0 ($a_st)" [ "$a_st" -eq 0 ]
+a_all=$(folded_sum "$T/a.folded" "^perl/$ppid;")
+a_run=$(folded_sum "$T/a.folded" "^perl/$ppid;_start;__libc_start_main;main;perl_run;Perl_runops_standard[; ]")
+check "-a: >= 95% of the container's perl's stacks complete and named by bullseye's files ($a_run of $a_all)" \
+	[ "$a_all" -ge 300 -a $((a_run * 100)) -ge $((a_all * 95)) ]
+check "-a: no container file said unreachable" not grep -q "its frames are left unnamed" "$T/a.err"
 
 # perf on the same command, for information: what it names
 if command -v perf >/dev/null && perf record --call-graph dwarf -o "$T/perf.data" -- "${CMD[@]}" >/dev/null 2>"$T/perf.err"; then

@@ -33,6 +33,7 @@ declare -A may=(
 declare -A owner=(
 	[flamegraph.h]=flamegraph
 	[maps.h]=symbolize
+	[objcache.h]=symbolize
 	[symbolize.h]=symbolize
 	[unwind.h]=symbolize
 	[sym_table.h]=symbolize

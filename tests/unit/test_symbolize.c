@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include "pprobe/maps.h"
+#include "pprobe/objcache.h"
 #include "pprobe/symbolize.h"
+#include "pprobe/unwind.h"
 #include "../../symbolize/sym_internal.h"
 
 #include "check.h"
@@ -285,6 +287,82 @@ static void test_sweep(struct maps *maps)
 	symbolizer__delete(s);
 }
 
+/* How many of our descriptors are the vdso's copy (memfd:pprobe-vdso). */
+static int vdso_copies(void)
+{
+	char fn[64], link[256];
+	int n = 0;
+
+	for (int fd = 0; fd < 4096; fd++) {
+		snprintf(fn, sizeof(fn), "/proc/self/fd/%d", fd);
+		ssize_t k = readlink(fn, link, sizeof(link) - 1);
+		if (k > 0) {
+			link[k] = 0;
+			n += strstr(link, "pprobe-vdso") != NULL;
+		}
+	}
+	return n;
+}
+
+/* A symbolizer and an unwinder on one object cache (record, trace): each
+ * file is looked for and opened once for both, the vdso copied once, one
+ * sweep keeps what the unwinder's processes map and closes the rest. */
+static void test_shared_cache(struct maps *maps)
+{
+	struct objcache *c = objcache__new();
+	struct symbolizer *s = c ? symbolizer__new_cached(NULL, c) : NULL;
+	struct unwinder *u = c ? unwinder__new_cached(UNWIND_LIBDW, c) : NULL;
+	uint64_t a = (uint64_t)(uintptr_t)&pprobe_test_target, ips[8];
+	const struct map *self = maps__find(maps, a), *libc = NULL;
+	const struct map *vdso = maps__find(maps, getauxval(AT_SYSINFO_EHDR));
+	struct sym_frame fr[8];
+	size_t files = 0;
+	int copies = vdso_copies();	/* other symbolizers' */
+
+	objcache__put(c);	/* the symbolizer and the unwinder hold it */
+	for (size_t i = 0; i < maps__count(maps); i++) {
+		const struct map *m = maps__at(maps, i);
+		if (!(m->prot & PROT_EXEC) || !map__is_file(m))
+			continue;
+		files++;	/* our maps: one executable mapping per file */
+		if (strstr(m->path, "/libc.so.6"))
+			libc = m;
+	}
+	CHECK(s && u && self && libc && vdso, "a symbolizer and an unwinder on one cache; own text, libc, vdso");
+	if (!s || !u || !self || !libc || !vdso)
+		goto out;
+	CHECK(symbolizer__prepare(s, getpid(), self) == 0 && symbolizer__prepare(s, getpid(), libc) == 0,
+	      "prepared");
+	CHECK(objcache__opens(c) == 2, "the symbolizer looked for 2 files: %zu", objcache__opens(c));
+	/* any walk sets up the process's modules: every executable file */
+	struct unwind_regs r = { .valid = 1u << UNWIND_REG_IP | 1u << UNWIND_REG_SP };
+	r.r[UNWIND_REG_IP] = a;
+	r.r[UNWIND_REG_SP] = (uint64_t)(uintptr_t)&r;
+	struct unwind_result res;
+	int n = unwinder__unwind(u, getpid(), maps, &r, NULL, ips, 8, &res);
+	CHECK(n >= 1, "unwound: %d", n);
+	CHECK(objcache__opens(c) == files, "%zu executable files, looked for once each for both: %zu", files,
+	      objcache__opens(c));
+	int k = symbolizer__user(s, getpid(), vdso, getauxval(AT_SYSINFO_EHDR) + 0x10, false, fr, 8);
+	CHECK(k >= 1 && !strcmp(fr[0].dso, "[vdso]"), "vdso symbolized");
+	CHECK(vdso_copies() == copies + 1, "the vdso copied once: %d", vdso_copies() - copies);
+	CHECK(objcache__sweep(c) == 0, "all used since the last sweep: none closed");
+	CHECK(objcache__sweep(c) == 0, "the unwinder's process maps them all: none closed");
+	unwinder__forget(u, getpid());
+	size_t closed = objcache__sweep(c);
+	CHECK(closed == files, "forgotten: the sweep closed all %zu: %zu", files, closed);
+	printf("shared cache: %zu executable files, %zu looked for, %zu closed by the sweep\n", files,
+	       objcache__opens(c), closed);
+	k = symbolizer__user(s, getpid(), self, a, false, fr, 8);
+	CHECK(k >= 1 && fr[k - 1].name && !strcmp(fr[k - 1].name, "pprobe_test_target"),
+	      "opened again after the sweep: %s", k >= 1 ? fr[k - 1].name : "(none)");
+	CHECK(objcache__opens(c) == files + 1, "once more: %zu", objcache__opens(c));
+out:
+	unwinder__delete(u);
+	symbolizer__delete(s);
+	CHECK(vdso_copies() == copies, "the cache went with the last of them: %d vdso copies", vdso_copies() - copies);
+}
+
 static void test_vdso(struct symbolizer *s, struct maps *maps)
 {
 	const struct map *m = maps__find(maps, getauxval(AT_SYSINFO_EHDR));
@@ -504,6 +582,7 @@ int main(void)
 	test_self(s, maps);
 	test_libc(s, maps);
 	test_sweep(maps);
+	test_shared_cache(maps);
 	test_vdso(s, maps);
 	test_jit(s);
 	test_stripped_entry(s, maps);
