@@ -358,6 +358,19 @@ int outfile__open(struct outfile *o, const char *path)
 	o->path = pp_xstrdup(path);
 	free(real);
 	path = o->path;
+	/* nameless until commit: a kill -9 leaves nothing behind */
+	char *dir = pp_xstrdup(path), *slash = strrchr(dir, '/');
+	if (slash)
+		slash[slash == dir] = '\0';	/* "/f": "/" */
+	int afd = open(slash ? dir : ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+	free(dir);
+	if (afd >= 0) {
+		if ((o->f = fdopen(afd, "w"))) {
+			o->anon = true;
+			return 0;
+		}
+		close(afd);
+	}
 	o->tmp = pp_xmalloc(len);
 	snprintf(o->tmp, len, "%s.tmp.XXXXXX", path);
 	int fd = mkostemp(o->tmp, O_CLOEXEC);
@@ -408,6 +421,34 @@ int outfile__open_or_say(struct outfile *o, const char *path, const char *prog)
 	return err;
 }
 
+/* A name beside the path for the nameless temporary open at fd, in
+ * o->tmp (guarded like a named one): 0 or -errno. */
+static int link_anon_fd(struct outfile *o, int fd)
+{
+	char proc[64];
+	size_t len = strlen(o->path) + 48;
+	int err = -EEXIST;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	o->tmp = pp_xmalloc(len);
+	for (unsigned k = 0; k < 100 && err == -EEXIST; k++) {
+		snprintf(o->tmp, len, "%s.tmp.%d.%u", o->path, (int)getpid(), k);
+		err = linkat(AT_FDCWD, proc, AT_FDCWD, o->tmp, AT_SYMLINK_FOLLOW) ? -errno : 0;
+		if (err == -ENOENT)	/* no /proc: by the descriptor (CAP_DAC_READ_SEARCH) */
+			err = linkat(fd, "", AT_FDCWD, o->tmp, AT_EMPTY_PATH) ? -errno : 0;
+	}
+	if (err) {
+		free(o->tmp);
+		o->tmp = NULL;
+	} else if (sigguard__on_exit_now(unlink_tmp, o)) {
+		unlink(o->tmp);	/* more temporaries at once than the guard keeps */
+		free(o->tmp);
+		o->tmp = NULL;
+		err = -EMFILE;
+	}
+	return err;
+}
+
 int outfile__commit(struct outfile *o)
 {
 	int err = 0;
@@ -421,11 +462,17 @@ int outfile__commit(struct outfile *o)
 	}
 	if (fflush(o->f) || ferror(o->f))
 		err = errno ? -errno : -EIO;
+	if (o->anon && !err)	/* named now, while it is open; then renamed as any */
+		err = link_anon_fd(o, fileno(o->f));
+	o->anon = false;
 	if (fclose(o->f) && !err)
 		err = -errno;
 	o->f = NULL;
-	if (!o->tmp)	/* written as it is (a device, a FIFO) */
+	if (!o->tmp) {	/* written as it is (a device, a FIFO), or never named */
+		free(o->path);
+		o->path = NULL;
 		return err;
+	}
 	sigguard__forget(unlink_tmp, o);	/* before the rename: ending at once waits here */
 	if (!err && rename(o->tmp, o->path))
 		err = -errno;
@@ -439,6 +486,7 @@ int outfile__commit(struct outfile *o)
 
 void outfile__abort(struct outfile *o)
 {
+	o->anon = false;	/* closing it is all: it has no name */
 	if (o->f && o->f != stdout) {
 		fclose(o->f);
 		if (o->tmp) {

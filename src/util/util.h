@@ -51,13 +51,17 @@ int cpulist__parse(const char *s, int **cpus);
 int cpulist__online(int **cpus);
 
 /* Write a file atomically: open a temporary beside path, then commit renames
- * it into place; abort removes it. path "-" writes stdout directly; a path
- * naming a device, FIFO or socket is written directly too (tmp NULL); through
- * a symbolic link, the file it names is replaced. */
+ * it into place; abort removes it. The temporary has no name until commit
+ * (O_TMPFILE in path's directory: a kill -9 leaves nothing) where the file
+ * system allows; else it is PATH.tmp.XXXXXX, removed on every exit but
+ * kill -9. path "-" writes stdout directly; a path naming a device, FIFO or
+ * socket is written directly too (tmp NULL, !anon); through a symbolic
+ * link, the file it names is replaced. */
 struct outfile {
 	FILE *f;
 	char *path;
 	char *tmp;
+	bool anon;	/* the temporary is an O_TMPFILE: linked at commit */
 };
 int outfile__open(struct outfile *o, const char *path);
 /* outfile__open, and on failure "PROG: cannot write PATH: why" on stderr. */

@@ -4,7 +4,8 @@
 # run leaves the old file whole; a device, FIFO or socket must instead be
 # written as it is: renamed over, `-o /dev/null` replaced root's /dev/null
 # with a regular file. A symbolic link is followed (the file it names is
-# written, the link stays), a directory is refused in one line. The device
+# written, the link stays), a directory is refused in one line. A kill -9
+# leaves the old file whole and no temporary. The device
 # here is a private node ($T/null, mknod c 1 3), not the machine's.
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -38,6 +39,29 @@ ln -s other.folded "$T/link"
 "$PPROBE" record -o "$T/link" -- "$W" hot 0.1 >/dev/null 2>&1
 check "record -o a link to a file: the link stays" test -L "$T/link"
 check "record -o a link to a file: the file it names is replaced" grep -qE '^wl_record;' "$T/other.folded"
+
+# kill -9 in the middle of a run: the old file stays whole, and nothing is
+# left beside it. The temporary is an O_TMPFILE, nameless until the end
+# (trace writes it from the start: a named one was left 10 times in 10).
+for cmd in "record" "record -g" "stat" "trace -e sched:sched_switch" "trace --syscalls"; do
+	echo old > "$T/k.out"
+	# shellcheck disable=SC2086
+	"$PPROBE" $cmd -o "$T/k.out" -- "$W" hot 5 >/dev/null 2>&1 &
+	pid=$!
+	sleep 1.5
+	during=$(ls -A "$T" | grep -c '^k\.out\.tmp' || true)
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null
+	pkill -9 -f "wl_record hot 5" 2>/dev/null
+	check "$cmd -o, kill -9: no temporary beside the output, during the run ($during) or after" \
+		test "$during" -eq 0 -a -z "$(ls -A "$T" | grep '^k\.out\.tmp')"
+	check "$cmd -o, kill -9: the old file is whole" test "$(cat "$T/k.out")" = old
+done
+"$PPROBE" trace -e sched:sched_process_exec -o "$T/k.out" -- "$W" hot 0.1 >/dev/null 2>&1
+check "trace -o: the file written at the end (exec of the command)" grep -q "sched_process_exec" "$T/k.out"
+check "trace -o: no temporary left" test -z "$(ls -A "$T" | grep '^k\.out\.tmp')"
+check "trace -o: the file has the mode a umask of $(umask) gives" \
+	test "$(stat -c %a "$T/k.out")" = "$(printf '%o' $((0666 & ~0$(umask))))"
 
 mkdir "$T/dir"
 "$PPROBE" record -o "$T/dir" -- "$W" hot 0.1 >/dev/null 2>"$T/err"
