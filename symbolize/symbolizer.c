@@ -228,10 +228,13 @@ void symbolizer__note_process(struct symbolizer *s, pid_t pid)
 }
 
 /* Caps on a JIT map: a JIT that runs for days appends forever, and the file
- * is the program's to make as big as it likes. Lines past the caps are left
- * out and said. (A jitdump's cap is in jitdump.h.) */
+ * is the program's to make as big as it likes (a sparse one costs it
+ * nothing). It is read in pieces, and the caps are on what was read: lines
+ * past them are left out and said, as is a line longer than JIT_MAX_LINE
+ * (a name of 64 KiB). (A jitdump's cap is in jitdump.h.) */
 #define JIT_MAX_LINES 1000000
 #define JIT_MAX_BYTES (64ULL << 20)
+#define JIT_MAX_LINE (64 << 10)
 
 /* The rules of a file the process controls: owned by its real or effective
  * user, by ours, or by root; never a link, a FIFO, a device. */
@@ -278,15 +281,83 @@ static int jit_open(struct jit_map *j, const char *fmt, char *fn, size_t fnlen)
 	return fd;
 }
 
+/* One line of a JIT map, NUL-terminated: "START SIZE name". 0, or -ENOMEM. */
+static int jit_line(struct jit_map *j, const char *line)
+{
+	unsigned long long start, size;
+	int pos = 0;
+
+	if (sscanf(line, "%llx %llx %n", &start, &size, &pos) < 2 || !pos)
+		return 0;
+	return symtab__add(&j->syms, start, size, 0, line + pos, strlen(line + pos), NULL, 0) ? -ENOMEM : 0;
+}
+
+/* The lines of the map open at fd, read in pieces of at most JIT_MAX_LINE
+ * bytes, within the caps; what was left out is said under fn. */
+static void jit_read(struct jit_map *j, int fd, const char *fn)
+{
+	char *buf = malloc(JIT_MAX_LINE + 1), why[128] = "";
+	size_t have = 0, lines = 0, long_line = 0;
+	uint64_t bytes = 0;
+	bool skipping = false;	/* in a line longer than the cap: up to its end */
+
+	if (!buf)
+		return;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, JIT_MAX_LINE - have);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {	/* the end (or an error): a last line without its newline */
+			buf[have] = '\0';
+			if (have && !skipping && lines < JIT_MAX_LINES)
+				jit_line(j, buf);
+			break;
+		}
+		bytes += (uint64_t)n;
+		have += (size_t)n;
+		size_t off = 0;
+		char *nl;
+		while ((nl = memchr(buf + off, '\n', have - off))) {
+			*nl = '\0';
+			if (++lines > JIT_MAX_LINES) {
+				snprintf(why, sizeof(why), "past line %zu (the caps: %d lines, %llu MiB)", lines - 1,
+					 JIT_MAX_LINES, JIT_MAX_BYTES >> 20);
+				goto out;
+			}
+			if (skipping)
+				skipping = false;
+			else if (jit_line(j, buf + off))
+				goto out;
+			off = (size_t)(nl - buf) + 1;
+		}
+		memmove(buf, buf + off, have - off);
+		have -= off;
+		if (have == JIT_MAX_LINE) {	/* no newline in a whole piece */
+			if (!skipping && !long_line)
+				long_line = lines + 1;
+			skipping = true;
+			have = 0;
+		}
+		if (bytes > JIT_MAX_BYTES) {
+			snprintf(why, sizeof(why), "past line %zu (the caps: %d lines, %llu MiB)", lines,
+				 JIT_MAX_LINES, JIT_MAX_BYTES >> 20);
+			break;
+		}
+	}
+out:
+	if (!why[0] && long_line)
+		snprintf(why, sizeof(why), "line %zu, longer than %d KiB, left out", long_line, JIT_MAX_LINE >> 10);
+	if (why[0])
+		safe_open__note(fn, why);
+	free(buf);
+}
+
 /* /tmp/perf-PID.map: "START SIZE name" per line, hex, written by JITs. */
 static struct jit_map *jit_for(struct symbolizer *s, pid_t pid)
 {
 	struct jit_map *j = proc_entry(s, pid);
-	char fn[PATH_MAX], *line = NULL;
-	size_t cap = 0, lines = 0;
-	uint64_t bytes = 0;
-	ssize_t len;
-	FILE *f;
+	char fn[PATH_MAX];
 	int fd;
 
 	if (!j || j->tried)
@@ -297,32 +368,8 @@ static struct jit_map *jit_for(struct symbolizer *s, pid_t pid)
 	fd = jit_open(j, "/tmp/perf-%d.map", fn, sizeof(fn));
 	if (fd < 0)
 		return NULL;
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return NULL;
-	}
-	while ((len = getline(&line, &cap, f)) > 0) {
-		unsigned long long start, size;
-		int pos = 0;
-		size_t n;
-
-		if (++lines > JIT_MAX_LINES || (bytes += (uint64_t)len) > JIT_MAX_BYTES) {
-			char why[96];
-
-			snprintf(why, sizeof(why), "past line %zu (the caps: %d lines, %llu MiB)", lines - 1,
-				 JIT_MAX_LINES, JIT_MAX_BYTES >> 20);
-			safe_open__note(fn, why);
-			break;
-		}
-		if (sscanf(line, "%llx %llx %n", &start, &size, &pos) < 2 || !pos)
-			continue;
-		n = strcspn(line + pos, "\n");
-		if (symtab__add(&j->syms, start, size, 0, line + pos, n, NULL, 0))
-			break;
-	}
-	free(line);
-	fclose(f);
+	jit_read(j, fd, fn);
+	close(fd);
 	j->dso = pool(s, strrchr(fn, '/') + 1);	/* "perf-PID.map" */
 	j->loaded = j->dso && symtab__finish(&j->syms) == 0;
 	return j->loaded ? j : NULL;

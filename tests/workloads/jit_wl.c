@@ -11,6 +11,8 @@
  *   fifo     a FIFO by that name, nothing written (a reader that opens it
  *            blocks until a writer comes: none does)
  *   foreign  the map above, owned by nobody (uid 65534), not by the process
+ *   huge     the map's line, then a 3 GB hole: a last line of NUL bytes
+ *            with no newline (sparse: it costs the disk nothing)
  *   none     no map
  * The map's path goes to PATHFILE (for the test's cleanup). Exits 0, or 77
  * where the machine code does not run (not x86-64). */
@@ -55,7 +57,7 @@ int main(int argc, char **argv)
 #else
 	static const unsigned char code[] = { 0x48, 0xff, 0xcf, 0x75, 0xfb, 0xc3 };
 	if (argc < 3) {
-		fprintf(stderr, "usage: jit_wl map|fifo|foreign|none SECONDS [PATHFILE]\n");
+		fprintf(stderr, "usage: jit_wl map|fifo|foreign|huge|none SECONDS [PATHFILE]\n");
 		return 2;
 	}
 	const char *mode = argv[1];
@@ -75,13 +77,15 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "fifo")) {
 		if (mkfifo(path, 0644))
 			return perror("mkfifo"), 1;
-	} else if (!strcmp(mode, "map") || !strcmp(mode, "foreign")) {
+	} else if (!strcmp(mode, "map") || !strcmp(mode, "foreign") || !strcmp(mode, "huge")) {
 		FILE *f = fopen(path, "w");
 		if (!f)
 			return perror(path), 1;
 		fprintf(f, "%lx %x jitted_spin\n", (unsigned long)(p + 64), 40);
 		if (!strcmp(mode, "foreign") && fchown(fileno(f), 65534, 65534))
 			return perror("fchown"), 1;
+		if (fflush(f) || (!strcmp(mode, "huge") && ftruncate(fileno(f), 3LL << 30)))
+			return perror("ftruncate"), 1;
 		fclose(f);
 	} else if (strcmp(mode, "none")) {
 		fprintf(stderr, "jit_wl: unknown mode %s\n", mode);
