@@ -157,13 +157,16 @@ static int fg_reader__sample(void *ctx, const struct psample *s)
 	return r->add_line(r->obj, r->side, r->buf);
 }
 
-/* Reads path ("-": stdin) into obj; says why not as WHAT. */
+/* Reads path ("-": stdin) into obj; says why not as WHAT. Lines the reader
+ * itself refused (a NUL byte in them) are added to *ignored. */
 static int read_profile(const char *what, const char *path, int (*add_line)(void *, int, const char *), void *obj,
-			int side)
+			int side, uint64_t *ignored)
 {
 	struct fg_reader r = { .add_line = add_line, .obj = obj, .side = side };
+	struct profile_info info;
 	char err[512];
-	int e = profile_in__read_lines(path, fg_reader__line, fg_reader__sample, &r, NULL, err, sizeof(err));
+	int e = profile_in__read_lines(path, fg_reader__line, fg_reader__sample, &r, &info, err, sizeof(err));
+	*ignored += info.ignored;
 	free(r.buf);
 	if (e > 0)
 		snprintf(err, sizeof(err), "reading %s: %s", path, strerror(e));
@@ -231,15 +234,17 @@ int cmd_flamegraph(int argc, char **argv)
 	static char obuf[1 << 16];
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	int status = 0;
-	if (first == argc && read_profile("flamegraph", "-", fg_add, fg, 0))
+	uint64_t ignored = 0;
+	if (first == argc && read_profile("flamegraph", "-", fg_add, fg, 0, &ignored))
 		status = 1;
 	for (int i = first; i < argc && !status; i++)
-		if (read_profile("flamegraph", argv[i], fg_add, fg, 0))
+		if (read_profile("flamegraph", argv[i], fg_add, fg, 0, &ignored))
 			status = 1;
 	if (!status) {
-		if (flamegraph__ignored(fg))
+		ignored += flamegraph__ignored(fg);
+		if (ignored)
 			fprintf(stderr, "pprobe flamegraph: ignored %llu lines with invalid format "
-				"(not 'stack COUNT')\n", (unsigned long long)flamegraph__ignored(fg));
+				"(not 'stack COUNT')\n", (unsigned long long)ignored);
 		status = write_svg(fg, "flamegraph");
 	}
 	flamegraph__delete(fg);
@@ -341,11 +346,14 @@ int cmd_diff(int argc, char **argv)
 		fprintf(stderr, "pprobe diff: %s\n", strerror(errno));
 		goto out;
 	}
-	if (read_profile("diff", argv[first], diff_add, d, 0) || read_profile("diff", argv[first + 1], diff_add, d, 1))
+	uint64_t ignored = 0;
+	if (read_profile("diff", argv[first], diff_add, d, 0, &ignored) ||
+	    read_profile("diff", argv[first + 1], diff_add, d, 1, &ignored))
 		goto out;
-	if (folded_diff__ignored(d))
+	ignored += folded_diff__ignored(d);
+	if (ignored)
 		fprintf(stderr, "pprobe diff: ignored %llu lines with invalid format "
-			"(not 'stack COUNT')\n", (unsigned long long)folded_diff__ignored(d));
+			"(not 'stack COUNT')\n", (unsigned long long)ignored);
 	static char obuf[1 << 16];
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	if (!o.svg) {

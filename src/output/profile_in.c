@@ -12,11 +12,19 @@
 #include "util.h"
 #include "pprobe/flamegraph.h"
 
+/* Bounds on what a profile file may make pprobe hold, checked before the
+ * memory is spent: a folded line (a stack of thousands of frames with long
+ * C++ names is a few MiB), and a pprof file's bytes as read (the same cap
+ * as on what it inflates to, pprof_read.c). */
+#define FOLDED_MAX_LINE (16U << 20)
+#define PPROF_MAX_FILE (1ULL << 30)
+
 /* A file read in chunks; [start, end) of buf is not consumed yet. */
 struct reader {
 	FILE *f;
 	char *buf;
 	size_t cap, start, end;
+	size_t max;	/* cap grows to max + 2 at most: callers stop past max */
 	bool eof;
 };
 
@@ -29,7 +37,9 @@ static int reader__fill(struct reader *r)
 		r->start = 0;
 	}
 	if (r->end + 1 >= r->cap) {
-		r->cap *= 2;
+		if (r->cap >= r->max + 2)
+			return -EOVERFLOW;	/* the caller stops before: never reached */
+		r->cap = r->cap * 2 < r->max + 2 ? r->cap * 2 : r->max + 2;
 		r->buf = pp_xrealloc(r->buf, r->cap);
 	}
 	size_t n = fread(r->buf + r->end, 1, r->cap - 1 - r->end, r->f);
@@ -226,24 +236,43 @@ static int folded_line(struct folded_state *st, const char *text, size_t len, ps
 	return fn(ctx, &s);
 }
 
-/* Folded input, streamed: each complete line as it arrives. */
+/* Folded input, streamed: each complete line as it arrives. A line with a
+ * NUL byte is not folded text (every reader: one grammar), and one longer
+ * than FOLDED_MAX_LINE ends the reading (-EOVERFLOW, info->lines its
+ * number less one). */
 static int read_folded(struct reader *r, pline_fn line_fn, psample_fn fn, void *ctx, struct profile_info *info)
 {
 	struct folded_state st = { 0 };
 	int ret = 0;
+	size_t scanned = 0;	/* of [start, end): bytes known to hold no '\n' */
 	for (;;) {
-		char *nl = memchr(r->buf + r->start, '\n', r->end - r->start);
+		char *nl = memchr(r->buf + r->start + scanned, '\n', r->end - r->start - scanned);
+		if (!nl && r->end - r->start > FOLDED_MAX_LINE) {
+			ret = -EOVERFLOW;
+			break;
+		}
 		if (!nl && !r->eof) {
+			scanned = r->end - r->start;
 			if ((ret = reader__fill(r)))
 				break;
 			continue;
 		}
+		scanned = 0;
 		if (!nl && r->start == r->end)
 			break;
 		size_t len = nl ? (size_t)(nl - (r->buf + r->start)) : r->end - r->start;
 		char *text = r->buf + r->start;
 		text[len] = '\0';	/* the '\n', or the byte kept free after the data */
 		r->start += len + (nl ? 1 : 0);
+		if (len > FOLDED_MAX_LINE) {
+			ret = -EOVERFLOW;
+			break;
+		}
+		if (memchr(text, '\0', len)) {
+			info->lines++;
+			info->ignored++;
+			continue;
+		}
 		if (line_fn) {
 			info->lines++;
 			ret = line_fn(ctx, text);
@@ -276,13 +305,20 @@ static int read_any(const char *path, pline_fn line_fn, psample_fn fn, void *ctx
 		return -e;
 	}
 	r.buf = pp_xmalloc(r.cap);
+	r.max = PPROF_MAX_FILE;
 	int ret = 0;
 	/* Enough of the start to tell the format. */
 	while (!r.eof && r.end < 4096 && !ret)
 		ret = reader__fill(&r);
 	if (!ret && looks_pprof((const unsigned char *)r.buf, r.end)) {
-		while (!r.eof && !ret)
+		while (!r.eof && !ret && r.end <= PPROF_MAX_FILE)
 			ret = reader__fill(&r);
+		if (!ret && r.end > PPROF_MAX_FILE) {
+			seterr(err, errlen, "%s: more than %llu MiB of pprof data (the cap): not read", path,
+			       PPROF_MAX_FILE >> 20);
+			ret = -EFBIG;
+			goto out;
+		}
 		if (!ret) {
 			char why[400] = "";
 			ret = pprof__read((const uint8_t *)r.buf, r.end, fn, ctx, info, why, sizeof(why));
@@ -291,9 +327,13 @@ static int read_any(const char *path, pline_fn line_fn, psample_fn fn, void *ctx
 			goto out;
 		}
 	} else if (!ret) {
+		r.max = FOLDED_MAX_LINE;	/* what is not consumed yet: one line */
 		ret = read_folded(&r, line_fn, fn, ctx, info);
 	}
-	if (ret < 0 && err && errlen)
+	if (ret == -EOVERFLOW)
+		seterr(err, errlen, "%s: line %llu is longer than %u MiB (the cap on a folded line): not folded stacks",
+		       path, (unsigned long long)info->lines + 1, FOLDED_MAX_LINE >> 20);
+	else if (ret < 0 && err && errlen)
 		seterr(err, errlen, "reading %s: %s", path, strerror(-ret));
 out:
 	free(r.buf);

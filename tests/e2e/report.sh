@@ -248,4 +248,38 @@ read -r one total < <(awk '{ t += $NF + $(NF-1) } $(NF-1) == 0 || $NF == 0 { o +
 check "--no-comm: stacks on one side only are under 5% of the weight ($one of $total)" \
 	[ "$total" -gt 0 -a $((one * 20)) -lt "$total" ]
 
+# One grammar for every reader of folded text: a NUL byte makes a line
+# invalid, counted and said, never a stack cut at it (report made
+# 'app;ma' of 'app;ma\0in;foo 5').
+printf 'app;ma\0in;foo 5\napp;main;bar 3\n' >"$T/nul.folded"
+for c in "report -i" flamegraph diff; do
+	# shellcheck disable=SC2086
+	if [ "$c" = diff ]; then set -- "$T/nul.folded" "$T/nul.folded"; else set -- "$T/nul.folded"; fi
+	"$PPROBE" $c "$@" >"$T/nul.out" 2>"$T/nul.err"
+	check "NUL: $c: the line is ignored, said" grep -q 'ignored [12] lines with invalid format' "$T/nul.err"
+	check "NUL: $c: no frame of it" not grep -qwE 'ma|foo' "$T/nul.out"
+	check "NUL: $c: the other line is read" grep -q 'bar' "$T/nul.out"
+done
+# A line without end (/dev/zero: 4 GB read before "out of memory", naming
+# neither file nor cause): the 16 MiB cap on a line, said with the file and
+# the line's number, in bounded memory (an address space of 512 MiB: not
+# under a sanitizer, whose shadow needs terabytes of it).
+python3 -c 'import sys; sys.stdout.write("a;b 1\n" * 3 + "x" * (17 << 20) + " 1\n")' >"$T/long.folded"
+for f in /dev/zero "$T/long.folded"; do
+	n=1; [ "$f" = /dev/zero ] || n=4
+	for c in "report -i" flamegraph; do
+		if [ -n "${PPROBE_SANITIZED:-}" ] || ! command -v prlimit >/dev/null; then
+			# shellcheck disable=SC2086
+			"$PPROBE" $c "$f" >/dev/null 2>"$T/long.err"
+		else
+			# shellcheck disable=SC2086
+			prlimit --as=$((512 << 20)) "$PPROBE" $c "$f" >/dev/null 2>"$T/long.err"
+		fi
+		st=$?
+		check "$c $f: exit 1 ($st)" [ $st -eq 1 ]
+		check "$c $f: one line: the file, the line, the cap" \
+			[ "$(wc -l <"$T/long.err")" -eq 1 -a "$(grep -c "$f: line $n is longer than 16 MiB (the cap on a folded line)" "$T/long.err")" -eq 1 ]
+	done
+done
+
 done_testing
