@@ -704,8 +704,9 @@ int cmd_stat(int argc, char **argv)
 	ret = child_status;
 out:
 	if (of.f) {
-		if (outfile__commit(&of) && !ret) {
-			fprintf(stderr, "pprobe stat: writing %s failed\n", o.output);
+		int err = outfile__commit(&of);
+		if (err && !ret) {
+			fprintf(stderr, "pprobe stat: writing %s failed: %s\n", o.output, strerror(-err));
 			ret = 1;
 		}
 	}

@@ -390,8 +390,8 @@ out:
 	if (of.f) {
 		if (ret)
 			outfile__abort(&of);
-		else if (outfile__commit(&of)) {
-			fprintf(stderr, "pprobe trace: writing %s failed\n", o.output);
+		else if ((ret = -outfile__commit(&of))) {
+			fprintf(stderr, "pprobe trace: writing %s failed: %s\n", o.output, strerror(ret));
 			ret = 1;
 		}
 	}

@@ -63,6 +63,25 @@ check "trace -o: no temporary left" test -z "$(ls -A "$T" | grep '^k\.out\.tmp')
 check "trace -o: the file has the mode a umask of $(umask) gives" \
 	test "$(stat -c %a "$T/k.out")" = "$(printf '%o' $((0666 & ~0$(umask))))"
 
+# A full file system: each command says the reason (trace and stat said
+# "writing X failed" alone), exits 1 and leaves no file behind.
+mkdir "$T/small"
+if mount -t tmpfs -o size=64k tmpfs "$T/small" 2>/dev/null; then
+	trap 'umount "$T/small" 2>/dev/null; rm -rf "$T"' EXIT	# never left mounted
+	dd if=/dev/zero of="$T/small/fill" bs=4k count=16 2>/dev/null
+	for cmd in "record" "stat" "trace -e sched:sched_switch" "trace --syscalls"; do
+		# shellcheck disable=SC2086
+		"$PPROBE" $cmd -o "$T/small/out" -- "$W" hot 0.3 >/dev/null 2>"$T/err"
+		rc=$?
+		check "$cmd -o a full file system: exit 1 (got $rc)" test "$rc" -eq 1
+		check "$cmd -o a full file system: the reason said" grep -q "No space left on device" "$T/err"
+		check "$cmd -o a full file system: nothing left but the filler" test "$(ls -A "$T/small")" = fill
+	done
+	umount "$T/small"
+else
+	echo "SKIP part: no tmpfs mount here"
+fi
+
 mkdir "$T/dir"
 "$PPROBE" record -o "$T/dir" -- "$W" hot 0.1 >/dev/null 2>"$T/err"
 rc=$?
