@@ -193,6 +193,13 @@ void dwarf__prepare(struct elf_object *o);
 int dwarf__srcline(struct elf_object *o, uint64_t vaddr, const char **file, int *line);
 void dwarf__free(struct elf_object *o);
 
+/* ---- JIT perf maps (symbolizer.c) ---- */
+/* The lines "START SIZE name" (hex) of the map open at fd into t (not
+ * finished), read in pieces of 64 KiB within the caps (1,000,000 lines, 64
+ * MiB read; a line over 64 KiB left out): what was left out, if anything,
+ * in why ("" if nothing). 0, or -ENOMEM. */
+int jitmap__read(struct symtab *t, int fd, char *why, size_t whylen);
+
 /* ---- kallsyms (kallsyms.c) ---- */
 /* Calls fn for every line of path (NULL: /proc/kallsyms): address, type
  * letter, name, and the module without brackets (NULL and 0 for the kernel

@@ -282,27 +282,28 @@ static int jit_open(struct jit_map *j, const char *fmt, char *fn, size_t fnlen)
 }
 
 /* One line of a JIT map, NUL-terminated: "START SIZE name". 0, or -ENOMEM. */
-static int jit_line(struct jit_map *j, const char *line)
+static int jit_line(struct symtab *t, const char *line)
 {
 	unsigned long long start, size;
 	int pos = 0;
 
 	if (sscanf(line, "%llx %llx %n", &start, &size, &pos) < 2 || !pos)
 		return 0;
-	return symtab__add(&j->syms, start, size, 0, line + pos, strlen(line + pos), NULL, 0) ? -ENOMEM : 0;
+	return symtab__add(t, start, size, 0, line + pos, strlen(line + pos), NULL, 0) ? -ENOMEM : 0;
 }
 
-/* The lines of the map open at fd, read in pieces of at most JIT_MAX_LINE
- * bytes, within the caps; what was left out is said under fn. */
-static void jit_read(struct jit_map *j, int fd, const char *fn)
+int jitmap__read(struct symtab *t, int fd, char *why, size_t whylen)
 {
-	char *buf = malloc(JIT_MAX_LINE + 1), why[128] = "";
+	char *buf = malloc(JIT_MAX_LINE + 1);
 	size_t have = 0, lines = 0, long_line = 0;
 	uint64_t bytes = 0;
 	bool skipping = false;	/* in a line longer than the cap: up to its end */
+	int err = 0;
 
+	if (whylen)
+		why[0] = '\0';
 	if (!buf)
-		return;
+		return -ENOMEM;
 	for (;;) {
 		ssize_t n = read(fd, buf + have, JIT_MAX_LINE - have);
 
@@ -311,7 +312,7 @@ static void jit_read(struct jit_map *j, int fd, const char *fn)
 		if (n <= 0) {	/* the end (or an error): a last line without its newline */
 			buf[have] = '\0';
 			if (have && !skipping && lines < JIT_MAX_LINES)
-				jit_line(j, buf);
+				err = jit_line(t, buf);
 			break;
 		}
 		bytes += (uint64_t)n;
@@ -321,13 +322,13 @@ static void jit_read(struct jit_map *j, int fd, const char *fn)
 		while ((nl = memchr(buf + off, '\n', have - off))) {
 			*nl = '\0';
 			if (++lines > JIT_MAX_LINES) {
-				snprintf(why, sizeof(why), "past line %zu (the caps: %d lines, %llu MiB)", lines - 1,
+				snprintf(why, whylen, "past line %zu (the caps: %d lines, %llu MiB)", lines - 1,
 					 JIT_MAX_LINES, JIT_MAX_BYTES >> 20);
 				goto out;
 			}
 			if (skipping)
 				skipping = false;
-			else if (jit_line(j, buf + off))
+			else if ((err = jit_line(t, buf + off)))
 				goto out;
 			off = (size_t)(nl - buf) + 1;
 		}
@@ -340,17 +341,16 @@ static void jit_read(struct jit_map *j, int fd, const char *fn)
 			have = 0;
 		}
 		if (bytes > JIT_MAX_BYTES) {
-			snprintf(why, sizeof(why), "past line %zu (the caps: %d lines, %llu MiB)", lines,
+			snprintf(why, whylen, "past line %zu (the caps: %d lines, %llu MiB)", lines,
 				 JIT_MAX_LINES, JIT_MAX_BYTES >> 20);
 			break;
 		}
 	}
 out:
-	if (!why[0] && long_line)
-		snprintf(why, sizeof(why), "line %zu, longer than %d KiB, left out", long_line, JIT_MAX_LINE >> 10);
-	if (why[0])
-		safe_open__note(fn, why);
+	if (whylen && !why[0] && long_line)
+		snprintf(why, whylen, "line %zu, longer than %d KiB, left out", long_line, JIT_MAX_LINE >> 10);
 	free(buf);
+	return err;
 }
 
 /* /tmp/perf-PID.map: "START SIZE name" per line, hex, written by JITs. */
@@ -368,8 +368,11 @@ static struct jit_map *jit_for(struct symbolizer *s, pid_t pid)
 	fd = jit_open(j, "/tmp/perf-%d.map", fn, sizeof(fn));
 	if (fd < 0)
 		return NULL;
-	jit_read(j, fd, fn);
+	char why[128];
+	jitmap__read(&j->syms, fd, why, sizeof(why));
 	close(fd);
+	if (why[0])
+		safe_open__note(fn, why);
 	j->dso = pool(s, strrchr(fn, '/') + 1);	/* "perf-PID.map" */
 	j->loaded = j->dso && symtab__finish(&j->syms) == 0;
 	return j->loaded ? j : NULL;

@@ -22,6 +22,91 @@ typedef Perftools__Profiles__Location Location;
 typedef Perftools__Profiles__Function Function;
 typedef Perftools__Profiles__Mapping Mapping;
 
+/* What decoding may spend, bounded before protobuf-c is let at the bytes:
+ * its unpack keeps a record per field it scans (32 bytes), allocates
+ * every message and string (a pointer in an array, the object, malloc's
+ * overhead) and 8 bytes per element of a packed array. A 65 KB .pb.gz of
+ * 32M empty strings inflated to 64 MiB and took 2.44 GB to decode. */
+#define PPROF_MAX_DECODED (1ULL << 30)
+#define PB_FIELD_COST 32
+#define PB_OBJECT_COST 104
+#define PB_STRING_COST 56	/* and the string's bytes */
+
+struct pb_cost {
+	uint64_t bytes;
+	bool bad;	/* not a protobuf: unpack refuses it (at a cost we bound too) */
+};
+
+static bool pb_varint(const uint8_t *p, size_t n, size_t *i, uint64_t *v)
+{
+	*v = 0;
+	for (int shift = 0; shift < 64 && *i < n; shift += 7) {
+		uint8_t b = p[(*i)++];
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/* The message p[0..n) of type kind (0 Profile, 1 Sample, 2 Location, 3
+ * another), its fields and what they decode to, added to c. */
+static void pb_walk(const uint8_t *p, size_t n, int kind, struct pb_cost *c)
+{
+	size_t i = 0;
+	while (i < n && !c->bad && c->bytes <= PPROF_MAX_DECODED) {
+		uint64_t tag, v;
+		if (!pb_varint(p, n, &i, &tag)) {
+			c->bad = true;
+			return;
+		}
+		uint64_t field = tag >> 3;
+		c->bytes += PB_FIELD_COST;
+		switch (tag & 7) {
+		case 0:
+			if (!pb_varint(p, n, &i, &v))
+				c->bad = true;
+			c->bytes += 8;	/* an element of a repeated number, or a number */
+			break;
+		case 1:
+			i += 8;
+			break;
+		case 5:
+			i += 4;
+			break;
+		case 2: {
+			if (!pb_varint(p, n, &i, &v) || v > n - i) {
+				c->bad = true;
+				return;
+			}
+			const uint8_t *sub = p + i;
+			i += v;
+			/* Sample's location_id and value, Profile's comment */
+			bool packed = (kind == 1 && (field == 1 || field == 2)) || (kind == 0 && field == 13);
+			if (packed) {
+				c->bytes += 8 * v;	/* at most a number per byte */
+			} else if (kind == 0 && field == 6) {
+				c->bytes += PB_STRING_COST + v;
+			} else if (kind == 0 && field >= 1 && field <= 5) {
+				c->bytes += PB_OBJECT_COST;
+				pb_walk(sub, v, field == 2 ? 1 : field == 4 ? 2 : 3, c);
+			} else if ((kind == 1 && field == 3) || (kind == 2 && field == 4) || (kind == 0 && field == 11)) {
+				c->bytes += PB_OBJECT_COST;
+				pb_walk(sub, v, 3, c);
+			} else {
+				c->bytes += PB_STRING_COST + v;	/* unknown: kept as bytes */
+			}
+			break;
+		}
+		default:
+			c->bad = true;	/* groups: not in profile.proto */
+			return;
+		}
+		if (i > n)
+			c->bad = true;
+	}
+}
+
 /* gzip -> *out (malloc'd). 0 or -errno with the reason in err. */
 static int inflate_all(const uint8_t *buf, size_t len, uint8_t **out, size_t *out_len, char *err, size_t errlen)
 {
@@ -338,6 +423,19 @@ int pprof__read(const uint8_t *buf, size_t len, psample_fn fn, void *ctx,
 			return ret;
 	} else if (len > PPROF_MAX_INFLATED) {
 		return seterr(err, errlen, "pprof data of more than %llu MiB: not read", PPROF_MAX_INFLATED >> 20),
+		       -EFBIG;
+	}
+	struct pb_cost cost = { 0 };
+	pb_walk(raw ? raw : buf, raw_len, 0, &cost);
+	if (cost.bad) {
+		free(raw);
+		return seterr(err, errlen, "not a pprof profile (the protobuf does not decode)"), -EINVAL;
+	}
+	if (cost.bytes > PPROF_MAX_DECODED) {
+		free(raw);
+		return seterr(err, errlen,
+			      "a pprof profile whose decoding takes more than %llu MiB (the cap; %zu bytes of "
+			      "protobuf): not read", PPROF_MAX_DECODED >> 20, raw_len),
 		       -EFBIG;
 	}
 	Profile *p = perftools__profiles__profile__unpack(NULL, raw_len, raw ? raw : buf);

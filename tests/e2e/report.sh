@@ -282,4 +282,18 @@ for f in /dev/zero "$T/long.folded"; do
 	done
 done
 
+# A pprof file whose decoding costs what its bytes do not: 65 KB of gzip,
+# 64 MiB of protobuf, 32M empty strings (2.44 GB and 14.5 s to decode).
+# Its cost is bounded before protobuf-c unpacks it: refused in one line.
+python3 -c 'import gzip, sys; sys.stdout.buffer.write(gzip.compress(b"\x32\x00" * (32 << 20), 9))' >"$T/s.pb.gz"
+if [ -n "${PPROBE_SANITIZED:-}" ] || ! command -v prlimit >/dev/null; then
+	timeout 120 "$PPROBE" report -i "$T/s.pb.gz" >/dev/null 2>"$T/s.err"
+else
+	timeout 120 prlimit --as=$((768 << 20)) "$PPROBE" report -i "$T/s.pb.gz" >/dev/null 2>"$T/s.err"
+fi
+st=$?
+check "pprof of 32M empty strings: exit 1 ($st)" [ $st -eq 1 ]
+check "pprof of 32M empty strings: one line, the cap on decoding" \
+	[ "$(wc -l <"$T/s.err")" -eq 1 -a "$(grep -c 'decoding takes more than 1024 MiB (the cap' "$T/s.err")" -eq 1 ]
+
 done_testing

@@ -205,3 +205,29 @@ if pys:
         off += struct.unpack_from("<I", data, off + 4)[0]
         keep = off
     put("jitdump", "cpython313", data[:keep])
+
+# ---- perfmap: JIT perf map lines (CPython -X perf, node, a long name, odd ones) ----
+put("perfmap", "lines", b"7f0000001000 40 py::fib:/tmp/w.py\n7f0000001040 20 py::<module>:/tmp/w.py\n"
+    b"7f0000002000 100 LazyCompile:*round /tmp/a.js:3:15\n")
+put("perfmap", "odd", b"7f0000001000 0 zero\nzz 10 bad\n7f0000003000 10\n7f0000004000 10 tab\tname\r\n"
+    b"ffffffffffffffff 10 wrap\n7f0000005000 10 no newline at the end")
+put("perfmap", "long", b"7f0000001000 40 " + b"x" * (70 << 10) + b"\n7f0000002000 40 after\n")
+
+# ---- pprof: a real profile (gzip and raw), a minimal one, hostile counts ----
+# pprobe record -g -F 499 -o real.pb.gz -- build/tests/workloads/wl_record threads 2 1
+import gzip
+if os.path.exists("real.pb.gz"):
+    put("pprof", "real_gz", open("real.pb.gz", "rb").read())
+    put("pprof", "real_raw", gzip.decompress(open("real.pb.gz", "rb").read()))
+def pb_len(field, b):
+    n, v = bytearray(), len(b)
+    while True:
+        n.append((v & 0x7f) | (0x80 if v > 0x7f else 0))
+        v >>= 7
+        if not v:
+            break
+    return bytes([field << 3 | 2]) + bytes(n) + b
+strings = b"".join(pb_len(6, s) for s in (b"", b"samples", b"count", b"main", b"app"))
+put("pprof", "minimal", pb_len(1, b"\x08\x01\x10\x02") + pb_len(2, b"\x0a\x01\x01\x12\x01\x05")
+    + pb_len(4, b"\x08\x01\x22\x02\x08\x01") + pb_len(5, b"\x08\x01\x10\x03") + strings)
+put("pprof", "empty_strings", gzip.compress(b"\x32\x00" * 4096))
