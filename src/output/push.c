@@ -36,6 +36,7 @@ struct pusher {
 	bool inflight;			/* q[head] is being sent (unlocked) */
 	bool stop;			/* pusher__finish: no more submits */
 	double deadline;		/* monotonic seconds: give up then */
+	double finish_s;		/* what the end waits for (pusher__finish) */
 	double next_try;		/* monotonic: the head waits for its retry */
 	double backoff;
 	struct pusher_stats st;
@@ -167,6 +168,12 @@ static enum send_result send_one(struct pusher *p, const struct push_item *it, d
 	curl_easy_setopt(p->curl, CURLOPT_ERRORBUFFER, NULL);
 	curl_mime_free(mime);
 	free(url);
+	if (rc == CURLE_ABORTED_BY_CALLBACK) {	/* xfer_cut */
+		pthread_mutex_lock(&p->lock);
+		snprintf(err, errlen, "no answer within the %.3g s the end waits for", p->finish_s);
+		pthread_mutex_unlock(&p->lock);
+		return RETRY;
+	}
 	if (rc != CURLE_OK) {
 		snprintf(err, errlen, "%s", curl_err[0] ? curl_err : curl_easy_strerror(rc));
 		return RETRY;
@@ -175,6 +182,19 @@ static enum send_result send_one(struct pusher *p, const struct push_item *it, d
 		return SENT;
 	snprintf(err, errlen, "the server answered HTTP %ld", status);
 	return status == 429 || status >= 500 ? RETRY : REJECTED;
+}
+
+/* libcurl's progress callback, at least once a second during a transfer:
+ * a finish's deadline passed ends the one on the wire (a server that
+ * accepted and never answers held the end for the whole 30 s timeout). */
+static int xfer_cut(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal, curl_off_t ulnow)
+{
+	struct pusher *p = arg;
+	(void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+	pthread_mutex_lock(&p->lock);
+	bool cut = p->stop && mono_s() >= p->deadline;
+	pthread_mutex_unlock(&p->lock);
+	return cut;
 }
 
 static void pop_head(struct pusher *p)
@@ -298,6 +318,9 @@ struct pusher *pusher__new(const struct pusher_opts *opts, char *err, size_t err
 		curl_easy_setopt(p->curl, CURLOPT_NOSIGNAL, 1L);	/* a thread: no SIGALRM for timeouts */
 		curl_easy_setopt(p->curl, CURLOPT_WRITEFUNCTION, discard_body);
 		curl_easy_setopt(p->curl, CURLOPT_USERAGENT, "pprobe");
+		curl_easy_setopt(p->curl, CURLOPT_NOPROGRESS, 0L);
+		curl_easy_setopt(p->curl, CURLOPT_XFERINFOFUNCTION, xfer_cut);
+		curl_easy_setopt(p->curl, CURLOPT_XFERINFODATA, p);
 		/* no "Expect: 100-continue" round trip before each body */
 		p->headers = curl_slist_append(NULL, "Expect:");
 		curl_easy_setopt(p->curl, CURLOPT_HTTPHEADER, p->headers);
@@ -359,7 +382,8 @@ void pusher__finish(struct pusher *p, double deadline_s)
 		return;
 	pthread_mutex_lock(&p->lock);
 	p->stop = true;
-	p->deadline = mono_s() + (deadline_s > 0 ? deadline_s : 0);
+	p->finish_s = deadline_s > 0 ? deadline_s : 0;
+	p->deadline = mono_s() + p->finish_s;
 	pthread_cond_signal(&p->cond);
 	pthread_mutex_unlock(&p->lock);
 	pthread_join(p->thread, NULL);
