@@ -91,7 +91,14 @@ void record_push__report(struct record_push *rp)
 	if (!rp->pusher)
 		return;
 	pusher__stats(rp->pusher, &st);
-	if (st.error_seq != rp->error_seq) {
+	if (st.error_seq != rp->error_seq && st.rejected != rp->rejected_said) {
+		/* refused for good (4xx): dropped, not retried */
+		rp->error_seq = st.error_seq;
+		fprintf(stderr, "pprobe record: push to %s: %llu profile%s refused: %s (dropped, not retried; the "
+			"recording goes on)\n", rp->url, (unsigned long long)(st.rejected - rp->rejected_said),
+			st.rejected - rp->rejected_said == 1 ? "" : "s", st.last_error);
+		rp->rejected_said = st.rejected;
+	} else if (st.error_seq != rp->error_seq) {
 		rp->error_seq = st.error_seq;
 		rp->failures_said = st.failures;
 		fprintf(stderr, "pprobe record: push to %s failed: %s (waiting: %zu profiles; retried with backoff, "

@@ -27,6 +27,7 @@ struct record_push {
 	int64_t from_ns;		/* wall clock: the interval's start */
 	uint64_t error_seq;		/* the last failure said */
 	uint64_t failures_said;
+	uint64_t rejected_said;		/* profiles the server refused, said so far */
 	bool quiet;
 };
 

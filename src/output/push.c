@@ -318,6 +318,11 @@ struct pusher *pusher__new(const struct pusher_opts *opts, char *err, size_t err
 		curl_easy_setopt(p->curl, CURLOPT_NOSIGNAL, 1L);	/* a thread: no SIGALRM for timeouts */
 		curl_easy_setopt(p->curl, CURLOPT_WRITEFUNCTION, discard_body);
 		curl_easy_setopt(p->curl, CURLOPT_USERAGENT, "pprobe");
+		/* a redirect (http to https behind a proxy, a moved ingest path)
+		 * is followed as curl -L would, the POST kept as a POST */
+		curl_easy_setopt(p->curl, CURLOPT_FOLLOWLOCATION, 1L);
+		curl_easy_setopt(p->curl, CURLOPT_MAXREDIRS, 5L);
+		curl_easy_setopt(p->curl, CURLOPT_POSTREDIR, (long)CURL_REDIR_POST_ALL);
 		curl_easy_setopt(p->curl, CURLOPT_NOPROGRESS, 0L);
 		curl_easy_setopt(p->curl, CURLOPT_XFERINFOFUNCTION, xfer_cut);
 		curl_easy_setopt(p->curl, CURLOPT_XFERINFODATA, p);
