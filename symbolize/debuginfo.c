@@ -91,7 +91,15 @@ static struct {
 	bool later;
 	bool (*cancel)(void *arg);
 	void *arg;
+	long max;		/* bytes an answer may have (the fetch under way) */
+	bool too_big;		/* the fetch under way passed max */
 } dbgd;
+
+/* What one debuginfod answer may be: DEBUGINFOD_MAXSIZE where the user set
+ * it (libdebuginfod checks it against a Content-Length; an answer without
+ * one is checked here as it arrives), else 4 GiB: a debug file is the size
+ * of the program's DWARF, and a server that sends without end is cut. */
+#define DEBUGINFOD_MAX_BYTES (4LL << 30)
 
 void debuginfo__debuginfod(bool now, bool (*cancel)(void *arg), void *arg)
 {
@@ -116,8 +124,10 @@ static bool debuginfod_wanted(size_t idsize)
 static int debuginfod_progress(debuginfod_client *c, long done, long total)
 {
 	(void)c;
-	(void)done;
-	(void)total;
+	if (done > dbgd.max || total > dbgd.max) {
+		dbgd.too_big = true;
+		return 1;
+	}
 	return dbgd.cancel && dbgd.cancel(dbgd.arg);
 }
 
@@ -133,8 +143,21 @@ char *debuginfo__fetch(const uint8_t *id, size_t idsize)
 	if (!c)
 		return NULL;
 	debuginfod_set_progressfn(c, debuginfod_progress);
+	const char *env = getenv("DEBUGINFOD_MAXSIZE");
+	long long max = env ? strtoll(env, NULL, 10) : 0;
+	dbgd.max = (long)(max > 0 ? max : DEBUGINFOD_MAX_BYTES);
+	dbgd.too_big = false;
 	fd = debuginfod_find_debuginfo(c, id, (int)idsize, &path);
 	debuginfod_end(c);
+	if (dbgd.too_big || fd == -EFBIG) {
+		char what[2 * 64 + 16], why[96];
+		int n = snprintf(what, sizeof(what), "debuginfod ");
+		for (size_t i = 0; i < idsize && i < 64; i++)
+			n += snprintf(what + n, sizeof(what) - (size_t)n, "%02x", id[i]);
+		snprintf(why, sizeof(why), "an answer over %ld bytes (the cap%s)", dbgd.max,
+			 max > 0 ? ": DEBUGINFOD_MAXSIZE" : "; DEBUGINFOD_MAXSIZE sets it");
+		safe_open__note(what, why);
+	}
 	if (fd < 0)
 		return NULL;
 	close(fd);

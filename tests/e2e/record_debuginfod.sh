@@ -84,4 +84,35 @@ check "signal: one SIGTERM ends the fetch and pprobe within 5 s ($ms ms)" [ $ms 
 check "signal: the status is still the command's (7: the signal came after it), got $st" [ $st -eq 7 ]
 check "signal: the stacks are written" grep -q '\[pf\]' "$T/b.folded"
 check "signal: not ended at once" not grep -q 'again: stopping at once' "$T/b.err"
+
+# 3. A server that sends without end (no Content-Length: libdebuginfod's
+# own DEBUGINFOD_MAXSIZE check needs one): the cap is checked as the answer
+# arrives, the fetch cut, said once; the stacks are written without it.
+python3 -c '
+import http.server, sys
+class Endless(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self):
+        self.send_response(200)
+        self.end_headers()
+        chunk = b"\0" * 65536
+        try:
+            for _ in range(128):    # 8 MiB, then the connection closes
+                self.wfile.write(chunk)
+        except OSError:
+            pass
+s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Endless)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+' > "$T/port3" &
+wait_for test -s "$T/port3" || { echo "FAIL: the endless server did not start" >&2; exit 1; }
+DEBUGINFOD_URLS="http://127.0.0.1:$(cat "$T/port3")" DEBUGINFOD_CACHE_PATH="$T/cache3" DEBUGINFOD_MAXSIZE=1048576 \
+	timeout -s KILL 120 "$PPROBE" record -g -o "$T/big.folded" -- "$T/pf" 2 2 30000000 2>"$T/big.err"
+rc=$?
+cat "$T/big.err"
+check "endless answer: record exits as the command did (7), got $rc" [ $rc -eq 7 ]
+check "endless answer: the cap said once, with the build id" \
+	[ "$(grep -c "ignored debuginfod $id: an answer over 1048576 bytes (the cap: DEBUGINFOD_MAXSIZE)" "$T/big.err")" -eq 1 ]
+check "endless answer: the stacks are written, unnamed" grep -q '\[pf\]' "$T/big.folded"
+check "endless answer: no cached file of it" test -z "$(find "$T/cache3" -type f -size +1M 2>/dev/null)"
 done_testing
