@@ -383,8 +383,9 @@ int cmd_trace(int argc, char **argv)
 		collect__queue_summary(&c, queue, sizeof(queue));
 		fprintf(stderr, "pprobe trace: %llu events lost; %s\n",
 			(unsigned long long)(c.lost + c.lost_samples), queue);
-		collect__report_lost(&c, "pprobe trace");
 	}
+	if (c.lost || c.lost_samples || c.stop_left)
+		collect__report_lost(&c, "pprobe trace");
 	safe_open__say("pprobe trace");	/* the files of the traced that were not read */
 out:
 	if (of.f) {

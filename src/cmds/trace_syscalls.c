@@ -257,8 +257,9 @@ int trace_syscalls(const struct trace_syscalls_opts *o)
 		collect__queue_summary(&c, queue, sizeof(queue));
 		fprintf(stderr, PROG ": %llu events lost (calls may show as [continued] or unfinished); %s\n",
 			(unsigned long long)(c.lost + c.lost_samples), queue);
-		collect__report_lost(&c, PROG);
 	}
+	if (c.lost || c.lost_samples || c.stop_left)
+		collect__report_lost(&c, PROG);
 	if (c.out_err && c.out_err != EPIPE) {
 		fprintf(stderr, PROG ": writing %s failed: %s\n", o->output ? o->output : "the output",
 			strerror(c.out_err));

@@ -757,6 +757,39 @@ static void catch_up(struct collect *c);
  * (collect__sp_high_after) while we work. */
 #define DRAIN_EVERY_NS 1000000ULL
 
+/* A stop signal ends the run, and what is queued is processed for this
+ * long after it at most: past it, the samples left are counted and left
+ * out (a burst queued over 40 s of unwinding had a SIGINT wait for it all). */
+#define STOP_GRACE_NS 500000000ULL
+
+/* A record left out after a stop: a sample is counted (as received, and
+ * as left out), nothing else is looked at. */
+static int leave_out(void *ctx, const struct perf_event_header *hdr, int cpu)
+{
+	struct collect *c = ctx;
+	struct sample s;
+	struct evsel *ev;
+	(void)cpu;
+	if (hdr->type == PERF_RECORD_SAMPLE && sample__parse(hdr, &c->layout, &s) == 0 &&
+	    (ev = evlist__evsel_by_id(&c->evlist, s.id))) {
+		ev->samples++;
+		c->nr_samples++;
+		c->stop_left++;
+	}
+	return 0;
+}
+
+/* A stop signal came more than STOP_GRACE_NS ago: the sample is left out. */
+static bool past_stop_grace(struct collect *c)
+{
+	if (!sigguard__count())
+		return false;
+	uint64_t t = now_ns();
+	if (!c->stop_seen_ns)
+		c->stop_seen_ns = t;
+	return t - c->stop_seen_ns > STOP_GRACE_NS;
+}
+
 static int process_record(void *ctx, const struct perf_event_header *hdr, int cpu)
 {
 	struct collect *c = ctx;
@@ -775,10 +808,16 @@ static int process_record(void *ctx, const struct perf_event_header *hdr, int cp
 		}
 		ev->samples++;
 		c->nr_samples++;
+		if (past_stop_grace(c)) {	/* this one and the rest: left out */
+			c->stop_left++;
+			return ORDERED_DROP;
+		}
 		struct thread *t = session__thread(&c->session, (pid_t)s.pid, (pid_t)s.tid);
 		struct process *p = s.pid > 0 ? session__process(&c->session, (pid_t)s.pid) : NULL;
 		int ret = c->on_sample ? c->on_sample(c, ev, &s, t, p) : 0;
-		if (now_ns() - c->last_read_ns > DRAIN_EVERY_NS) {
+		/* after a stop signal the queue only shrinks: what the drain
+		 * thread staged is pulled once, at the end */
+		if (!sigguard__count() && now_ns() - c->last_read_ns > DRAIN_EVERY_NS) {
 			catch_up(c);	/* s points into the queue: not used after this */
 			/* A thread that exits meanwhile is held, and its sp
 			 * noted for the samples still to come. */
@@ -920,6 +959,12 @@ static void queue_record(void *ctx, const struct perf_event_header *hdr, int cpu
 		note_lost(c, hdr, flags);
 		return;
 	}
+	if (hdr->type == PERF_RECORD_SAMPLE && past_stop_grace(c)) {
+		/* counted, not queued: a backlog pulled after the stop's grace
+		 * costs a parse, not a copy */
+		leave_out(c, hdr, cpu);
+		return;
+	}
 	ordered__push(&c->queue, hdr, sample__record_time(hdr, &c->layout), cpu);
 	if (hdr->type == PERF_RECORD_SAMPLE)
 		sp_note_sample(c, hdr);
@@ -955,7 +1000,8 @@ static void catch_up(struct collect *c)
  * drain thread's to use again. */
 static void flush_until(struct collect *c, uint64_t limit)
 {
-	ordered__flush(&c->queue, limit, process_record, c);
+	if (ordered__flush(&c->queue, limit, process_record, c) == ORDERED_DROP)
+		ordered__drop(&c->queue, leave_out, c);	/* past a stop's grace */
 	drain__consumer_bytes(&c->drain, c->queue.len);
 }
 
@@ -1290,6 +1336,9 @@ static void size_str(uint64_t v, char *buf, size_t len)
 
 void collect__report_lost(const struct collect *c, const char *prog)
 {
+	if (c->stop_left)
+		fprintf(stderr, "%s: stopped by signal: %llu samples queued at the stop left out (processed for "
+			"%.1f s after it)\n", prog, (unsigned long long)c->stop_left, STOP_GRACE_NS / 1e9);
 	size_t ring_kib = c->opts.ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024;
 	char qsize[32];
 	size_str(c->drain.max_bytes, qsize, sizeof(qsize));

@@ -91,6 +91,8 @@ struct collect {
 	pid_t *target_pids;		/* -p processes, to notice when they are all gone */
 	int nr_target_pids;
 	int stop_signal;		/* SIGINT/SIGTERM that stopped us, 0 if none */
+	uint64_t stop_seen_ns;		/* when processing first saw a stop signal */
+	uint64_t stop_left;		/* samples queued at a stop, left out past its grace */
 	int out_fd;			/* collect__watch_output's pipe or socket, or -1 */
 	int out_err;			/* errno of the first failed write of our output
 					 * (EPIPE: its reader went away), 0 if none */

@@ -5,33 +5,91 @@
 
 #include "util.h"
 
+#define CHUNK_BYTES (1u << 20)
+#define MAX_SPARE 8	/* 8 MiB kept for reuse: a steady run faults no fresh pages */
+
 void ordered__init(struct ordered *q)
 {
 	memset(q, 0, sizeof(*q));
 }
 
+static void chunk_free_list(struct ordered_chunk *ch)
+{
+	while (ch) {
+		struct ordered_chunk *next = ch->next;
+		free(ch);
+		ch = next;
+	}
+}
+
 void ordered__exit(struct ordered *q)
 {
-	free(q->buf);
+	/* every chunk with live records is reachable from an entry */
+	for (size_t i = 0; i < q->nr; i++) {
+		struct ordered_chunk *ch = q->ents[i].chunk;
+		if (ch && ch != q->cur && !--ch->live)
+			free(ch);
+	}
+	free(q->cur);
+	chunk_free_list(q->spare);
 	free(q->ents);
 	memset(q, 0, sizeof(*q));
+}
+
+/* A chunk's last record was delivered: kept spare (a standard one, while
+ * few are), else freed. Not the one pushes go to. */
+static void chunk_done(struct ordered *q, struct ordered_chunk *ch)
+{
+	if (ch->size == CHUNK_BYTES && q->nr_spare < MAX_SPARE) {
+		ch->next = q->spare;
+		q->spare = ch;
+		q->nr_spare++;
+	} else {
+		free(ch);
+	}
+}
+
+/* A chunk with room for sz bytes: the current one, else a new current one
+ * (the old stays while it has live records). */
+static struct ordered_chunk *chunk_for(struct ordered *q, size_t sz)
+{
+	struct ordered_chunk *ch = q->cur;
+	if (ch && ch->size - ch->used >= sz)
+		return ch;
+	if (ch && !ch->live)
+		chunk_done(q, ch);
+	if (sz <= CHUNK_BYTES && q->spare) {
+		ch = q->spare;
+		q->spare = ch->next;
+		q->nr_spare--;
+	} else {
+		size_t size = sz > CHUNK_BYTES ? sz : CHUNK_BYTES;
+		ch = pp_xmalloc(sizeof(*ch) + size);
+		ch->size = size;
+	}
+	ch->next = NULL;
+	ch->used = 0;
+	ch->live = 0;
+	q->cur = ch;
+	return ch;
 }
 
 void ordered__push(struct ordered *q, const struct perf_event_header *hdr, uint64_t time, int cpu)
 {
 	size_t sz = (hdr->size + 7u) & ~7u;
-	if (q->len + sz > q->cap) {
-		q->cap = (q->len + sz) * 2;
-		q->buf = pp_xrealloc(q->buf, q->cap);
-	}
-	memcpy(q->buf + q->len, hdr, hdr->size);
+	struct ordered_chunk *ch = chunk_for(q, sz);
+	memcpy(ch->data + ch->used, hdr, hdr->size);
 	if (q->nr == q->alloc) {
 		q->alloc = q->alloc ? q->alloc * 2 : 1024;
 		q->ents = pp_xrealloc(q->ents, q->alloc * sizeof(*q->ents));
 	}
 	if (time < q->last_flushed)
 		q->out_of_order++;
-	q->ents[q->nr++] = (struct ordered_ent){ .time = time, .seq = q->seq++, .off = q->len, .cpu = cpu };
+	q->ents[q->nr++] = (struct ordered_ent){
+		.time = time, .seq = q->seq++, .chunk = ch, .off = (uint32_t)ch->used, .cpu = cpu,
+	};
+	ch->used += sz;
+	ch->live++;
 	q->len += sz;
 }
 
@@ -41,6 +99,21 @@ static int ent_cmp(const void *a, const void *b)
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static const struct perf_event_header *ent_hdr(const struct ordered_ent *e)
+{
+	return (const struct perf_event_header *)(e->chunk->data + e->off);
+}
+
+/* Entry e was delivered (or dropped): its bytes are free, and its chunk
+ * with them when it was the last. */
+static void ent_done(struct ordered *q, const struct ordered_ent *e)
+{
+	struct ordered_chunk *ch = e->chunk;
+	q->len -= (ent_hdr(e)->size + 7u) & ~7u;
+	if (!--ch->live && ch != q->cur)
+		chunk_done(q, ch);
 }
 
 int ordered__flush(struct ordered *q, uint64_t limit, ordered_fn fn, void *ctx)
@@ -54,44 +127,42 @@ int ordered__flush(struct ordered *q, uint64_t limit, ordered_fn fn, void *ctx)
 	for (ready = 0; ready < q->nr && q->ents[ready].time < limit; ready++)
 		;
 	/* The callback may push more records (the caller keeps draining the
-	 * rings while it works): ents and buf can move, so index, never hold
-	 * pointers. New records land after the ready ones and wait for the
-	 * next flush. */
+	 * rings while it works): ents can move, so index, never hold
+	 * pointers into it (records themselves never move). New records land
+	 * after the ready ones and wait for the next flush. A record's chunk
+	 * is released only after the callback returned. */
 	for (i = 0; i < ready; i++) {
 		struct ordered_ent e = q->ents[i];
 		if (e.time > q->last_flushed)
 			q->last_flushed = e.time;
-		ret = fn(ctx, (const struct perf_event_header *)(q->buf + e.off), e.cpu);
+		ret = fn(ctx, ent_hdr(&e), e.cpu);
+		ent_done(q, &e);
 		if (ret) {
 			i++;
 			break;
 		}
 	}
-	if (i == q->nr) {
-		q->nr = 0;
-		q->len = 0;
-		return ret;
-	}
-	/* Compact what remains, into a buffer sized to it: after a burst the
-	 * queue gives its memory back. */
-	size_t left = q->nr - i, keep = 0;
-	for (size_t k = 0; k < left; k++)
-		keep += (((const struct perf_event_header *)(q->buf + q->ents[i + k].off))->size + 7u) & ~7u;
-	q->cap = keep * 2 > 65536 ? keep * 2 : 65536;
-	unsigned char *nb = pp_xmalloc(q->cap);
-	size_t nlen = 0;
-	for (size_t k = 0; k < left; k++) {
-		struct ordered_ent e = q->ents[i + k];
-		const struct perf_event_header *h = (const void *)(q->buf + e.off);
-		size_t sz = (h->size + 7u) & ~7u;
-		memcpy(nb + nlen, h, h->size);
-		e.off = nlen;
-		nlen += sz;
-		q->ents[k] = e;
-	}
-	free(q->buf);
-	q->buf = nb;
-	q->len = nlen;
+	size_t left = q->nr - i;
+	memmove(q->ents, q->ents + i, left * sizeof(*q->ents));
 	q->nr = left;
+	if (!left && q->cur && !q->cur->live) {	/* all delivered: start the chunk again */
+		q->cur->used = 0;
+		q->len = 0;
+	}
+	/* after a burst, the entries' array gives its memory back too */
+	if (q->alloc > 4096 && q->nr < q->alloc / 8) {
+		q->alloc /= 4;
+		q->ents = pp_xrealloc(q->ents, q->alloc * sizeof(*q->ents));
+	}
 	return ret;
+}
+
+void ordered__drop(struct ordered *q, ordered_fn fn, void *ctx)
+{
+	for (size_t i = 0; i < q->nr; i++) {
+		struct ordered_ent e = q->ents[i];
+		fn(ctx, ent_hdr(&e), e.cpu);
+		ent_done(q, &e);
+	}
+	q->nr = 0;
 }

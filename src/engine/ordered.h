@@ -7,18 +7,32 @@
 
 #include <linux/perf_event.h>
 #include <stddef.h>
+#include <errno.h>
 #include <stdint.h>
+
+/* Records live in chunks of 1 MiB (a bigger record in one of its own),
+ * never moved once pushed: a chunk is freed, or kept spare, when its last
+ * record was delivered. No flush copies what it leaves queued. */
+struct ordered_chunk {
+	struct ordered_chunk *next;	/* spare list */
+	size_t size, used;	/* bytes of data[], of them handed out */
+	size_t live;		/* records in it not delivered yet */
+	unsigned char data[];
+};
 
 struct ordered_ent {
 	uint64_t time;
 	uint64_t seq;
-	size_t off;
+	struct ordered_chunk *chunk;
+	uint32_t off;
 	int cpu;
 };
 
 struct ordered {
-	unsigned char *buf;
-	size_t len, cap;
+	struct ordered_chunk *cur;	/* where pushes go */
+	struct ordered_chunk *spare;	/* emptied chunks kept for reuse */
+	size_t nr_spare;
+	size_t len;		/* bytes of the records queued */
 	struct ordered_ent *ents;
 	size_t nr, alloc;
 	uint64_t seq;
@@ -33,7 +47,13 @@ void ordered__exit(struct ordered *q);
 void ordered__push(struct ordered *q, const struct perf_event_header *hdr, uint64_t time, int cpu);
 /* Deliver, in (time, arrival) order, every record with time < limit
  * (UINT64_MAX: all). The callback may push new records; they are kept for
- * the next flush. Returns the first non-zero callback value or 0. */
+ * the next flush. Returns the first non-zero callback value or 0.
+ * ORDERED_DROP from the callback: its record was the last wanted; every
+ * record left (delivered next or not) is handed to fn of ordered__drop. */
+#define ORDERED_DROP (-ECANCELED)
 int ordered__flush(struct ordered *q, uint64_t limit, ordered_fn fn, void *ctx);
+/* Every record queued to fn (which may count them), then none queued: the
+ * memory is kept for the next pushes. */
+void ordered__drop(struct ordered *q, ordered_fn fn, void *ctx);
 
 #endif

@@ -74,4 +74,29 @@ check "trace, one SIGTERM: probes removed" not group_left $pid
 
 check "trace: no child left" not pgrep -f "^$B 0 1 3000000$"
 
+# A backlog: every prctl of a burst sampled with its stack (4 KB each),
+# unwound slower than it arrives. A SIGINT ends the run and what is queued
+# gets 0.5 s more, the rest is counted and said, not waited for (a burst of
+# 1M uprobes once kept a SIGINT waiting 42.6 s).
+"$PPROBE" record -g -e syscalls:sys_enter_prctl --max-queue 2G -o "$T/burst.folded" -- \
+	"$WORKLOADS/wl_record" prctl 1000000 >/dev/null 2>"$T/burst.err" &
+pid=$!
+sleep 2.5
+start=$(date +%s%N)
+kill -INT $pid 2>/dev/null
+wait $pid
+st=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+cat "$T/burst.err"
+check "burst, SIGINT: pprobe ends within 4 s of it ($ms ms)" [ $ms -lt 4000 ]
+check "burst, SIGINT: the command's status: 0 (it ended first) or 143 (pprobe's stop sent it SIGTERM), got $st" \
+	[ $st -eq 0 -o $st -eq 143 ]
+check "burst, SIGINT: the stacks processed are written" [ "$(folded_sum "$T/burst.folded" do_prctls)" -gt 0 ]
+if grep -q "left out" "$T/burst.err"; then
+	check "burst, SIGINT: the samples left out are said with the grace" \
+		grep -qE "stopped by signal: [0-9]+ samples queued at the stop left out \(processed for 0.5 s after it\)" "$T/burst.err"
+else
+	echo "info: the burst was processed before the signal came"
+fi
+
 done_testing

@@ -231,3 +231,11 @@ strings = b"".join(pb_len(6, s) for s in (b"", b"samples", b"count", b"main", b"
 put("pprof", "minimal", pb_len(1, b"\x08\x01\x10\x02") + pb_len(2, b"\x0a\x01\x01\x12\x01\x05")
     + pb_len(4, b"\x08\x01\x22\x02\x08\x01") + pb_len(5, b"\x08\x01\x10\x03") + strings)
 put("pprof", "empty_strings", gzip.compress(b"\x32\x00" * 4096))
+
+# ---- profile_in: the files report, flamegraph and diff read (folded, pprof) ----
+put("profile_in", "folded", b"app;main;parse 40\napp;main;compute;heavy_loop 700\napp-12/13;main 3\n"
+    b"wl/7;start_thread;worker_[k] 2\napp;ma\0in;foo 5\njunk\n\na;b 1 2\n")
+put("profile_in", "real_folded", real[:300])
+for f in ("real_gz", "minimal"):
+    if os.path.exists(f"{C}/pprof/{f}"):
+        put("profile_in", f + "_pprof" if f == "minimal" else "real_pprof_gz", open(f"{C}/pprof/{f}", "rb").read())
