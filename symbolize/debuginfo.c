@@ -95,11 +95,18 @@ static struct {
 	bool too_big;		/* the fetch under way passed max */
 } dbgd;
 
-/* What one debuginfod answer may be: DEBUGINFOD_MAXSIZE where the user set
- * it (libdebuginfod checks it against a Content-Length; an answer without
- * one is checked here as it arrives), else 4 GiB: a debug file is the size
- * of the program's DWARF, and a server that sends without end is cut. */
+/* What one debuginfod answer may be, checked here as it arrives: 4 GiB (a
+ * debug file is the size of a program's DWARF; a server that sends without
+ * end is cut), or PPROBE_DEBUGINFOD_MAXSIZE, or DEBUGINFOD_MAXSIZE where
+ * smaller (libdebuginfod checks that one only against a Content-Length). */
 #define DEBUGINFOD_MAX_BYTES (4LL << 30)
+
+static long long env_size(const char *name)
+{
+	const char *v = getenv(name);
+	long long n = v ? strtoll(v, NULL, 10) : 0;
+	return n > 0 ? n : 0;
+}
 
 void debuginfo__debuginfod(bool now, bool (*cancel)(void *arg), void *arg)
 {
@@ -143,9 +150,14 @@ char *debuginfo__fetch(const uint8_t *id, size_t idsize)
 	if (!c)
 		return NULL;
 	debuginfod_set_progressfn(c, debuginfod_progress);
-	const char *env = getenv("DEBUGINFOD_MAXSIZE");
-	long long max = env ? strtoll(env, NULL, 10) : 0;
-	dbgd.max = (long)(max > 0 ? max : DEBUGINFOD_MAX_BYTES);
+	long long own = env_size("PPROBE_DEBUGINFOD_MAXSIZE"), lib = env_size("DEBUGINFOD_MAXSIZE");
+	long long max = own ? own : DEBUGINFOD_MAX_BYTES;
+	const char *which = own ? "PPROBE_DEBUGINFOD_MAXSIZE" : "pprobe's; PPROBE_DEBUGINFOD_MAXSIZE sets it";
+	if (lib && lib < max) {
+		max = lib;
+		which = "DEBUGINFOD_MAXSIZE";
+	}
+	dbgd.max = (long)max;
 	dbgd.too_big = false;
 	fd = debuginfod_find_debuginfo(c, id, (int)idsize, &path);
 	debuginfod_end(c);
@@ -154,8 +166,7 @@ char *debuginfo__fetch(const uint8_t *id, size_t idsize)
 		int n = snprintf(what, sizeof(what), "debuginfod ");
 		for (size_t i = 0; i < idsize && i < 64; i++)
 			n += snprintf(what + n, sizeof(what) - (size_t)n, "%02x", id[i]);
-		snprintf(why, sizeof(why), "an answer over %ld bytes (the cap%s)", dbgd.max,
-			 max > 0 ? ": DEBUGINFOD_MAXSIZE" : "; DEBUGINFOD_MAXSIZE sets it");
+		snprintf(why, sizeof(why), "an answer over %ld bytes (the cap: %s)", dbgd.max, which);
 		safe_open__note(what, why);
 	}
 	if (fd < 0)
