@@ -2,22 +2,48 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "util.h"
 
-#define CHUNK_BYTES (1u << 20)
-#define MAX_SPARE 8	/* 8 MiB kept for reuse: a steady run faults no fresh pages */
+/* A huge page per chunk where the system gives them on request (one fault
+ * and one clear per 2 MiB, not 512), mapped by us: from malloc a freed
+ * chunk went back to the kernel with the heap's top and the next one was
+ * faulted in again, page by page (a clang compile under record -g: 7,305
+ * of pprobe's 25,000 page faults were its pushes). Up to MAX_SPARE emptied
+ * chunks are kept (32 MiB at most, beside --max-queue): a steady run maps
+ * nothing new. */
+#define CHUNK_BYTES (2u << 20)
+#define MAX_SPARE 16
 
 void ordered__init(struct ordered *q)
 {
 	memset(q, 0, sizeof(*q));
 }
 
+static struct ordered_chunk *chunk_map(size_t size)
+{
+	size_t bytes = (sizeof(struct ordered_chunk) + size + 4095) & ~(size_t)4095;
+	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		pp_oom(bytes);
+	(void)madvise(m, bytes, MADV_HUGEPAGE);
+	struct ordered_chunk *ch = m;
+	ch->size = bytes - sizeof(*ch);
+	return ch;
+}
+
+static void chunk_unmap(struct ordered_chunk *ch)
+{
+	if (ch)
+		munmap(ch, sizeof(*ch) + ch->size);
+}
+
 static void chunk_free_list(struct ordered_chunk *ch)
 {
 	while (ch) {
 		struct ordered_chunk *next = ch->next;
-		free(ch);
+		chunk_unmap(ch);
 		ch = next;
 	}
 }
@@ -28,9 +54,9 @@ void ordered__exit(struct ordered *q)
 	for (size_t i = 0; i < q->nr; i++) {
 		struct ordered_chunk *ch = q->ents[i].chunk;
 		if (ch && ch != q->cur && !--ch->live)
-			free(ch);
+			chunk_unmap(ch);
 	}
-	free(q->cur);
+	chunk_unmap(q->cur);
 	chunk_free_list(q->spare);
 	free(q->ents);
 	memset(q, 0, sizeof(*q));
@@ -40,12 +66,12 @@ void ordered__exit(struct ordered *q)
  * few are), else freed. Not the one pushes go to. */
 static void chunk_done(struct ordered *q, struct ordered_chunk *ch)
 {
-	if (ch->size == CHUNK_BYTES && q->nr_spare < MAX_SPARE) {
+	if (ch->size == CHUNK_BYTES - sizeof(*ch) && q->nr_spare < MAX_SPARE) {
 		ch->next = q->spare;
 		q->spare = ch;
 		q->nr_spare++;
 	} else {
-		free(ch);
+		chunk_unmap(ch);
 	}
 }
 
@@ -58,14 +84,12 @@ static struct ordered_chunk *chunk_for(struct ordered *q, size_t sz)
 		return ch;
 	if (ch && !ch->live)
 		chunk_done(q, ch);
-	if (sz <= CHUNK_BYTES && q->spare) {
+	if (sz <= CHUNK_BYTES - sizeof(*ch) && q->spare) {
 		ch = q->spare;
 		q->spare = ch->next;
 		q->nr_spare--;
 	} else {
-		size_t size = sz > CHUNK_BYTES ? sz : CHUNK_BYTES;
-		ch = pp_xmalloc(sizeof(*ch) + size);
-		ch->size = size;
+		ch = chunk_map(sz > CHUNK_BYTES - sizeof(*ch) ? sz : CHUNK_BYTES - sizeof(*ch));
 	}
 	ch->next = NULL;
 	ch->used = 0;
