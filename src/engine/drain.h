@@ -40,6 +40,7 @@ struct drain {
 	struct drain_chunk *fill;	/* being filled (ring_lock) */
 	bool published;			/* a chunk was published this pass (ring_lock) */
 	struct drain_chunk *head, *tail;	/* published, oldest first (lock) */
+	size_t rd;			/* the consumer's offset in head */
 	struct drain_chunk *spare;	/* (lock) */
 	int nr_spare, max_spare;
 	int wake_fd;			/* eventfd: records were staged (poll it) */
@@ -75,7 +76,7 @@ void drain__stop(struct drain *d);
 /* Read every ring now, from the calling thread, regardless of the bound (it
  * adds at most what the rings hold). */
 void drain__read(struct drain *d);
-/* Hand every staged record, in ring order, to fn; frees their chunks.
+/* Hand every staged record, in ring order, to fn; frees the chunks read.
  * Returns the number of records. */
 size_t drain__pull(struct drain *d, drain_fn fn, void *ctx);
 /* The consumer holds this many bytes of records now (counted in the bound). */
