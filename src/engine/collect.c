@@ -33,7 +33,11 @@
  * one more round. */
 #define ORDER_SLACK_NS 2000000ULL
 #define POLL_MS 10
-#define POLL_MS_STACKS 1	/* DWARF stacks: unwind while the stacks are live */
+#define POLL_MS_STACKS 1	/* small DWARF stack copies: unwind while the stacks are live */
+/* A stack copy up to this size is completed from the live stack when the
+ * walk reaches its end (per-occurrence events copy 4 KB); a larger one (a
+ * rate-sampled event's 64 KB) rarely needs it and is not hurried. */
+#define LIVE_STACK_COPY 16384
 
 /* SIGINT, SIGTERM and SIGHUP belong to the guard's thread (sigguard.h);
  * the signalfd here takes SIGCHLD. */
@@ -444,15 +448,47 @@ static int normalize_attr(struct collect *c, struct evsel *ev, bool on_command)
 	a->disabled = 1;
 	a->inherit = inherit;
 	a->enable_on_exec = on_command ? 1 : 0;
-	/* Woken by the kernel at a watermark (bursts); with DWARF stacks
-	 * also every 1 ms by poll's timeout (see collect__run): a sample
-	 * unwound late may find its live stack gone. A wakeup at every sample
-	 * cost the sampled program dearly instead (at 9,999 Hz its run time
-	 * went from 2.8 to 4.1 s). */
+	/* Woken by the kernel at a watermark (bursts); with small DWARF stack
+	 * copies also every 1 ms by poll's timeout (see collect__run): a
+	 * sample unwound late may find its live stack gone. A wakeup at every
+	 * sample cost the sampled program dearly instead (at 9,999 Hz its run
+	 * time went from 2.8 to 4.1 s). Large copies: see set_wakeups. */
 	a->watermark = 1;
 	size_t ring_bytes = c->opts.ring_pages * (size_t)sysconf(_SC_PAGESIZE);
 	a->wakeup_watermark = (uint32_t)(ring_bytes / 16 < 65536 ? ring_bytes / 16 : 65536);
 	return refuse_inherited_pmu_probe(ev);
+}
+
+/* Do samples need unwinding while their thread's stack is live: a small
+ * stack copy (per-occurrence events), completed from the live stack? */
+static bool live_stacks(const struct collect *c)
+{
+	for (int i = 0; i < c->evlist.nr_evsels; i++) {
+		const struct evsel *ev = c->evlist.evsels[i];
+		if (!ev->tracking && (ev->attr.sample_type & PERF_SAMPLE_STACK_USER) &&
+		    ev->attr.sample_stack_user <= LIVE_STACK_COPY)
+			return true;
+	}
+	return false;
+}
+
+/* Where every stack copy is large (rate-sampled events: 64 KB), the rings
+ * wake the drain thread at an eighth of their size, the rest left for the
+ * POLL_MS between its passes. A copy reserves its whole size in the ring
+ * (64 KB for the few KB a thread's stack has): at the 64 KiB watermark that
+ * was a wakeup of both of pprobe's threads per sample (19,000 polls in a
+ * 10 s clang compile at 999 Hz). The ring's owner (the sideband dummy)
+ * sets it for the ring. */
+static void set_wakeups(struct collect *c)
+{
+	size_t ring_bytes = c->opts.ring_pages * (size_t)sysconf(_SC_PAGESIZE);
+	if (!(c->layout.sample_type & PERF_SAMPLE_STACK_USER) || live_stacks(c) || ring_bytes / 8 > UINT32_MAX)
+		return;
+	for (int i = 0; i < c->evlist.nr_evsels; i++) {
+		struct perf_event_attr *a = &c->evlist.evsels[i]->attr;
+		if (a->watermark && ring_bytes / 8 > a->wakeup_watermark)
+			a->wakeup_watermark = (uint32_t)(ring_bytes / 8);
+	}
 }
 
 static void add_tracking(struct collect *c)
@@ -731,6 +767,8 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 			ret = 1;
 			goto err;
 		}
+	if (!opts->counting)
+		set_wakeups(c);
 	/* The evlist owns cpus and tids from here. */
 	evlist__set_targets(&c->evlist, cpus, nr_cpus, tids, nr_tids);
 	c->evlist.ring_pages = opts->counting ? 0 : opts->ring_pages;
@@ -1179,7 +1217,7 @@ static void process_reaped(void *ctx, pid_t pid)
  * records into the timestamp-ordered queue and processes them. */
 int collect__run(struct collect *c)
 {
-	int poll_ms = c->opts.extra_sample_type & PERF_SAMPLE_STACK_USER ? POLL_MS_STACKS : POLL_MS;
+	int poll_ms = live_stacks(c) ? POLL_MS_STACKS : POLL_MS;
 	uint64_t max_queue = c->opts.max_queue ? c->opts.max_queue : drain__default_max();
 	int err = drain__init(&c->drain, c->evlist.rings, c->evlist.nr_cpus, max_queue, poll_ms);
 	if (err) {
