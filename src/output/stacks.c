@@ -605,59 +605,121 @@ static size_t root_label(const struct stacktab *st, const uint32_t *w, char *buf
 	return len < 0 ? 0 : (size_t)len >= size ? size - 1 : (size_t)len;
 }
 
-struct line {
-	char *text;
+/* A folded line is its root label, then every frame's labels, outermost
+ * first, each after a ';'. Lines are sorted and merged by that text without
+ * building it: labels are interned (one pointer per text) and never hold
+ * ';' (sanitize), so two lines are compared label by label, equal pointers
+ * skipped, and where one label is a prefix of the other the next byte of
+ * the text is ';' or the line's end. Building every line first (a clang
+ * compile's 4,761 lines: 20 MB of strings) was 15% of record's CPU. */
+struct fold_ent {
+	const uint32_t *w;
 	uint64_t count;
+	char root[128];
 };
 
-static int line_cmp(const void *a, const void *b)
+struct fold_cur {
+	const struct frametab *ft;
+	const struct fold_ent *e;
+	int64_t i;		/* frame: W_N - 1 down to 0 */
+	uint32_t k;		/* its label */
+	const char *next;	/* the label after the current one (NULL: none) */
+};
+
+static const char *fold_cur__advance(struct fold_cur *c)
 {
-	return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
+	const char *cur = c->next;
+	c->next = NULL;
+	while (c->i >= 0) {
+		const struct frame *f = &c->ft->frames[c->e->w[W_HDR + c->i]];
+		if (c->k < f->nr_syms) {
+			c->next = f->labels[c->k++];
+			break;
+		}
+		c->i--;
+		c->k = 0;
+	}
+	return cur;
+}
+
+static void fold_cur__init(struct fold_cur *c, const struct frametab *ft, const struct fold_ent *e)
+{
+	*c = (struct fold_cur){ .ft = ft, .e = e, .i = (int64_t)e->w[W_N] - 1, .next = e->root };
+}
+
+/* strcmp of the two lines' texts */
+static int fold_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct frametab *ft = arg;
+	struct fold_cur a, b;
+	fold_cur__init(&a, ft, pa);
+	fold_cur__init(&b, ft, pb);
+	for (;;) {
+		const char *x = fold_cur__advance(&a), *y = fold_cur__advance(&b);
+		if (!x || !y)	/* the line's end (0) against a ';' */
+			return x ? 1 : y ? -1 : 0;
+		if (x == y)
+			continue;
+		size_t j = 0;
+		while (x[j] && x[j] == y[j])
+			j++;
+		int cx = (unsigned char)x[j], cy = (unsigned char)y[j];
+		if (!cx && !cy)
+			continue;
+		if (!cx)
+			cx = a.next ? ';' : 0;
+		else if (!cy)
+			cy = b.next ? ';' : 0;
+		return cx - cy;
+	}
+}
+
+static size_t fold_text(const struct frametab *ft, const struct fold_ent *e, char **buf, size_t *cap)
+{
+	struct fold_cur c;
+	size_t len = 0;
+	fold_cur__init(&c, ft, e);
+	for (const char *l; (l = fold_cur__advance(&c));) {
+		size_t nl = strlen(l);
+		if (len + nl + 2 >= *cap) {
+			*cap = (len + nl + 2) * 2;
+			*buf = pp_xrealloc(*buf, *cap);
+		}
+		if (len)
+			(*buf)[len++] = ';';
+		memcpy(*buf + len, l, nl);
+		len += nl;
+	}
+	(*buf)[len] = 0;
+	return len;
 }
 
 size_t stacktab__folded(struct stacktab *st, folded_line_fn fn, void *ctx)
 {
 	struct frametab *ft = st->ft;
-	struct line *lines = pp_xcalloc(st->nr ? st->nr : 1, sizeof(*lines));
+	struct fold_ent *v = pp_xcalloc(st->nr ? st->nr : 1, sizeof(*v));
 	size_t cap = 4096;
 	char *buf = pp_xmalloc(cap);
 
 	for (size_t e = 0; e < st->nr; e++) {
-		const uint32_t *w = st->words + st->ents[e].off;
-		size_t len = root_label(st, w, buf, 128);
-		for (int64_t i = (int64_t)w[W_N] - 1; i >= 0; i--) {
-			const struct frame *f = &ft->frames[w[W_HDR + i]];
-			for (uint32_t k = 0; k < f->nr_syms; k++) {
-				const char *name = f->labels[k];
-				size_t nl = strlen(name);
-				if (len + nl + 2 >= cap) {
-					cap = (len + nl + 2) * 2;
-					buf = pp_xrealloc(buf, cap);
-				}
-				buf[len++] = ';';
-				memcpy(buf + len, name, nl);
-				len += nl;
-			}
-		}
-		buf[len] = 0;
-		lines[e].text = pp_xstrdup(buf);
-		lines[e].count = st->ents[e].count;
+		v[e].w = st->words + st->ents[e].off;
+		v[e].count = st->ents[e].count;
+		root_label(st, v[e].w, v[e].root, sizeof(v[e].root));
 	}
-	free(buf);
-	qsort(lines, st->nr, sizeof(*lines), line_cmp);
+	qsort_r(v, st->nr, sizeof(*v), fold_cmp, ft);
 	size_t out = 0;
 	for (size_t i = 0; i < st->nr;) {
 		size_t j = i + 1;
-		uint64_t count = lines[i].count;
-		while (j < st->nr && !strcmp(lines[j].text, lines[i].text))
-			count += lines[j++].count;
-		fn(ctx, lines[i].text, count);
+		uint64_t count = v[i].count;
+		while (j < st->nr && !fold_cmp(&v[i], &v[j], ft))
+			count += v[j++].count;
+		fold_text(ft, &v[i], &buf, &cap);
+		fn(ctx, buf, count);
 		out++;
-		for (size_t k = i; k < j; k++)
-			free(lines[k].text);
 		i = j;
 	}
-	free(lines);
+	free(buf);
+	free(v);
 	return out;
 }
 

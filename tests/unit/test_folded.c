@@ -25,6 +25,94 @@ static void line(void *ctx, const char *stack, uint64_t w)
 				   (unsigned long long)w);
 }
 
+struct big {
+	char *buf;
+	size_t len, cap;
+};
+
+static void big_line(void *ctx, const char *stack, uint64_t w)
+{
+	struct big *o = ctx;
+	size_t need = strlen(stack) + 32;
+	if (o->len + need > o->cap) {
+		o->cap = (o->len + need) * 2;
+		o->buf = realloc(o->buf, o->cap);
+	}
+	o->len += (size_t)sprintf(o->buf + o->len, "%s %llu\n", stack, (unsigned long long)w);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Lines are sorted as strcmp sorts their text, though they are compared
+ * label by label: labels that are prefixes of others ("foo" and
+ * "foo::bar": ':' sorts before ';'; "foo" and "foo!": '!' before ';'),
+ * a line that is a prefix of another, equal texts from distinct stacks
+ * (merged). Checked against the lines built and sorted as strings. */
+static void test_order(void)
+{
+	static const char *names[] = { "foo", "foo::bar", "foo!", "fo", "foo<", "foz", "f" };
+	static const char *comms[] = { "a", "a b", "a:", "ab" };
+	enum { NN = sizeof(names) / sizeof(names[0]), NC = sizeof(comms) / sizeof(comms[0]), NS = 400 };
+	struct frametab *ft = frametab__new();
+	struct stacktab *st = stacktab__new(ft);
+	uint32_t ids[NN];
+	for (int i = 0; i < NN; i++)
+		ids[i] = frametab__special(ft, names[i]);
+	frametab__symbolize(ft, NULL);
+	char *want[NS];
+	uint64_t wcount[NS];
+	unsigned seed = 12345;
+	for (int s = 0; s < NS; s++) {
+		uint32_t fr[5];
+		seed = seed * 1103515245u + 12345u;
+		int n = 1 + (int)((seed >> 16) % 5);
+		int c = (int)((seed >> 8) % NC);
+		char text[256];
+		size_t len = (size_t)sprintf(text, "%s", comms[c]);
+		for (char *p = text; *p; p++)
+			if (*p == ' ')
+				*p = '_';
+		for (int i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			fr[i] = ids[(seed >> 16) % NN];
+		}
+		for (int i = n - 1; i >= 0; i--)	/* leaf first in fr[] */
+			len += (size_t)sprintf(text + len, ";%s", names[fr[i] - ids[0]]);
+		struct stack_owner o = { comms[c], 1, 1 };
+		stacktab__add(st, &o, fr, (uint32_t)n, 1 + (uint64_t)s, 0);
+		want[s] = strdup(text);
+		wcount[s] = 1 + (uint64_t)s;
+	}
+	/* the expected text: sorted as strings, equal ones merged */
+	char *sorted[NS];
+	memcpy(sorted, want, sizeof(sorted));
+	qsort(sorted, NS, sizeof(sorted[0]), str_cmp);
+	struct big exp = { 0 }, got = { 0 };
+	for (int i = 0; i < NS;) {
+		uint64_t sum = 0;
+		int j = i;
+		while (j < NS && !strcmp(sorted[j], sorted[i]))
+			j++;
+		for (int s = 0; s < NS; s++)
+			if (!strcmp(want[s], sorted[i]))
+				sum += wcount[s];
+		big_line(&exp, sorted[i], sum);
+		i = j;
+	}
+	stacktab__folded(st, big_line, &got);
+	CHECK(exp.buf && got.buf && !strcmp(exp.buf, got.buf), "folded order differs from strcmp's:\n%.600s\nwant\n%.600s",
+	      got.buf ? got.buf : "", exp.buf ? exp.buf : "");
+	for (int s = 0; s < NS; s++)
+		free(want[s]);
+	free(exp.buf);
+	free(got.buf);
+	stacktab__delete(st);
+	frametab__delete(ft);
+}
+
 int main(void)
 {
 	struct frametab *ft = frametab__new();
@@ -145,5 +233,6 @@ int main(void)
 	stacktab__delete(st2);
 	stacktab__delete(st);
 	frametab__delete(ft);
+	test_order();
 	return check_summary();
 }
