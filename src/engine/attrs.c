@@ -24,17 +24,17 @@ void collect_raise_nofile_limit(void)
 }
 
 /* An inherited uprobe/kprobe PMU event breaks the program it follows
- * (probe_spec__follow_tasks): refuse to open one. 0, or 1 said. */
-static int refuse_inherited_pmu_probe(const struct evsel *ev)
+ * (probe_spec__follow_tasks): refuse to open one. 0, or 1 with err saying why. */
+static int refuse_inherited_pmu_probe(const struct evsel *ev, char *err, size_t len)
 {
 	if (!ev->attr.inherit || !probe_spec__is_pmu_probe_attr(&ev->attr))
 		return 0;
-	fprintf(stderr, "pprobe: internal error: %s would be opened as an inherited %s PMU event, which makes "
-		"the followed program's fork() fail; not opened\n", ev->name, ev->spec ? ev->spec->pmu : "probe");
+	seterr(err, len, "internal error: %s would be opened as an inherited %s PMU event, which makes "
+	       "the followed program's fork() fail; not opened", ev->name, ev->spec ? ev->spec->pmu : "probe");
 	return 1;
 }
 
-int collect_normalize_attr(struct collect *c, struct evsel *ev, bool on_command)
+int collect_normalize_attr(struct collect *c, struct evsel *ev, bool on_command, char *err, size_t len)
 {
 	struct perf_event_attr *a = &ev->attr;
 	a->size = sizeof(*a);
@@ -53,7 +53,7 @@ int collect_normalize_attr(struct collect *c, struct evsel *ev, bool on_command)
 		a->disabled = ev->group_leader < 0 || ev->group_leader == ev->idx;
 		a->inherit = inherit;
 		a->enable_on_exec = on_command && a->disabled ? 1 : 0;
-		return refuse_inherited_pmu_probe(ev);
+		return refuse_inherited_pmu_probe(ev, err, len);
 	}
 	a->sample_type = c->layout.sample_type;
 	a->sample_regs_user = c->layout.regs_user_mask;
@@ -80,7 +80,7 @@ int collect_normalize_attr(struct collect *c, struct evsel *ev, bool on_command)
 	a->watermark = 1;
 	size_t ring_bytes = c->opts.ring_pages * (size_t)sysconf(_SC_PAGESIZE);
 	a->wakeup_watermark = (uint32_t)(ring_bytes / 16 < 65536 ? ring_bytes / 16 : 65536);
-	return refuse_inherited_pmu_probe(ev);
+	return refuse_inherited_pmu_probe(ev, err, len);
 }
 
 void collect_add_tracking(struct collect *c)
@@ -107,20 +107,20 @@ void collect_add_tracking(struct collect *c)
 		el->evsels[i]->idx = i;
 }
 
-int collect_open_events(struct collect *c)
+int collect_open_events(struct collect *c, char *err, size_t len)
 {
-	int err = evlist__open(&c->evlist);
-	if (err == -EINVAL && c->evlist.failed_evsel && c->evlist.failed_evsel->tracking &&
+	int ret = evlist__open(&c->evlist);
+	if (ret == -EINVAL && c->evlist.failed_evsel && c->evlist.failed_evsel->tracking &&
 	    c->evlist.failed_evsel->attr.build_id) {
 		/* Kernels before 5.12 have no build ids in MMAP2. */
 		c->evlist.failed_evsel->attr.build_id = 0;
-		err = evlist__open(&c->evlist);
+		ret = evlist__open(&c->evlist);
 	}
-	if (err == -EMFILE) {
+	if (ret == -EMFILE) {
 		collect_raise_nofile_limit();
-		err = evlist__open(&c->evlist);
+		ret = evlist__open(&c->evlist);
 	}
-	if (!err)
+	if (!ret)
 		return 0;
 	char msg[1024];
 	const struct evsel *ev = c->evlist.failed_evsel;
@@ -133,8 +133,8 @@ int collect_open_events(struct collect *c)
 	}
 	event_spec__explain_open_error(ev->spec ? ev->spec : &sideband, c->evlist.failed_errno, msg, sizeof(msg));
 	if (c->evlist.failed_tid > 0 && c->evlist.failed_errno == ESRCH)
-		fprintf(stderr, "pprobe: no such process: %d\n", c->evlist.failed_tid);
+		seterr(err, len, "no such process: %d", c->evlist.failed_tid);
 	else
-		fprintf(stderr, "pprobe: %s\n", msg);
+		seterr(err, len, "%s", msg);
 	return 1;
 }

@@ -8,6 +8,7 @@
 #include "collect.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,6 +32,19 @@
 #define POLL_MS 10
 #define POLL_MS_STACKS 1	/* DWARF stacks: unwind while the stacks are live */
 
+void collect_note(struct collect *c, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!c->on_note)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	c->on_note(c, msg);
+}
+
 void collect__init(struct collect *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -39,8 +53,7 @@ void collect__init(struct collect *c)
 	/* From here a stop signal asks (c->stop; before the run: the command
 	 * never starts), a second one ends pprobe at once. */
 	if (sigguard__start(2))
-		fprintf(stderr, "pprobe: no signal guard (%s): SIGINT/SIGTERM end pprobe without its cleanup\n",
-			strerror(errno));
+		c->guard_errno = errno;	/* said by collect__prepare, once on_note is set */
 	c->child_go_fd = c->child_err_fd = -1;
 	evlist__init(&c->evlist);
 	session__init(&c->session);
@@ -48,7 +61,7 @@ void collect__init(struct collect *c)
 	u64map__init(&c->sp_seen);
 }
 
-int collect__prepare(struct collect *c, const struct collect_opts *opts)
+int collect__prepare(struct collect *c, const struct collect_opts *opts, char *err, size_t len)
 {
 	int *cpus = NULL, nr_cpus = 0;
 	pid_t *tids = NULL;
@@ -56,6 +69,10 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 	bool on_command;
 	int ret;
 
+	seterr(err, len, "%s", "");
+	if (c->guard_errno)
+		collect_note(c, "no signal guard (%s): SIGINT/SIGTERM end pprobe without its cleanup",
+			     strerror(c->guard_errno));
 	c->opts = *opts;
 	c->layout.sample_type = SAMPLE_TYPE_BASE | opts->extra_sample_type;
 	c->layout.regs_user_mask = opts->regs_user_mask;
@@ -63,10 +80,10 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 	/* temporary probes of pprobes that were killed (-9) go at the next start */
 	(void)probe_tracefs__sweep_stale();
 
-	ret = collect_target_cpus(opts, &cpus, &nr_cpus);
+	ret = collect_target_cpus(opts, &cpus, &nr_cpus, err, len);
 	if (ret)
 		return ret;
-	ret = collect_target_tasks(c, opts, &tids, &nr_tids, &on_command);
+	ret = collect_target_tasks(c, opts, &tids, &nr_tids, &on_command, err, len);
 	if (ret)
 		goto err;
 
@@ -75,9 +92,7 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 	if (on_command || opts->pid_list)
 		for (int i = 0; i < c->evlist.nr_evsels; i++) {
 			struct evsel *ev = c->evlist.evsels[i];
-			char err[4096];
-			if (ev->spec && probe_spec__follow_tasks(ev->spec, &ev->attr, err, sizeof(err)) < 0) {
-				fprintf(stderr, "pprobe: %s\n", err);
+			if (ev->spec && probe_spec__follow_tasks(ev->spec, &ev->attr, err, len) < 0) {
 				ret = 1;
 				goto err;
 			}
@@ -94,7 +109,7 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 	if ((ret = collect__stopped()))
 		goto err;
 	if (opts->argv) {
-		ret = collect_start_child(c, true);
+		ret = collect_start_child(c, true, err, len);
 		if (ret)
 			goto err;
 		if (on_command) {
@@ -114,7 +129,7 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 	if (!opts->counting)
 		collect_add_tracking(c);
 	for (int i = 0; i < c->evlist.nr_evsels; i++)
-		if (collect_normalize_attr(c, c->evlist.evsels[i], on_command)) {
+		if (collect_normalize_attr(c, c->evlist.evsels[i], on_command, err, len)) {
 			ret = 1;
 			goto err;
 		}
@@ -126,7 +141,7 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts)
 	c->evlist.tolerant = opts->counting;
 
 	collect_synthesize_targets(c, c->evlist.tids, c->evlist.nr_tids);
-	return collect_open_events(c);
+	return collect_open_events(c, err, len);
 
 err:
 	free(cpus);
@@ -316,17 +331,20 @@ static void check_output(struct collect *c, short revents)
 
 static void show_status(struct collect *c, bool final)
 {
-	if (c->opts.quiet || !isatty(2))
+	char line[256];
+
+	if (c->opts.quiet || !c->on_status)
 		return;
 	if (final) {
 		if (c->status_shown)
-			fprintf(stderr, "\r\033[K");
+			c->on_status(c, NULL);
 		return;
 	}
-	fprintf(stderr, "\r\033[K[ %s: %.1fs, %llu samples, %llu lost, %.1f MB read ]",
+	snprintf(line, sizeof(line), "[ %s: %.1fs, %llu samples, %llu lost, %.1f MB read ]",
 		c->opts.status_prefix ? c->opts.status_prefix : "pprobe", now_seconds() - c->t_start,
 		(unsigned long long)c->nr_samples, (unsigned long long)(c->lost + c->lost_samples),
 		(double)__atomic_load_n(&c->drain.bytes, __ATOMIC_RELAXED) / 1e6);
+	c->on_status(c, line);
 	c->status_shown = true;
 }
 
@@ -335,8 +353,9 @@ int collect__stopped(void)
 	return sigguard__count() ? COLLECT_EXIT_BY_SIGNAL + sigguard__first() : 0;
 }
 
-int collect__start(struct collect *c)
+int collect__start(struct collect *c, char *err, size_t len)
 {
+	seterr(err, len, "%s", "");
 	/* Stopped while attaching: the held command exits without running
 	 * (collect__cleanup), pprobe dies of the signal. */
 	int st = collect__stopped();
@@ -347,7 +366,7 @@ int collect__start(struct collect *c)
 	if (!on_command)
 		evlist__enable(&c->evlist);
 	/* With a command the events arm themselves at its exec. */
-	return c->child ? collect_release_child(c) : 0;
+	return c->child ? collect_release_child(c, err, len) : 0;
 }
 
 /* Checked this often for -p/-t targets that exited (stat waits here with no
@@ -384,23 +403,23 @@ static void process_reaped(void *ctx, pid_t pid)
  * records (DESIGN.md: draining never waits for anything slow). This thread
  * sleeps on the drain thread's eventfd and the signalfd, pulls the staged
  * records into the timestamp-ordered queue and processes them. */
-int collect__run(struct collect *c)
+int collect__run(struct collect *c, char *err, size_t len)
 {
 	int poll_ms = c->opts.extra_sample_type & PERF_SAMPLE_STACK_USER ? POLL_MS_STACKS : POLL_MS;
 	uint64_t max_queue = c->opts.max_queue ? c->opts.max_queue : drain__default_max();
-	int err = drain__init(&c->drain, c->evlist.rings, c->evlist.nr_cpus, max_queue, poll_ms);
-	if (err) {
-		fprintf(stderr, "pprobe: eventfd: %s\n", strerror(-err));
+	int ret = drain__init(&c->drain, c->evlist.rings, c->evlist.nr_cpus, max_queue, poll_ms);
+	if (ret) {
+		seterr(err, len, "eventfd: %s", strerror(-ret));
 		return 1;
 	}
 	if (c->layout.sample_type & PERF_SAMPLE_STACK_USER) {
 		c->drain.stack_field = collect_stack_field_of;
 		c->drain.stack_field_arg = c;
 	}
-	err = drain__start(&c->drain);
-	if (err)
-		fprintf(stderr, "pprobe: no drain thread (%s): the rings are read between samples, "
-			"a burst may overflow them\n", strerror(-err));
+	ret = drain__start(&c->drain);
+	if (ret)
+		collect_note(c, "no drain thread (%s): the rings are read between samples, a burst may overflow them",
+			     strerror(-ret));
 	struct pollfd pfd[4] = {
 		{ .fd = c->sigfd, .events = POLLIN },
 		{ .fd = c->drain.wake_fd, .events = POLLIN },
@@ -409,7 +428,7 @@ int collect__run(struct collect *c)
 	};
 	uint64_t slack = c->opts.order_slack_us ? c->opts.order_slack_us * 1000ULL : ORDER_SLACK_NS;
 
-	int st = collect__start(c);
+	int st = collect__start(c, err, len);
 	if (st) {
 		drain__stop(&c->drain);
 		return st;

@@ -84,16 +84,18 @@ struct lost_samples_record {
 
 /* Read the rings and process every record older than limit. */
 void collect_drain_until(struct collect *c, uint64_t limit);
+/* A note for the user (c->on_note), formatted. */
+void collect_note(struct collect *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- target.c ---- */
 
 /* The CPUs to open on: -C's list, each checked to be online, or every
- * online CPU. 0, or the exit status after saying why. */
-int collect_target_cpus(const struct collect_opts *opts, int **cpus_out, int *nr_out);
-/* The threads to open on (see target.c). 0, or the exit status after
+ * online CPU. 0, or the exit status with err saying why. */
+int collect_target_cpus(const struct collect_opts *opts, int **cpus_out, int *nr_out, char *err, size_t len);
+/* The threads to open on (see target.c). 0, or the exit status with err
  * saying why. */
 int collect_target_tasks(struct collect *c, const struct collect_opts *opts, pid_t **tids_out, int *nr_out,
-			 bool *on_command);
+			 bool *on_command, char *err, size_t len);
 /* What exists already, into the session. */
 void collect_synthesize_targets(struct collect *c, const pid_t *tids, int nr_tids);
 /* Every -p/-t target has exited (false when there are none). */
@@ -116,11 +118,11 @@ void sp_history__free(struct sp_history *h);
 /* The signals the signalfd takes (SIGCHLD). */
 sigset_t collect_sigs(void);
 /* Fork the command (c->opts.argv), held before its exec when
- * hold_until_go. 0, or the exit status after saying why. */
-int collect_start_child(struct collect *c, bool hold_until_go);
+ * hold_until_go. 0, or the exit status with err saying why. */
+int collect_start_child(struct collect *c, bool hold_until_go, char *err, size_t len);
 /* Release the child; 0 once it has exec'd, or the exit status (127, 126)
- * after saying why. */
-int collect_release_child(struct collect *c);
+ * with err saying why. */
+int collect_release_child(struct collect *c, char *err, size_t len);
 /* Handle the status changes of the command and its tracees (workload.c). */
 void collect_reap(struct collect *c, bool hold, bool block);
 /* Let the held threads finish exiting; first (when drain) process every
@@ -133,12 +135,12 @@ void collect_child_exit_now(void *arg);
 
 /* RLIMIT_NOFILE's soft limit raised to its hard one. */
 void collect_raise_nofile_limit(void);
-/* Set EV's attr for the run. 0, or 1 said. */
-int collect_normalize_attr(struct collect *c, struct evsel *ev, bool on_command);
+/* Set EV's attr for the run. 0, or 1 with err saying why. */
+int collect_normalize_attr(struct collect *c, struct evsel *ev, bool on_command, char *err, size_t len);
 /* The sideband tracking event, first in c->evlist. */
 void collect_add_tracking(struct collect *c);
-/* Open c->evlist. 0, or 1 said. */
-int collect_open_events(struct collect *c);
+/* Open c->evlist. 0, or 1 with err saying why. */
+int collect_open_events(struct collect *c, char *err, size_t len);
 
 /* ---- sideband.c ---- */
 

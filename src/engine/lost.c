@@ -1,7 +1,9 @@
 /* The collect engine's losses: PERF_RECORD_LOST counted under the event it
  * names, the events' own counts for what the kernel lost without a word,
  * and the prose that says what was lost and which option keeps it. */
+#define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "collect_internal.h"
@@ -81,10 +83,15 @@ static void size_str(uint64_t v, char *buf, size_t len)
 	snprintf(buf, len, "%llu%s", (unsigned long long)v, u >= 0 ? (char[]){ units[u], 0 } : "");
 }
 
-void collect__report_lost(const struct collect *c, const char *prog)
+char *collect__lost_text(const struct collect *c, const char *prog)
 {
+	char *text = NULL;
+	size_t text_len = 0;
+	FILE *m = open_memstream(&text, &text_len);
+	if (!m)
+		return NULL;
 	if (c->stop_left)
-		fprintf(stderr, "%s: stopped by signal: %llu samples queued at the stop left out (processed for "
+		fprintf(m, "%s: stopped by signal: %llu samples queued at the stop left out (processed for "
 			"%.1f s after it)\n", prog, (unsigned long long)c->stop_left, STOP_GRACE_NS / 1e9);
 	size_t ring_kib = c->opts.ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024;
 	char qsize[32];
@@ -118,17 +125,17 @@ void collect__report_lost(const struct collect *c, const char *prog)
 		if (!total)
 			continue;
 		if (!full)
-			fprintf(stderr, "%s: %llu records lost (%s; the kernel names the event that wrote next to "
+			fprintf(m, "%s: %llu records lost (%s; the kernel names the event that wrote next to "
 				"the ring): the ring (-m %zu, %zu KiB per CPU) overflowed while pprobe's queue had "
 				"room; a bigger -m (e.g. -m %zu) keeps them\n", prog, (unsigned long long)total, who,
 				c->opts.ring_pages, ring_kib, more);
 		else
-			fprintf(stderr, "%s: %llu records lost (%s; the kernel names the event that wrote next to "
+			fprintf(m, "%s: %llu records lost (%s; the kernel names the event that wrote next to "
 				"the ring): pprobe's queue was full (--max-queue %s), so the ring overflowed; a "
 				"bigger --max-queue keeps them\n", prog, (unsigned long long)total, who, qsize);
 	}
 	if (c->lost_samples)
-		fprintf(stderr, "%s: the kernel dropped %llu samples it could not write "
+		fprintf(m, "%s: the kernel dropped %llu samples it could not write "
 			"(PERF_RECORD_LOST_SAMPLES)\n", prog, (unsigned long long)c->lost_samples);
 	/* Each event's own count: exact where it samples every Nth event. */
 	for (int i = 0; i < c->evlist.nr_evsels; i++) {
@@ -136,7 +143,7 @@ void collect__report_lost(const struct collect *c, const char *prog)
 		if (ev->counted <= ev->samples)
 			continue;
 		uint64_t missing = ev->counted - ev->samples;
-		fprintf(stderr, "%s: %s: %llu samples of %llu events counted by the kernel, %llu lost\n", prog,
+		fprintf(m, "%s: %s: %llu samples of %llu events counted by the kernel, %llu lost\n", prog,
 			ev->name, (unsigned long long)ev->samples, (unsigned long long)ev->counted,
 			(unsigned long long)missing);
 	}
@@ -144,11 +151,16 @@ void collect__report_lost(const struct collect *c, const char *prog)
 		bool full = false;
 		for (int i = 0; i < c->drain.nr_rings && c->drain.stalled; i++)
 			full |= c->drain.stalled[i];
-		fprintf(stderr, "%s: %llu of them never reported by the kernel (its ring was still full when the "
+		fprintf(m, "%s: %llu of them never reported by the kernel (its ring was still full when the "
 			"events stopped): %s\n", prog, (unsigned long long)c->lost_unreported,
 			full ? "pprobe's queue was full; a bigger --max-queue keeps them"
 			     : "a bigger -m keeps them");
 	}
+	if (fclose(m) || !text_len) {
+		free(text);
+		return NULL;
+	}
+	return text;
 }
 
 void collect__queue_summary(struct collect *c, char *buf, size_t len)

@@ -63,15 +63,15 @@ static int threads_of(const pid_t *pids, int nr, pid_t **out, pid_t *missing)
 }
 
 /* The CPUs to open on: -C's list, each checked to be online, or every
- * online CPU. 0, or the exit status after saying why. */
-int collect_target_cpus(const struct collect_opts *opts, int **cpus_out, int *nr_out)
+ * online CPU. 0, or the exit status with err saying why. */
+int collect_target_cpus(const struct collect_opts *opts, int **cpus_out, int *nr_out, char *err, size_t len)
 {
 	int *cpus = NULL, nr_cpus;
 
 	if (!opts->cpu_list) {
 		nr_cpus = cpulist__online(&cpus);
 		if (nr_cpus < 0) {
-			fprintf(stderr, "pprobe: cannot read the online CPUs: %s\n", strerror(-nr_cpus));
+			seterr(err, len, "cannot read the online CPUs: %s", strerror(-nr_cpus));
 			return 1;
 		}
 		*cpus_out = cpus;
@@ -80,7 +80,7 @@ int collect_target_cpus(const struct collect_opts *opts, int **cpus_out, int *nr
 	}
 	nr_cpus = cpulist__parse(opts->cpu_list, &cpus);
 	if (nr_cpus < 0) {
-		fprintf(stderr, "pprobe: bad CPU list '%s' (expected e.g. 0-3,5)\n", opts->cpu_list);
+		seterr(err, len, "bad CPU list '%s' (expected e.g. 0-3,5)", opts->cpu_list);
 		return 2;
 	}
 	int *online, nr_online = cpulist__online(&online);
@@ -89,8 +89,8 @@ int collect_target_cpus(const struct collect_opts *opts, int **cpus_out, int *nr
 		for (int k = 0; k < nr_online; k++)
 			ok |= online[k] == cpus[i];
 		if (!ok) {
-			fprintf(stderr, "pprobe: CPU %d is not online (online: %d-%d)\n", cpus[i],
-				online[0], online[nr_online - 1]);
+			seterr(err, len, "CPU %d is not online (online: %d-%d)", cpus[i], online[0],
+			       online[nr_online - 1]);
 			free(online);
 			free(cpus);
 			return 2;
@@ -106,9 +106,9 @@ int collect_target_cpus(const struct collect_opts *opts, int **cpus_out, int *nr
 /* The threads to open on: those of -p's processes, -t's threads, -1 (every
  * task) for -a or -C, or none yet when the command to be started is the
  * target (*on_command: its pid comes when it is forked). Sets
- * c->target_pids for -p and -t. 0, or the exit status after saying why. */
+ * c->target_pids for -p and -t. 0, or the exit status with err saying why. */
 int collect_target_tasks(struct collect *c, const struct collect_opts *opts, pid_t **tids_out, int *nr_out,
-			 bool *on_command)
+			 bool *on_command, char *err, size_t len)
 {
 	*tids_out = NULL;
 	*on_command = false;
@@ -117,15 +117,15 @@ int collect_target_tasks(struct collect *c, const struct collect_opts *opts, pid
 		pid_t *ids;
 		int n = parse_id_list(list, &ids);
 		if (n < 0) {
-			fprintf(stderr, "pprobe: bad %s list '%s' (expected e.g. 1234,5678)\n",
-				opts->pid_list ? "PID" : "TID", list);
+			seterr(err, len, "bad %s list '%s' (expected e.g. 1234,5678)", opts->pid_list ? "PID" : "TID",
+			       list);
 			return 2;
 		}
 		if (opts->pid_list) {
 			pid_t missing = 0;
 			*nr_out = threads_of(ids, n, tids_out, &missing);
 			if (*nr_out < 0) {
-				fprintf(stderr, "pprobe: no such process: %d\n", missing);
+				seterr(err, len, "no such process: %d", missing);
 				free(ids);
 				return 1;
 			}
@@ -137,7 +137,7 @@ int collect_target_tasks(struct collect *c, const struct collect_opts *opts, pid
 			char path[64];
 			snprintf(path, sizeof(path), "/proc/%d", ids[i]);
 			if (access(path, F_OK)) {
-				fprintf(stderr, "pprobe: no such thread: %d\n", ids[i]);
+				seterr(err, len, "no such thread: %d", ids[i]);
 				free(ids);
 				return 1;
 			}
@@ -152,7 +152,7 @@ int collect_target_tasks(struct collect *c, const struct collect_opts *opts, pid
 	}
 	if (opts->system_wide || opts->cpu_list || !opts->argv) {
 		if (!opts->system_wide && !opts->cpu_list && !opts->argv) {
-			fprintf(stderr, "pprobe: nothing to record: give a command, -p PID, -t TID, -a or -C CPUS\n");
+			seterr(err, len, "nothing to record: give a command, -p PID, -t TID, -a or -C CPUS");
 			return 2;
 		}
 		*tids_out = pp_xmalloc(sizeof(pid_t));

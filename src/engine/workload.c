@@ -121,17 +121,17 @@ void collect_child_exit_now(void *arg)
 		kill(c->child, SIGTERM);
 }
 
-int collect_start_child(struct collect *c, bool hold_until_go)
+int collect_start_child(struct collect *c, bool hold_until_go, char *err, size_t len)
 {
 	int go[2], errp[2];
 	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
-		fprintf(stderr, "pprobe: pipe: %s\n", strerror(errno));
+		seterr(err, len, "pipe: %s", strerror(errno));
 		return 1;
 	}
 	sigset_t sigs = collect_sigs();
 	pid_t pid = fork();
 	if (pid < 0) {
-		fprintf(stderr, "pprobe: fork: %s\n", strerror(errno));
+		seterr(err, len, "fork: %s", strerror(errno));
 		return 1;
 	}
 	if (pid == 0) {
@@ -166,8 +166,8 @@ int collect_start_child(struct collect *c, bool hold_until_go)
 }
 
 /* Release the child; returns 0 once it has exec'd, or the exit status
- * (127 command not found, 126 not executable) after saying why. */
-int collect_release_child(struct collect *c)
+ * (127 command not found, 126 not executable) with err saying why. */
+int collect_release_child(struct collect *c, char *err, size_t len)
 {
 	if (c->child_go_fd >= 0) {
 		if (write(c->child_go_fd, "g", 1) != 1) {
@@ -181,7 +181,7 @@ int collect_release_child(struct collect *c)
 	close(c->child_err_fd);
 	c->child_err_fd = -1;
 	if (n == (ssize_t)sizeof(e)) {
-		fprintf(stderr, "pprobe: cannot run '%s': %s\n", c->opts.argv[0], strerror(e));
+		seterr(err, len, "cannot run '%s': %s", c->opts.argv[0], strerror(e));
 		collect_reap(c, false, true);
 		c->child = 0;
 		c->child_exited = false;

@@ -13,9 +13,12 @@
 #include <time.h>
 #include <unistd.h>
 
-static void oom(size_t n)
+void pp_oom(size_t n)
 {
-	fprintf(stderr, "pprobe: out of memory allocating %zu bytes\n", n);
+	if (n)
+		fprintf(stderr, "pprobe: out of memory allocating %zu bytes\n", n);
+	else
+		fprintf(stderr, "pprobe: out of memory\n");
 	exit(1);
 }
 
@@ -23,7 +26,7 @@ void *pp_xmalloc(size_t n)
 {
 	void *p = malloc(n ? n : 1);
 	if (!p)
-		oom(n);
+		pp_oom(n);
 	return p;
 }
 
@@ -31,7 +34,7 @@ void *pp_xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);
 	if (!p)
-		oom(n * size);
+		pp_oom(n * size);
 	return p;
 }
 
@@ -39,7 +42,7 @@ void *pp_xrealloc(void *p, size_t n)
 {
 	p = realloc(p, n ? n : 1);
 	if (!p)
-		oom(n);
+		pp_oom(n);
 	return p;
 }
 
@@ -47,7 +50,7 @@ char *pp_xstrdup(const char *s)
 {
 	char *p = strdup(s);
 	if (!p)
-		oom(strlen(s) + 1);
+		pp_oom(strlen(s) + 1);
 	return p;
 }
 
