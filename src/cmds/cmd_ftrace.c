@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "collect_say.h"
 #include "commands.h"
 #include "ftrace.h"
 #include "options.h"
@@ -275,7 +276,8 @@ static int ftrace_run(struct ftrace_cmd_opts *o, struct collect *c)
 	 * set_ftrace_pid before it runs a single instruction of its own. */
 	o->co.counting = true;
 	o->co.quiet = true;
-	ret = collect__prepare(c, &o->co);
+	ret = collect__prepare(c, &o->co, err, sizeof(err));
+	collect_say__error(err);
 	if (ret)
 		goto out;
 	ft = ftrace__new(&fo, err, sizeof(err));
@@ -312,7 +314,8 @@ static int ftrace_run(struct ftrace_cmd_opts *o, struct collect *c)
 		ret = 1;
 		goto out;
 	}
-	ret = collect__start(c);
+	ret = collect__start(c, err, sizeof(err));
+	collect_say__error(err);
 	int out = ret ? 0 : trace_loop(c, ft, fd, o->count ? &k : NULL, o->co.duration);
 	if (!out && o->count)
 		out = print_counts(&k);
@@ -377,6 +380,7 @@ int cmd_ftrace(int argc, char **argv)
 	if (!o.co.argv && !o.co.pid_list)
 		o.co.system_wide = true;
 	collect__init(&c);
+	collect_say__hook(&c);
 	ret = ftrace_run(&o, &c);
 out:
 	opt_list__free(&o.filters);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "collect_say.h"
 #include "commands.h"
 #include "options.h"
 #include "event_spec.h"
@@ -1221,7 +1222,7 @@ static void print_summary(struct collect *c, const struct record *rec)
 	fprintf(stderr, "pprobe record: %.2f s, %llu samples, %llu lost records, %llu lost samples, %s%s\n",
 		c->t_end - c->t_start, (unsigned long long)c->nr_samples, (unsigned long long)c->lost,
 		(unsigned long long)c->lost_samples, queue, c->stop_signal ? " (stopped by signal)" : "");
-	collect__report_lost(c, "pprobe record");
+	collect_say__lost(c, "pprobe record");
 	if (rec->off_cpu)
 		print_off_cpu(rec);
 	print_unwind_quality(rec);
@@ -1402,6 +1403,7 @@ int cmd_record(int argc, char **argv)
 	struct record rec = { 0 };
 	struct collect c;
 	struct event_list evl;
+	char err[4096] = "";
 	int ret;
 
 	int n = opts__parse(&record_cmd, argc, argv, &o);
@@ -1440,21 +1442,26 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "info: Using a maximum frequency rate of %ld Hz\n", o.freq);
 
 	collect__init(&c);
+	collect_say__hook(&c);
 	event_list__init(&evl);
 	ret = record_prepare(&o, &rec, &c, &evl);
 	/* From here objects are read as they are mapped, while the rings
 	 * fill: debuginfod (a network fetch) waits for the symbolization. */
 	debuginfo__debuginfod(false, sigguard__asked, NULL);
-	if (!ret)
-		ret = collect__prepare(&c, &o.co);
+	if (!ret) {
+		ret = collect__prepare(&c, &o.co, err, sizeof(err));
+		collect_say__error(err);
+	}
 	if (!ret)
 		note_targets(&c, &rec);
 	if (!ret)
 		ret = apply_filters(&c, &evl, &rec);
 	if (!ret && rec.to_stdout)
 		collect__watch_output(&c, 1);
-	if (!ret)
-		ret = collect__run(&c);
+	if (!ret) {
+		ret = collect__run(&c, err, sizeof(err));
+		collect_say__error(err);
+	}
 	if (!ret && c.out_err == EPIPE) {
 		ret = CMD_EXIT_SIGPIPE;	/* nobody reads the stacks: none are written */
 	} else if (!ret) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "collect_say.h"
 #include "util.h"
 #include "pprobe/safe_open.h"
 #include "commands.h"
@@ -272,15 +273,18 @@ static int stat_once(const struct event_list *evl, const struct collect_opts *co
 		     int *child_status)
 {
 	struct collect c;
+	char why[4096] = "";
 	int ret;
 	collect__init(&c);
+	collect_say__hook(&c);
 	for (size_t i = 0; i < evl->nr; i++) {
 		struct evsel *ev = evlist__add(&c.evlist, evl->v[i].name, &evl->v[i].attr);
 		ev->spec = &evl->v[i];
 		ev->group_leader = evl->v[i].group_leader;
 		ev->weak_group = evl->v[i].weak_group;
 	}
-	ret = collect__prepare(&c, co);
+	ret = collect__prepare(&c, co, why, sizeof(why));
+	collect_say__error(why);
 	if (ret)
 		goto out;
 	stat_aggr__start_run(a, &c.evlist, evl->nr);
@@ -302,7 +306,8 @@ static int stat_once(const struct event_list *evl, const struct collect_opts *co
 		goto out;
 	}
 	collect__watch_output(&c, fileno(pp_in->out));
-	ret = collect__start(&c);
+	ret = collect__start(&c, why, sizeof(why));
+	collect_say__error(why);
 	if (ret)
 		goto out;
 	double deadline = co->duration > 0 ? c.t_start + co->duration : 0;

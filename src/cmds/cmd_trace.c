@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "collect_say.h"
 #include "util.h"
 #include "pprobe/safe_open.h"
 #include "commands.h"
@@ -333,6 +334,7 @@ int cmd_trace(int argc, char **argv)
 	struct event_list evl;
 	int ret = 0;
 	struct outfile of = { 0 };
+	char err[4096] = "";
 
 	int n = opts__parse(&trace_cmd, argc, argv, &o);
 	if (n < 0) {
@@ -359,10 +361,13 @@ int cmd_trace(int argc, char **argv)
 	tr.ustack = o.stacks;
 
 	collect__init(&c);
+	collect_say__hook(&c);
 	event_list__init(&evl);
 	ret = trace_prepare(&o, &tr, &c, &evl, &of);
-	if (!ret)
-		ret = collect__prepare(&c, &o.co);
+	if (!ret) {
+		ret = collect__prepare(&c, &o.co, err, sizeof(err));
+		collect_say__error(err);
+	}
 	if (!ret)
 		ret = apply_filters(&c);
 	if (ret)
@@ -372,7 +377,8 @@ int cmd_trace(int argc, char **argv)
 		trace_print__header(&tp);
 	}
 	collect__watch_output(&c, fileno(tr.out));
-	ret = collect__run(&c);
+	ret = collect__run(&c, err, sizeof(err));
+	collect_say__error(err);
 	if (c.out_err && c.out_err != EPIPE) {
 		fprintf(stderr, "pprobe trace: writing %s failed: %s\n", o.output ? o.output : "stdout",
 			strerror(c.out_err));
@@ -385,7 +391,7 @@ int cmd_trace(int argc, char **argv)
 			(unsigned long long)(c.lost + c.lost_samples), queue);
 	}
 	if (c.lost || c.lost_samples || c.stop_left)
-		collect__report_lost(&c, "pprobe trace");
+		collect_say__lost(&c, "pprobe trace");
 	safe_open__say("pprobe trace");	/* the files of the traced that were not read */
 out:
 	if (of.f) {

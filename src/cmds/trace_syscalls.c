@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "collect_say.h"
 #include "commands.h"
 #include "event_spec.h"
 #include "syscall_print.h"
@@ -210,8 +211,10 @@ int trace_syscalls(const struct trace_syscalls_opts *o)
 	char **avail = NULL;
 	int nr_avail = 0, nr_sel = 0;
 	const char **sel = NULL;
+	char err[4096] = "";
 
 	collect__init(&c);
+	collect_say__hook(&c);
 	event_list__init(&evl);
 	int ret = select_syscalls(o, &avail, &nr_avail, &sel, &nr_sel);
 	if (!ret)
@@ -236,13 +239,15 @@ int trace_syscalls(const struct trace_syscalls_opts *o)
 		st.sp.out = stdout;
 		setvbuf(stdout, NULL, _IOLBF, 0);	/* live: a line as it happens */
 	}
-	ret = collect__prepare(&c, o->co);
+	ret = collect__prepare(&c, o->co, err, sizeof(err));
+	collect_say__error(err);
 	if (!ret && (o->co->system_wide || o->co->cpu_list))
 		ret = filter_self(&c);
 	if (ret)
 		goto out;
 	collect__watch_output(&c, fileno(st.sp.out));
-	ret = collect__run(&c);
+	ret = collect__run(&c, err, sizeof(err));
+	collect_say__error(err);
 	if (c.out_err == EPIPE)
 		st.lines = false;	/* the reader went away while nothing was printed */
 	syscalls__flush(st.sc, on_call, &st);
@@ -259,7 +264,7 @@ int trace_syscalls(const struct trace_syscalls_opts *o)
 			(unsigned long long)(c.lost + c.lost_samples), queue);
 	}
 	if (c.lost || c.lost_samples || c.stop_left)
-		collect__report_lost(&c, PROG);
+		collect_say__lost(&c, PROG);
 	if (c.out_err && c.out_err != EPIPE) {
 		fprintf(stderr, PROG ": writing %s failed: %s\n", o->output ? o->output : "the output",
 			strerror(c.out_err));

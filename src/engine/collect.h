@@ -1,7 +1,10 @@
 /* The recording engine shared by record and trace: resolves the target
  * (command, -p, -t, -a, -C), opens the events with a sideband tracker, runs
  * the poll loop over the per-CPU rings, keeps the session (processes, threads,
- * maps) current and hands each sample, in timestamp order, to the caller. */
+ * maps) current and hands each sample, in timestamp order, to the caller.
+ * It prints nothing: errors come back in the caller's buffer, notes and the
+ * live status line through on_note and on_status, the loss prose as text
+ * (collect__lost_text). */
 #ifndef PPROBE_COLLECT_H
 #define PPROBE_COLLECT_H
 
@@ -76,7 +79,17 @@ struct collect {
 	/* Called from collect__run's loop after each pass over the queued
 	 * records (at least every few ms): for work at intervals. */
 	void (*on_tick)(struct collect *c);
+	/* A note for the user while the run goes on (no drain thread, no
+	 * signal guard): one line, no prefix, no newline. NULL: not said. */
+	void (*on_note)(struct collect *c, const char *msg);
+	/* The live status line, about every 0.5 s unless opts.quiet ("[ record:
+	 * 1.5s, 1234 samples, 0 lost, 3.2 MB read ]", no newline), and NULL once
+	 * at the end when one was given: the caller shows it (on a terminal),
+	 * then clears it. NULL: no status line. */
+	void (*on_status)(struct collect *c, const char *line);
 	void *priv;
+	int guard_errno;		/* sigguard__start's failure in collect__init,
+					 * a note at collect__prepare */
 	int sigfd;
 	pid_t child;			/* our command, 0 if none */
 	int child_go_fd;		/* write end: releases the child to exec */
@@ -112,8 +125,9 @@ struct collect {
 };
 
 /* Lines saying which events lost records and which option would have kept
- * them (on stderr, each prefixed with prog). Nothing when nothing was lost. */
-void collect__report_lost(const struct collect *c, const char *prog);
+ * them, each prefixed with prog and ending in a newline: malloc'd, the
+ * caller's to free; NULL when nothing was lost (or on ENOMEM). */
+char *collect__lost_text(const struct collect *c, const char *prog);
 /* The queue's peak and bound, e.g. "queue peak 41.9 MiB of 512 MiB". */
 void collect__queue_summary(struct collect *c, char *buf, size_t len);
 
@@ -139,18 +153,21 @@ int collect__unwind_user(struct collect *c, struct unwinder *u, const struct sam
 /* Zero the engine: always first, so collect__cleanup is safe on any path. */
 void collect__init(struct collect *c);
 /* Set up: targets, signal handling, the child (stopped before exec), and the
- * open fds. Events the command wants are added to c->evlist before this.
- * On failure prints the error and returns the exit status to use (>0). */
-int collect__prepare(struct collect *c, const struct collect_opts *opts);
+ * open fds. Events the command wants are added to c->evlist and on_note is
+ * set before this. On failure returns the exit status to use (>0: 2 for a
+ * bad target, 1 otherwise), with err saying why (one line, no prefix), or
+ * empty after a stop signal (COLLECT_EXIT_BY_SIGNAL). */
+int collect__prepare(struct collect *c, const struct collect_opts *opts, char *err, size_t len);
 /* Start counting/sampling: enable the events (or release the command, whose
- * exec enables them). Returns 0 or an exit status (127: command not found). */
-int collect__start(struct collect *c);
+ * exec enables them). Returns 0 or an exit status (127: command not found,
+ * 126: not executable, with err saying why; err empty otherwise). */
+int collect__start(struct collect *c, char *err, size_t len);
 /* Wait up to timeout_ms for a signal (SIGCHLD, SIGINT, SIGTERM): sets
  * c->stop, c->child_exited, c->stop_signal. For loops that have no rings. */
 void collect__wait(struct collect *c, int timeout_ms);
 /* Run until the command exits, -d expires, the targets are gone, or
- * SIGINT/SIGTERM. Returns 0 or an exit status. */
-int collect__run(struct collect *c);
+ * SIGINT/SIGTERM. Returns 0 or an exit status, err as collect__start's. */
+int collect__run(struct collect *c, char *err, size_t len);
 /* Returned by collect__prepare/start/run when a stop signal came before
  * the run began, plus the signal: the command dies of it (as commands.h's
  * CMD_EXIT_BY_SIGNAL). */

@@ -54,10 +54,8 @@ static struct process *process__new(struct session *s, pid_t pid)
 	struct process *p = pp_xcalloc(1, sizeof(*p));
 	p->pid = pid;
 	p->maps = maps__new();
-	if (!p->maps) {
-		fprintf(stderr, "pprobe: out of memory\n");
-		exit(1);
-	}
+	if (!p->maps)
+		pp_oom(0);
 	u64map__put(&s->processes, (uint64_t)pid, p);
 	return p;
 }
@@ -187,10 +185,8 @@ void session__fork(struct session *s, pid_t pid, pid_t ppid, pid_t tid, pid_t pt
 			u64map__put(&s->processes, (uint64_t)pid, p);
 		}
 		p->maps = maps__clone(pp->maps);
-		if (!p->maps) {
-			fprintf(stderr, "pprobe: out of memory\n");
-			exit(1);
-		}
+		if (!p->maps)
+			pp_oom(0);
 		p->exited = false;
 	}
 }

@@ -15,7 +15,10 @@
 
 __attribute__((noreturn)) void pp_oom(size_t n)
 {
-	fprintf(stderr, "pprobe: out of memory allocating %zu bytes\n", n);
+	if (n)
+		fprintf(stderr, "pprobe: out of memory allocating %zu bytes\n", n);
+	else
+		fprintf(stderr, "pprobe: out of memory\n");
 	exit(1);
 }
 

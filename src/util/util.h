@@ -10,9 +10,10 @@
 
 /* Out of memory in the program (not in a library) ends it with a message.
  * Prefixed: libiberty, linked for demangling, defines xmalloc and friends. */
-/* Says "out of memory allocating N bytes" and exits 1: what the pp_x* allocators do. */
-void pp_oom(size_t n) __attribute__((noreturn));
 void *pp_xmalloc(size_t n);
+/* What they do then: "pprobe: out of memory" (allocating n bytes, when not
+ * 0) on stderr, and exit(1). */
+void pp_oom(size_t n) __attribute__((noreturn));
 void *pp_xcalloc(size_t n, size_t size);
 void *pp_xrealloc(void *p, size_t n);
 char *pp_xstrdup(const char *s);

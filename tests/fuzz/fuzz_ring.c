@@ -60,7 +60,7 @@ static void drain_cb(void *ctx, const struct perf_event_header *h, int cpu, unsi
 	decode(h);
 }
 
-/* collect.c's stack_field_of: where the user stack copy's size lies */
+/* sp_history.c's collect_stack_field_of: where the user stack copy's size lies */
 static size_t stack_field(void *arg, const struct perf_event_header *h)
 {
 	struct sample s;

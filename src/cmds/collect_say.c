@@ -1,0 +1,44 @@
+/* What the collect engine hands record, trace, stat and ftrace to say: its
+ * errors, notes, status line and loss prose, on stderr (collect_say.h). */
+#include "collect_say.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static void say_note(struct collect *c, const char *msg)
+{
+	(void)c;
+	fprintf(stderr, "pprobe: %s\n", msg);
+}
+
+static void say_status(struct collect *c, const char *line)
+{
+	(void)c;
+	if (!isatty(2))
+		return;
+	if (line)
+		fprintf(stderr, "\r\033[K%s", line);
+	else
+		fprintf(stderr, "\r\033[K");
+}
+
+void collect_say__hook(struct collect *c)
+{
+	c->on_note = say_note;
+	c->on_status = say_status;
+}
+
+void collect_say__error(const char *err)
+{
+	if (err && err[0])
+		fprintf(stderr, "pprobe: %s\n", err);
+}
+
+void collect_say__lost(const struct collect *c, const char *prog)
+{
+	char *text = collect__lost_text(c, prog);
+	if (text)
+		fputs(text, stderr);
+	free(text);
+}

@@ -1,0 +1,170 @@
+/* The collect engine's events: each perf_event_attr set for the run
+ * (sample type, stacks, clock, inherit, enable-on-exec, watermark), the
+ * sideband tracking event added first, and the events opened, an open
+ * error explained. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect_internal.h"
+#include "event_spec.h"
+#include "probe_spec.h"
+
+void collect_raise_nofile_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+/* An inherited uprobe/kprobe PMU event breaks the program it follows
+ * (probe_spec__follow_tasks): refuse to open one. 0, or 1 with err saying why. */
+static int refuse_inherited_pmu_probe(const struct evsel *ev, char *err, size_t len)
+{
+	if (!ev->attr.inherit || !probe_spec__is_pmu_probe_attr(&ev->attr))
+		return 0;
+	seterr(err, len, "internal error: %s would be opened as an inherited %s PMU event, which makes "
+	       "the followed program's fork() fail; not opened", ev->name, ev->spec ? ev->spec->pmu : "probe");
+	return 1;
+}
+
+int collect_normalize_attr(struct collect *c, struct evsel *ev, bool on_command, char *err, size_t len)
+{
+	struct perf_event_attr *a = &ev->attr;
+	a->size = sizeof(*a);
+	/* perf's per-event terms (cpu-clock/max-stack=3,no-inherit/) win over
+	 * the run's options; their period and freq are in the spec's attr. */
+	const struct event_spec *sp = ev->spec;
+	/* no-inherit: this event follows the task it is opened on, not its
+	 * children; inherit is what pprobe does anyway where it follows tasks */
+	bool inherit = (on_command || c->opts.pid_list) && !(sp && sp->inherit < 0);
+	if (c->opts.counting) {
+		a->sample_type = 0;
+		a->sample_period = 0;
+		a->freq = 0;
+		a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+		/* Group members follow their leader; only a leader starts disabled. */
+		a->disabled = ev->group_leader < 0 || ev->group_leader == ev->idx;
+		a->inherit = inherit;
+		a->enable_on_exec = on_command && a->disabled ? 1 : 0;
+		return refuse_inherited_pmu_probe(ev, err, len);
+	}
+	a->sample_type = c->layout.sample_type;
+	a->sample_regs_user = c->layout.regs_user_mask;
+	if (c->opts.extra_sample_type & PERF_SAMPLE_STACK_USER) {
+		a->sample_stack_user = sp && sp->stack_size ? sp->stack_size
+				     : collect__rated(a) && c->opts.stack_user_size_rated ? c->opts.stack_user_size_rated
+				     : c->opts.stack_user_size;
+	}
+	if (c->opts.extra_sample_type & PERF_SAMPLE_CALLCHAIN) {
+		a->sample_max_stack = sp && sp->max_stack ? collect__kernel_max_stack(sp->max_stack) : c->opts.max_stack;
+		a->exclude_callchain_user = c->opts.exclude_callchain_user;
+	}
+	a->sample_id_all = 1;
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->disabled = 1;
+	a->inherit = inherit;
+	a->enable_on_exec = on_command ? 1 : 0;
+	/* Woken by the kernel at a watermark (bursts); with small DWARF stack
+	 * copies also every 1 ms by poll's timeout (see collect__run): a
+	 * sample unwound late may find its live stack gone. A wakeup at every
+	 * sample cost the sampled program dearly instead (at 9,999 Hz its run
+	 * time went from 2.8 to 4.1 s). Large copies: collect_set_wakeups. */
+	a->watermark = 1;
+	size_t ring_bytes = c->opts.ring_pages * (size_t)sysconf(_SC_PAGESIZE);
+	a->wakeup_watermark = (uint32_t)(ring_bytes / 16 < 65536 ? ring_bytes / 16 : 65536);
+	return refuse_inherited_pmu_probe(ev, err, len);
+}
+
+bool collect_live_stacks(const struct collect *c)
+{
+	for (int i = 0; i < c->evlist.nr_evsels; i++) {
+		const struct evsel *ev = c->evlist.evsels[i];
+		if (!ev->tracking && (ev->attr.sample_type & PERF_SAMPLE_STACK_USER) &&
+		    ev->attr.sample_stack_user <= LIVE_STACK_COPY)
+			return true;
+	}
+	return false;
+}
+
+/* Where every stack copy is large (rate-sampled events: 64 KB), the rings
+ * wake the drain thread at an eighth of their size, the rest left for the
+ * POLL_MS between its passes. A copy reserves its whole size in the ring
+ * (64 KB for the few KB a thread's stack has): at the 64 KiB watermark that
+ * was a wakeup of both of pprobe's threads per sample (30,000 polls in a
+ * loaded 10 s clang compile at 999 Hz, 1,600 after). The ring's owner (the
+ * sideband dummy) sets it for the ring. */
+void collect_set_wakeups(struct collect *c)
+{
+	size_t ring_bytes = c->opts.ring_pages * (size_t)sysconf(_SC_PAGESIZE);
+	if (!(c->layout.sample_type & PERF_SAMPLE_STACK_USER) || collect_live_stacks(c) || ring_bytes / 8 > UINT32_MAX)
+		return;
+	for (int i = 0; i < c->evlist.nr_evsels; i++) {
+		struct perf_event_attr *a = &c->evlist.evsels[i]->attr;
+		if (a->watermark && ring_bytes / 8 > a->wakeup_watermark)
+			a->wakeup_watermark = (uint32_t)(ring_bytes / 8);
+	}
+}
+
+void collect_add_tracking(struct collect *c)
+{
+	struct perf_event_attr a = { 0 };
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.sample_period = 1;
+	a.mmap = 1;
+	a.mmap2 = 1;
+	a.comm = 1;
+	a.comm_exec = 1;
+	a.task = 1;
+	a.build_id = 1;
+	a.context_switch = c->opts.context_switch;
+	/* Sideband only: the dummy never samples. Put it first so it owns each
+	 * CPU's ring. */
+	struct evsel *ev = evlist__add(&c->evlist, "dummy:sideband", &a);
+	ev->tracking = true;
+	struct evlist *el = &c->evlist;
+	memmove(el->evsels + 1, el->evsels, (size_t)(el->nr_evsels - 1) * sizeof(*el->evsels));
+	el->evsels[0] = ev;
+	for (int i = 0; i < el->nr_evsels; i++)
+		el->evsels[i]->idx = i;
+}
+
+int collect_open_events(struct collect *c, char *err, size_t len)
+{
+	int ret = evlist__open(&c->evlist);
+	if (ret == -EINVAL && c->evlist.failed_evsel && c->evlist.failed_evsel->tracking &&
+	    c->evlist.failed_evsel->attr.build_id) {
+		/* Kernels before 5.12 have no build ids in MMAP2. */
+		c->evlist.failed_evsel->attr.build_id = 0;
+		ret = evlist__open(&c->evlist);
+	}
+	if (ret == -EMFILE) {
+		collect_raise_nofile_limit();
+		ret = evlist__open(&c->evlist);
+	}
+	if (!ret)
+		return 0;
+	char msg[1024];
+	const struct evsel *ev = c->evlist.failed_evsel;
+	struct event_spec sideband = { .kind = EVENT_KIND_SOFTWARE };
+	if (!ev->spec) {
+		/* The sideband dummy fails for the reasons any software event would
+		 * (permissions, limits): explain it as one. */
+		snprintf(sideband.name, sizeof(sideband.name), "dummy (sideband tracking)");
+		sideband.attr = ev->attr;
+	}
+	event_spec__explain_open_error(ev->spec ? ev->spec : &sideband, c->evlist.failed_errno, msg, sizeof(msg));
+	if (c->evlist.failed_tid > 0 && c->evlist.failed_errno == ESRCH)
+		seterr(err, len, "no such process: %d", c->evlist.failed_tid);
+	else
+		seterr(err, len, "%s", msg);
+	return 1;
+}
