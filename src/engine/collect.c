@@ -31,6 +31,11 @@
 #define ORDER_SLACK_NS 2000000ULL
 #define POLL_MS 10
 #define POLL_MS_STACKS 1	/* small DWARF stack copies: unwind while the stacks are live */
+/* Large stack copies (64 KB) of a program whose stacks go deeper: their
+ * rest is read live, trusted only as far as later samples did not return
+ * past it, so it is read soon, though not at every sample (collect__run). */
+#define POLL_MS_DEEP 2
+#define PACE_PERIOD_S 0.5
 
 void collect_note(struct collect *c, const char *fmt, ...)
 {
@@ -437,6 +442,8 @@ int collect__run(struct collect *c, char *err, size_t len)
 	}
 	double deadline = c->opts.duration > 0 ? c->t_start + c->opts.duration : 0;
 	double next_status = c->t_start + 0.5, next_reap = c->t_start + REAP_PERIOD_S;
+	double next_pace = c->t_start + PACE_PERIOD_S;
+	bool paced = poll_ms == POLL_MS && (c->layout.sample_type & PERF_SAMPLE_STACK_USER);
 
 	while (!c->stop) {
 		int timeout = poll_ms;
@@ -470,6 +477,19 @@ int collect__run(struct collect *c, char *err, size_t len)
 		if (now >= next_status) {
 			show_status(c, false);
 			next_status = now + 0.5;
+		}
+		if (paced && now >= next_pace) {
+			/* The pace of a run of large stack copies: every 10 ms
+			 * (the drain thread's passes and this thread's wakeups
+			 * cost about 80 us each here, in a VM: at every ms that
+			 * was more CPU than the unwinding of a clang compile),
+			 * every 2 ms while stacks deeper than the copy are seen
+			 * (a clang compile: 99.5% of its stacks complete at 1 ms,
+			 * 98.8% at 10 ms, 99.4% at 2 ms). */
+			poll_ms = c->deep_stacks ? POLL_MS_DEEP : POLL_MS;
+			__atomic_store_n(&c->drain.poll_ms, poll_ms, __ATOMIC_RELAXED);
+			c->deep_stacks = 0;
+			next_pace = now + PACE_PERIOD_S;
 		}
 		if (now >= next_reap) {
 			session__reap(&c->session, process_reaped, c);

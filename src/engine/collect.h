@@ -106,6 +106,8 @@ struct collect {
 	int stop_signal;		/* SIGINT/SIGTERM that stopped us, 0 if none */
 	uint64_t stop_seen_ns;		/* when processing first saw a stop signal */
 	uint64_t stop_left;		/* samples queued at a stop, left out past its grace */
+	uint64_t deep_stacks;		/* samples whose walk reached the end of their stack
+					 * copy since the last look (collect__run) */
 	int out_fd;			/* collect__watch_output's pipe or socket, or -1 */
 	int out_err;			/* errno of the first failed write of our output
 					 * (EPIPE: its reader went away), 0 if none */

@@ -285,7 +285,7 @@ static void *drain_main(void *arg)
 		if (d->rings[i].meta)
 			pfd[np++] = (struct pollfd){ .fd = d->rings[i].fd, .events = POLLIN };
 	for (;;) {
-		poll(pfd, (nfds_t)np, d->poll_ms);
+		poll(pfd, (nfds_t)np, __atomic_load_n(&d->poll_ms, __ATOMIC_RELAXED));
 		if (pfd[0].revents)
 			break;
 		/* An event whose task is gone reports POLLHUP for ever: read
@@ -301,7 +301,7 @@ static void *drain_main(void *arg)
 			 * on a ring that polls readable. */
 			struct timespec ts;
 			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += (long)d->poll_ms * 1000000L;
+			ts.tv_nsec += (long)__atomic_load_n(&d->poll_ms, __ATOMIC_RELAXED) * 1000000L;
 			if (ts.tv_nsec >= 1000000000L) {
 				ts.tv_sec++;
 				ts.tv_nsec -= 1000000000L;

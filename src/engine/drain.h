@@ -32,7 +32,8 @@ struct drain {
 	struct ring *rings;
 	int nr_rings;
 	uint64_t max_bytes;
-	int poll_ms;			/* read the rings at least this often */
+	int poll_ms;			/* read the rings at least this often (atomic: the
+					 * consumer may change it while the thread runs) */
 	pthread_mutex_t ring_lock;	/* held while reading the rings */
 	pthread_mutex_t lock;		/* published chunks, spare chunks */
 	pthread_cond_t room;		/* the consumer freed memory */

@@ -111,7 +111,10 @@ int collect__unwind_user(struct collect *c, struct unwinder *u, const struct sam
 	struct unwind_stack st = { regs.r[UNWIND_REG_SP], s->stack, (size_t)s->stack_dyn_size, 0 };
 	const struct map *m = maps__find(p->maps, st.sp);
 	st.live_floor = collect__sp_high_after(c, (pid_t)s->tid, s->time, st.sp, m ? m->end : UINT64_MAX);
-	return unwinder__unwind(u, (pid_t)s->pid, p->maps, &regs, &st, ips, max, res);
+	int n = unwinder__unwind(u, (pid_t)s->pid, p->maps, &regs, &st, ips, max, res);
+	if (res && (res->used_live_stack || res->end == UNWIND_TRUNCATED))
+		c->deep_stacks++;	/* the run's pace: collect__run */
+	return n;
 }
 
 /* On the drain thread: where a sample's stack copy size is (drain.h). */
