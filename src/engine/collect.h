@@ -106,6 +106,10 @@ struct collect {
 	int stop_signal;		/* SIGINT/SIGTERM that stopped us, 0 if none */
 	uint64_t stop_seen_ns;		/* when processing first saw a stop signal */
 	uint64_t stop_left;		/* samples queued at a stop, left out past its grace */
+	uint64_t own_left;		/* -a/-C: samples of pprobe's own threads, left out
+					 * before they were queued */
+	uint64_t deadline_ns;		/* -d: events stop then (CLOCK_MONOTONIC), 0 if none */
+	bool events_off;		/* the events were disabled (at t_stop_ns) */
 	uint64_t deep_stacks;		/* samples whose walk reached the end of their stack
 					 * copy since the last look (collect__run) */
 	int out_fd;			/* collect__watch_output's pipe or socket, or -1 */

@@ -191,6 +191,10 @@ static int copy_record(void *ctx, const struct perf_event_header *h, int cpu)
 {
 	struct copy_ctx *x = ctx;
 	struct drain *d = x->d;
+	if (h->type == PERF_RECORD_SAMPLE && d->drop_sample && d->drop_sample(d->drop_sample_arg, h)) {
+		add(&d->dropped, 1);
+		return 0;
+	}
 	size_t off;
 	uint64_t keep = 0;
 	size_t rsz = trimmed_size(d, h, &off, &keep);

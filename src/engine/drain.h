@@ -62,6 +62,12 @@ struct drain {
 	 * did not write) are not staged. */
 	size_t (*stack_field)(void *arg, const struct perf_event_header *hdr);
 	void *stack_field_arg;
+	/* Set before drain__start, called on the drain thread for each
+	 * PERF_RECORD_SAMPLE: true leaves it out before it is copied (pprobe's
+	 * own samples under -a), counted in dropped. */
+	bool (*drop_sample)(void *arg, const struct perf_event_header *hdr);
+	void *drop_sample_arg;
+	uint64_t dropped;		/* (atomic) */
 };
 
 /* Record callback of drain__pull: hdr is valid during the call only. */

@@ -152,3 +152,15 @@ uint64_t sample__record_time(const struct perf_event_header *hdr, const struct s
 		return 0;
 	return s.time;
 }
+
+int64_t sample__record_pid(const struct perf_event_header *hdr, const struct sample_layout *l)
+{
+	/* TID comes after IDENTIFIER and IP */
+	uint64_t t = l->sample_type;
+	size_t off = 8u * (!!(t & PERF_SAMPLE_IDENTIFIER) + !!(t & PERF_SAMPLE_IP));
+	uint32_t pid;
+	if (hdr->type != PERF_RECORD_SAMPLE || !(t & PERF_SAMPLE_TID) || hdr->size < sizeof(*hdr) + off + 8)
+		return -1;
+	memcpy(&pid, (const unsigned char *)(hdr + 1) + off, 4);
+	return pid;
+}

@@ -47,6 +47,8 @@ int sample__parse_id(const struct perf_event_header *hdr, const struct sample_la
 
 /* Timestamp of any record (sample or sideband); 0 when it has none. */
 uint64_t sample__record_time(const struct perf_event_header *hdr, const struct sample_layout *l);
+/* A PERF_RECORD_SAMPLE's pid without a full parse; -1 if it has none. */
+int64_t sample__record_pid(const struct perf_event_header *hdr, const struct sample_layout *l);
 
 /* A walk over a sample's callchain: the kernel writes a context marker
  * (PERF_CONTEXT_KERNEL, PERF_CONTEXT_USER, ...) before each context's

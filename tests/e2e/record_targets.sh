@@ -91,4 +91,31 @@ start=$(date +%s.%N)
 "$PPROBE" record -a -d 0.5 -o "$T/d.folded" 2>/dev/null
 end=$(date +%s.%N)
 check "-a -d 0.5 takes ~0.5 s" awk -v s="$start" -v e="$end" 'BEGIN { exit !(e - s >= 0.45 && e - s < 5) }'
+
+# -a -g on busy CPUs: pprobe's own samples are left out before they are
+# queued (none under its PID, the count said), and the events stop at the
+# deadline however long the unwinding of what was queued takes (the summary's
+# span is the -d asked for).
+busy=""
+for i in 1 2; do
+	sh -c 'while :; do :; done' &
+	busy="$busy $!"
+done
+"$PPROBE" record -a -g -F 999 -d 1 --pid -o "$T/busy.folded" 2>"$T/busy.err" &
+ppid=$!
+wait $ppid
+rc=$?
+# shellcheck disable=SC2086
+kill $busy 2>/dev/null
+# shellcheck disable=SC2086
+wait $busy 2>/dev/null
+check "-a -g busy: exit 0 ($(grep -m1 ' s, ' "$T/busy.err"))" [ $rc -eq 0 ]
+check "-a -g busy: no stack of pprobe's own PID $ppid ($(grep -c "^pprobe-$ppid;" "$T/busy.folded") lines)" \
+	sh -c "! grep -q '^pprobe-$ppid;' '$T/busy.folded'"
+check "-a -g busy: the busy loops sampled ($(grep -c '^sh-' "$T/busy.folded") sh lines)" grep -q '^sh-' "$T/busy.folded"
+own=$(sed -n "s/^pprobe record: \([0-9]*\) samples of pprobe's own threads left out$/\1/p" "$T/busy.err")
+echo "# own samples left out: ${own:-none said}"
+span=$(sed -n 's/^pprobe record: \([0-9.]*\) s, .*/\1/p' "$T/busy.err")
+check "-a -g busy -d 1: the span recorded is 1 s within 50 ms (${span:-none})" \
+	awk -v s="${span:-0}" 'BEGIN { exit !(s >= 0.95 && s <= 1.05) }'
 done_testing
