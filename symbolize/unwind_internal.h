@@ -51,6 +51,11 @@ struct ufile {
 	Elf *elf;		/* over data, on first need (ufile__elf) */
 	Dwarf_CFI *eh_cfi;
 	bool cfi_tried;
+	/* what .eh_frame covers, direct-mapped by 16-byte granule, made on
+	 * first need (every sample's leaf asks): a covered row [lo, hi) (has
+	 * 1), or an address it does not cover (has 2, lo) */
+#define UFILE_EH_HAS 1024
+	struct ufile_eh_has { uint64_t lo, hi; uint8_t has; } *eh_has;
 	/* Go (unwind_go.c): a Go file, its root functions found on first need */
 	bool is_go, go_ready;
 #define UFILE_GO_ROOTS 16
