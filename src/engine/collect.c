@@ -202,9 +202,16 @@ static bool own_sample(void *arg, const struct perf_event_header *hdr)
 {
 	static pid_t self;
 	const struct collect *c = arg;
+	struct sample s;
+	struct evsel *ev;
 	if (!self)
 		self = getpid();
-	return sample__record_pid(hdr, &c->layout) == self;
+	if (sample__record_pid(hdr, &c->layout) != self)
+		return false;
+	/* counted under its event: the kernel's count of it includes it */
+	if (sample__parse(hdr, &c->layout, &s) == 0 && (ev = evlist__evsel_by_id(&c->evlist, s.id)))
+		__atomic_fetch_add(&ev->own_left, 1, __ATOMIC_RELAXED);
+	return true;
 }
 
 /* The events stop: at -d's deadline, at the end of the run. */

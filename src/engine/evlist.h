@@ -28,6 +28,8 @@ struct evsel {
 	uint64_t samples;
 	uint64_t lost;			/* records the kernel lost, PERF_RECORD_LOST under this id */
 	uint64_t lost_queue_full;	/* of lost: while pprobe's queue was full */
+	uint64_t own_left;		/* -a: its samples of pprobe itself, left out on the
+					 * drain thread (atomic) */
 	uint64_t counted;		/* events the kernel counted (sample_period events;
 					 * 0 if unknown): each one was a sample */
 };

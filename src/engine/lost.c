@@ -62,7 +62,8 @@ void collect_count_events(struct collect *c)
 					ok = false;
 			}
 		ev->counted = ok ? sum / ev->attr.sample_period : 0;
-		missing += ev->counted > ev->samples ? ev->counted - ev->samples : 0;
+		uint64_t got = ev->samples + __atomic_load_n(&ev->own_left, __ATOMIC_ACQUIRE);
+		missing += ev->counted > got ? ev->counted - got : 0;
 	}
 	/* Missing beyond what PERF_RECORD_LOST said: lost silently, counted here. */
 	if (missing > c->lost) {
@@ -140,11 +141,16 @@ char *collect__lost_text(const struct collect *c, const char *prog)
 	/* Each event's own count: exact where it samples every Nth event. */
 	for (int i = 0; i < c->evlist.nr_evsels; i++) {
 		const struct evsel *ev = c->evlist.evsels[i];
-		if (ev->counted <= ev->samples)
+		uint64_t got = ev->samples + ev->own_left;
+		if (ev->counted <= got)
 			continue;
-		uint64_t missing = ev->counted - ev->samples;
-		fprintf(m, "%s: %s: %llu samples of %llu events counted by the kernel, %llu lost\n", prog,
-			ev->name, (unsigned long long)ev->samples, (unsigned long long)ev->counted,
+		uint64_t missing = ev->counted - got;
+		char own[64] = "";
+		if (ev->own_left)
+			snprintf(own, sizeof(own), " (and %llu of pprobe's own left out)",
+				 (unsigned long long)ev->own_left);
+		fprintf(m, "%s: %s: %llu samples%s of %llu events counted by the kernel, %llu lost\n", prog,
+			ev->name, (unsigned long long)ev->samples, own, (unsigned long long)ev->counted,
 			(unsigned long long)missing);
 	}
 	if (c->lost_unreported) {
