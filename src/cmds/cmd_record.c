@@ -1219,20 +1219,14 @@ static void print_summary(struct collect *c, const struct record *rec)
 {
 	char queue[96];
 	collect__queue_summary(c, queue, sizeof(queue));
-	/* the span recorded (events on), then the processing of what was
-	 * queued when they stopped, where it took a while */
-	double span = c->t_stop_ns ? (double)c->t_stop_ns / 1e9 - c->t_start : c->t_end - c->t_start;
-	double after = c->t_end - c->t_start - span;
+	double span = c->t_stop_ns ? (double)c->t_stop_ns / 1e9 - c->t_start : c->t_end - c->t_start; /* events on */
 	char more[80] = "";
-	if (after >= 0.1)
-		snprintf(more, sizeof(more), "; then %.2f s processing what was queued", after);
+	if (c->t_end - c->t_start - span >= 0.1)
+		snprintf(more, sizeof(more), "; then %.2f s processing what was queued", c->t_end - c->t_start - span);
 	fprintf(stderr, "pprobe record: %.2f s, %llu samples, %llu lost records, %llu lost samples, %s%s%s\n",
 		span, (unsigned long long)c->nr_samples, (unsigned long long)c->lost,
 		(unsigned long long)c->lost_samples, queue, c->stop_signal ? " (stopped by signal)" : "", more);
 	collect_say__lost(c, "pprobe record");
-	if (c->own_left)
-		fprintf(stderr, "pprobe record: %llu samples of pprobe's own threads left out\n",
-			(unsigned long long)c->own_left);
 	if (rec->off_cpu)
 		print_off_cpu(rec);
 	print_unwind_quality(rec);

@@ -41,4 +41,7 @@ void collect_say__lost(const struct collect *c, const char *prog)
 	if (text)
 		fputs(text, stderr);
 	free(text);
+	if (c->own_left)
+		fprintf(stderr, "%s: %llu samples of pprobe's own threads left out\n", prog,
+			(unsigned long long)c->own_left);
 }

@@ -30,6 +30,9 @@
  * one more round. */
 #define ORDER_SLACK_NS 2000000ULL
 #define POLL_MS 10
+/* The sideband's own ring per CPU (1 MiB): a process that starts maps
+ * some 30 objects (5 KB of MMAP2), read every POLL_MS at most. */
+#define SIDE_RING_PAGES 256
 #define POLL_MS_STACKS 1	/* small DWARF stack copies: unwind while the stacks are live */
 /* Large stack copies (64 KB) of a program whose stacks go deeper: their
  * rest is read live, trusted only as far as later samples did not return
@@ -143,6 +146,7 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts, char *e
 	/* The evlist owns cpus and tids from here. */
 	evlist__set_targets(&c->evlist, cpus, nr_cpus, tids, nr_tids);
 	c->evlist.ring_pages = opts->counting ? 0 : opts->ring_pages;
+	c->evlist.side_pages = SIDE_RING_PAGES;
 	/* Counting goes on without the events this machine cannot count (as
 	 * perf stat): the command reports them. */
 	c->evlist.tolerant = opts->counting;
@@ -450,7 +454,7 @@ int collect__run(struct collect *c, char *err, size_t len)
 {
 	int poll_ms = collect_live_stacks(c) ? POLL_MS_STACKS : POLL_MS;
 	uint64_t max_queue = c->opts.max_queue ? c->opts.max_queue : drain__default_max();
-	int ret = drain__init(&c->drain, c->evlist.rings, c->evlist.nr_cpus, max_queue, poll_ms);
+	int ret = drain__init(&c->drain, c->evlist.rings, c->evlist.nr_rings, max_queue, poll_ms);
 	if (ret) {
 		seterr(err, len, "eventfd: %s", strerror(-ret));
 		return 1;

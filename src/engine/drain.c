@@ -200,7 +200,7 @@ static int copy_record(void *ctx, const struct perf_event_header *h, int cpu)
 	size_t rsz = trimmed_size(d, h, &off, &keep);
 	size_t sz = sizeof(struct drain_ent) + ((rsz + 7u) & ~7u);
 	uint64_t total = ld(&d->staged) + ld(&d->consumer) + sz;
-	if (x->bounded && total > d->max_bytes) {
+	if (x->bounded && !d->rings[x->ring].sideband && total > d->max_bytes) {
 		d->stalled[x->ring] = true;
 		x->left = true;
 		return RING_LEAVE;
@@ -249,7 +249,8 @@ static bool pass(struct drain *d, bool bounded)
 	bool left = false;
 	pthread_mutex_lock(&d->ring_lock);
 	d->published = false;
-	for (int i = 0; i < d->nr_rings; i++) {
+	/* the sideband's rings (last) first: never left unread for samples */
+	for (int i = d->nr_rings - 1; i >= 0; i--) {
 		if (!d->rings[i].meta)
 			continue;
 		struct copy_ctx x = { d, i, bounded, false };

@@ -66,12 +66,14 @@ int evlist__open(struct evlist *el)
 	el->fds = pp_xmalloc(nfds * sizeof(int));
 	for (size_t i = 0; i < nfds; i++)
 		el->fds[i] = -1;
-	el->rings = pp_xcalloc((size_t)el->nr_cpus, sizeof(*el->rings));
+	bool side = el->ring_pages && el->side_pages;
+	el->nr_rings = el->nr_cpus * (side ? 2 : 1);
+	el->rings = pp_xcalloc((size_t)el->nr_rings, sizeof(*el->rings));
 	bool *tid_gone = pp_xcalloc((size_t)el->nr_tids, 1);
 	int live_tids = el->nr_tids;
 
 	for (int c = 0; c < el->nr_cpus; c++) {
-		int ring_fd = -1;
+		int ring_fd = -1, side_fd = -1;
 		for (int t = 0; t < el->nr_tids; t++) {
 			if (tid_gone[t])
 				continue;
@@ -126,14 +128,21 @@ int evlist__open(struct evlist *el)
 				*evlist__fd(el, c, t, e) = fd;
 				if (!el->ring_pages)
 					continue;	/* counting: no rings */
-				if (ring_fd < 0) {
-					err = ring__mmap(&el->rings[c], fd, el->cpus[c], el->ring_pages);
+				/* Sideband in a ring of its own where asked: a full
+				 * samples' ring then never costs an mmap, comm or
+				 * fork record (DESIGN.md). */
+				bool to_side = side && ev->tracking;
+				int *owner = to_side ? &side_fd : &ring_fd;
+				struct ring *r = to_side ? &el->rings[el->nr_cpus + c] : &el->rings[c];
+				if (*owner < 0) {
+					err = ring__mmap(r, fd, el->cpus[c], to_side ? el->side_pages : el->ring_pages);
 					if (err) {
 						err = evlist__fail(el, ev, c, t, -err);
 						goto out;
 					}
-					ring_fd = fd;
-				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd)) {
+					r->sideband = to_side;
+					*owner = fd;
+				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *owner)) {
 					err = evlist__fail(el, ev, c, t, errno);
 					goto out;
 				}
@@ -183,7 +192,7 @@ struct evsel *evlist__evsel_by_id(const struct evlist *el, uint64_t id)
 void evlist__close(struct evlist *el)
 {
 	if (el->rings) {
-		for (int c = 0; c < el->nr_cpus; c++)
+		for (int c = 0; c < el->nr_rings; c++)
 			if (el->rings[c].meta)
 				ring__unmap(&el->rings[c]);
 		free(el->rings);

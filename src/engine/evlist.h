@@ -42,8 +42,12 @@ struct evlist {
 	pid_t *tids;			/* a single -1 for system-wide */
 	int nr_tids;
 	int *fds;			/* [(cpu * nr_tids + tid) * nr_evsels + ev] */
-	struct ring *rings;		/* one per CPU index */
+	struct ring *rings;		/* one per CPU index, then (side_pages) the
+					 * sideband's, one per CPU index: nr_rings */
+	int nr_rings;
 	size_t ring_pages;		/* 0: no rings (counting) */
+	size_t side_pages;		/* the tracking event's ring of its own, per CPU
+					 * (0: it shares the samples' ring) */
 	bool tolerant;			/* an event that cannot be opened is skipped (open_errno), not fatal */
 	struct u64map ids;		/* sample id -> evsel */
 	/* On open failure: which event/cpu/tid failed and why. */

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct ring {
@@ -21,6 +22,7 @@ struct ring {
 	unsigned char *scratch;		/* for records that wrap */
 	size_t scratch_len;
 	uint64_t bytes_read;
+	bool sideband;			/* the tracking event's own ring */
 };
 
 /* Map pages data pages (a power of two) of fd. Returns 0 or -errno. */
