@@ -26,7 +26,7 @@ int opt_parse_max_queue(const struct opt *o, void *opts, const char *arg, char *
 	pid_entry, \
 	tid_entry, \
 	OPT_FN('d', "duration", "SECS", type, co.duration, opt_parse_duration, \
-	       "stop after SECS seconds (SIGINT/SIGTERM also stop cleanly)")
+	       "stop the events after SECS seconds, then process what is queued (SIGINT/SIGTERM also stop cleanly)")
 
 #define RING_OPTS(type, co, pages_help) \
 	OPT_FN('m', "mmap-pages", "N", type, co.ring_pages, opt_parse_ring_pages, \
