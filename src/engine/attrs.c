@@ -99,8 +99,8 @@ bool collect_live_stacks(const struct collect *c)
  * POLL_MS between its passes. A copy reserves its whole size in the ring
  * (64 KB for the few KB a thread's stack has): at the 64 KiB watermark that
  * was a wakeup of both of pprobe's threads per sample (30,000 polls in a
- * loaded 10 s clang compile at 999 Hz, 1,600 after). The ring's owner (the
- * sideband dummy) sets it for the ring. */
+ * loaded 10 s clang compile at 999 Hz, 1,600 after). Every event gets it:
+ * a ring takes its owner's, the first event opened on it. */
 void collect_set_wakeups(struct collect *c)
 {
 	size_t ring_bytes = c->opts.ring_pages * (size_t)sysconf(_SC_PAGESIZE);
@@ -126,8 +126,8 @@ void collect_add_tracking(struct collect *c)
 	a.task = 1;
 	a.build_id = 1;
 	a.context_switch = c->opts.context_switch;
-	/* Sideband only: the dummy never samples. Put it first so it owns each
-	 * CPU's ring. */
+	/* Sideband only: the dummy never samples. Put it first: it owns each
+	 * CPU's sideband ring (evlist side_pages), or the one shared ring. */
 	struct evsel *ev = evlist__add(&c->evlist, "dummy:sideband", &a);
 	ev->tracking = true;
 	struct evlist *el = &c->evlist;

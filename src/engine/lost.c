@@ -35,6 +35,13 @@ void collect_note_lost(struct collect *c, const struct perf_event_header *hdr, u
 		ev->lost_queue_full += r->lost;
 }
 
+/* The samples of an event the kernel wrote and pprobe received: those
+ * processed and those of pprobe itself left out on the drain thread. */
+static uint64_t received(const struct evsel *ev)
+{
+	return ev->samples + __atomic_load_n(&ev->own_left, __ATOMIC_ACQUIRE);
+}
+
 /* How many times each event with a sample period fired, as the kernel
  * counted (inherited copies included): the samples it should have given.
  * The kernel reports a loss (PERF_RECORD_LOST) only with the next record it
@@ -62,7 +69,7 @@ void collect_count_events(struct collect *c)
 					ok = false;
 			}
 		ev->counted = ok ? sum / ev->attr.sample_period : 0;
-		uint64_t got = ev->samples + __atomic_load_n(&ev->own_left, __ATOMIC_ACQUIRE);
+		uint64_t got = received(ev);
 		missing += ev->counted > got ? ev->counted - got : 0;
 	}
 	/* Missing beyond what PERF_RECORD_LOST said: lost silently, counted here. */
@@ -141,7 +148,7 @@ char *collect__lost_text(const struct collect *c, const char *prog)
 	/* Each event's own count: exact where it samples every Nth event. */
 	for (int i = 0; i < c->evlist.nr_evsels; i++) {
 		const struct evsel *ev = c->evlist.evsels[i];
-		uint64_t got = ev->samples + ev->own_left;
+		uint64_t got = received(ev);
 		if (ev->counted <= got)
 			continue;
 		uint64_t missing = ev->counted - got;

@@ -14,6 +14,7 @@
  * chunks are kept (32 MiB at most, beside --max-queue): a steady run maps
  * nothing new. */
 #define CHUNK_BYTES (2u << 20)
+#define CHUNK_DATA (CHUNK_BYTES - sizeof(struct ordered_chunk))	/* a standard chunk's room */
 #define MAX_SPARE 16
 
 void ordered__init(struct ordered *q)
@@ -66,7 +67,7 @@ void ordered__exit(struct ordered *q)
  * few are), else freed. Not the one pushes go to. */
 static void chunk_done(struct ordered *q, struct ordered_chunk *ch)
 {
-	if (ch->size == CHUNK_BYTES - sizeof(*ch) && q->nr_spare < MAX_SPARE) {
+	if (ch->size == CHUNK_DATA && q->nr_spare < MAX_SPARE) {
 		ch->next = q->spare;
 		q->spare = ch;
 		q->nr_spare++;
@@ -84,12 +85,12 @@ static struct ordered_chunk *chunk_for(struct ordered *q, size_t sz)
 		return ch;
 	if (ch && !ch->live)
 		chunk_done(q, ch);
-	if (sz <= CHUNK_BYTES - sizeof(*ch) && q->spare) {
+	if (sz <= CHUNK_DATA && q->spare) {
 		ch = q->spare;
 		q->spare = ch->next;
 		q->nr_spare--;
 	} else {
-		ch = chunk_map(sz > CHUNK_BYTES - sizeof(*ch) ? sz : CHUNK_BYTES - sizeof(*ch));
+		ch = chunk_map(sz > CHUNK_DATA ? sz : CHUNK_DATA);
 	}
 	ch->next = NULL;
 	ch->used = 0;

@@ -96,19 +96,26 @@ check "-a -d 0.5 takes ~0.5 s" awk -v s="$start" -v e="$end" 'BEGIN { exit !(e -
 # queued (none under its PID, the count said), and the events stop at the
 # deadline however long the unwinding of what was queued takes (the summary's
 # span is the -d asked for).
-busy=""
-for i in 1 2; do
-	sh -c 'while :; do :; done' &
-	busy="$busy $!"
-done
+# loops CMD: CMD looping on both CPUs, their PIDs in $loops (stop_loops)
+loops() {
+	loops=""
+	for _ in 1 2; do
+		sh -c "while :; do $1; done" &
+		loops="$loops $!"
+	done
+}
+stop_loops() {
+	# shellcheck disable=SC2086
+	kill $loops 2>/dev/null
+	# shellcheck disable=SC2086
+	wait $loops 2>/dev/null
+}
+loops :
 "$PPROBE" record -a -g -F 999 -d 1 --pid -o "$T/busy.folded" 2>"$T/busy.err" &
 ppid=$!
 wait $ppid
 rc=$?
-# shellcheck disable=SC2086
-kill $busy 2>/dev/null
-# shellcheck disable=SC2086
-wait $busy 2>/dev/null
+stop_loops
 check "-a -g busy: exit 0 ($(grep -m1 ' s, ' "$T/busy.err"))" [ $rc -eq 0 ]
 check "-a -g busy: no stack of pprobe's own PID $ppid ($(grep -c "^pprobe-$ppid;" "$T/busy.folded") lines)" \
 	sh -c "! grep -q '^pprobe-$ppid;' '$T/busy.folded'"
@@ -118,16 +125,9 @@ echo "# own samples left out: ${own:-none said}"
 # Sideband in a ring of its own: with process churn and a samples' ring too
 # small for the rate (-m 32), samples are lost (said) but no mmap, comm or
 # fork record is, and the run still ends at -d.
-churn=""
-for i in 1 2; do
-	sh -c 'while :; do /bin/true; done' &
-	churn="$churn $!"
-done
+loops /bin/true
 "$PPROBE" record -a -g -m 32 -d 1 -o "$T/churn.folded" 2>"$T/churn.err"
-# shellcheck disable=SC2086
-kill $churn 2>/dev/null
-# shellcheck disable=SC2086
-wait $churn 2>/dev/null
+stop_loops
 grep ' lost' "$T/churn.err" | sed 's/^/# /'
 check "-m 32 churn: no sideband record lost" sh -c "! grep -q 'records lost (.*the sideband' '$T/churn.err'"
 check "-m 32 churn: the short processes named (true or dash stacks)" grep -qE '^(true|sh|dash);' "$T/churn.folded"
