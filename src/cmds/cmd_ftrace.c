@@ -276,7 +276,7 @@ static int ftrace_run(struct ftrace_cmd_opts *o, struct collect *c)
 	 * set_ftrace_pid before it runs a single instruction of its own. */
 	o->co.counting = true;
 	o->co.quiet = true;
-	ret = collect__prepare(c, &o->co, err, sizeof(err));
+	ret = collect_say__status(c, collect__prepare(c, &o->co, err, sizeof(err)));
 	collect_say__error(err);
 	if (ret)
 		goto out;
@@ -314,7 +314,7 @@ static int ftrace_run(struct ftrace_cmd_opts *o, struct collect *c)
 		ret = 1;
 		goto out;
 	}
-	ret = collect__start(c, err, sizeof(err));
+	ret = collect_say__status(c, collect__start(c, err, sizeof(err)));
 	collect_say__error(err);
 	int out = ret ? 0 : trace_loop(c, ft, fd, o->count ? &k : NULL, o->co.duration);
 	if (!out && o->count)

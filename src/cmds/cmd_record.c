@@ -1453,7 +1453,7 @@ int cmd_record(int argc, char **argv)
 	 * fill: debuginfod (a network fetch) waits for the symbolization. */
 	debuginfo__debuginfod(false, sigguard__asked, NULL);
 	if (!ret) {
-		ret = collect__prepare(&c, &o.co, err, sizeof(err));
+		ret = collect_say__status(&c, collect__prepare(&c, &o.co, err, sizeof(err)));
 		collect_say__error(err);
 	}
 	if (!ret)
@@ -1463,7 +1463,7 @@ int cmd_record(int argc, char **argv)
 	if (!ret && rec.to_stdout)
 		collect__watch_output(&c, 1);
 	if (!ret) {
-		ret = collect__run(&c, err, sizeof(err));
+		ret = collect_say__status(&c, collect__run(&c, err, sizeof(err)));
 		collect_say__error(err);
 	}
 	if (!ret && c.out_err == EPIPE) {

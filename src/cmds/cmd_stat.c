@@ -283,7 +283,7 @@ static int stat_once(const struct event_list *evl, const struct collect_opts *co
 		ev->group_leader = evl->v[i].group_leader;
 		ev->weak_group = evl->v[i].weak_group;
 	}
-	ret = collect__prepare(&c, co, why, sizeof(why));
+	ret = collect_say__status(&c, collect__prepare(&c, co, why, sizeof(why)));
 	collect_say__error(why);
 	if (ret)
 		goto out;
@@ -306,7 +306,7 @@ static int stat_once(const struct event_list *evl, const struct collect_opts *co
 		goto out;
 	}
 	collect__watch_output(&c, fileno(pp_in->out));
-	ret = collect__start(&c, why, sizeof(why));
+	ret = collect_say__status(&c, collect__start(&c, why, sizeof(why)));
 	collect_say__error(why);
 	if (ret)
 		goto out;

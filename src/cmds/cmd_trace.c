@@ -365,7 +365,7 @@ int cmd_trace(int argc, char **argv)
 	event_list__init(&evl);
 	ret = trace_prepare(&o, &tr, &c, &evl, &of);
 	if (!ret) {
-		ret = collect__prepare(&c, &o.co, err, sizeof(err));
+		ret = collect_say__status(&c, collect__prepare(&c, &o.co, err, sizeof(err)));
 		collect_say__error(err);
 	}
 	if (!ret)
@@ -377,7 +377,7 @@ int cmd_trace(int argc, char **argv)
 		trace_print__header(&tp);
 	}
 	collect__watch_output(&c, fileno(tr.out));
-	ret = collect__run(&c, err, sizeof(err));
+	ret = collect_say__status(&c, collect__run(&c, err, sizeof(err)));
 	collect_say__error(err);
 	if (c.out_err && c.out_err != EPIPE) {
 		fprintf(stderr, "pprobe trace: writing %s failed: %s\n", o.output ? o.output : "stdout",

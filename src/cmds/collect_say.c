@@ -2,9 +2,13 @@
  * errors, notes, status line and loss prose, on stderr (collect_say.h). */
 #include "collect_say.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#include "commands.h"
+#include "sigguard.h"
 
 static void say_note(struct collect *c, const char *msg)
 {
@@ -33,6 +37,22 @@ void collect_say__error(const char *err)
 {
 	if (err && err[0])
 		fprintf(stderr, "pprobe: %s\n", err);
+}
+
+int collect_say__status(const struct collect *c, int ret)
+{
+	switch (ret) {
+	case 0:
+		return 0;
+	case -EINVAL:
+		return 2;
+	case -EINTR:
+		return sigguard__count() ? CMD_EXIT_BY_SIGNAL + sigguard__first() : 1;
+	case -ECHILD:
+		return c->exec_errno == ENOENT ? 127 : 126;
+	default:
+		return 1;
+	}
 }
 
 void collect_say__lost(const struct collect *c, const char *prog)

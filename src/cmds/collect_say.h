@@ -12,6 +12,13 @@ void collect_say__hook(struct collect *c);
 /* An error from collect__prepare, collect__start or collect__run:
  * "pprobe: ERR"; nothing when err is empty (a stop signal). */
 void collect_say__error(const char *err);
+/* The command's exit status for RET, what collect__prepare, collect__start
+ * or collect__run returned (collect.h): 0 for 0; 2 for -EINVAL (a bad
+ * target); for -EINTR (stopped before the run began) CMD_EXIT_BY_SIGNAL +
+ * the first stop signal, main() then dying of it; for -ECHILD 127 when the
+ * command was not found, 126 when it could not be run (as a shell); 1 for
+ * any other failure. */
+int collect_say__status(const struct collect *c, int ret);
 /* collect__lost_text's lines, each prefixed with prog. */
 void collect_say__lost(const struct collect *c, const char *prog);
 

@@ -6,12 +6,9 @@
 #include <string.h>
 
 #include "commands.h"
-#include "collect.h"
 #include "pprobe/debuginfo.h"
 #include "sigguard.h"
 #include "util.h"
-
-_Static_assert(COLLECT_EXIT_BY_SIGNAL == CMD_EXIT_BY_SIGNAL, "one way to say: died of a signal");
 
 struct command {
 	const struct cmd_def *def;	/* name, summary, options: its --help */

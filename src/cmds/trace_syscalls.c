@@ -239,14 +239,14 @@ int trace_syscalls(const struct trace_syscalls_opts *o)
 		st.sp.out = stdout;
 		setvbuf(stdout, NULL, _IOLBF, 0);	/* live: a line as it happens */
 	}
-	ret = collect__prepare(&c, o->co, err, sizeof(err));
+	ret = collect_say__status(&c, collect__prepare(&c, o->co, err, sizeof(err)));
 	collect_say__error(err);
 	if (!ret && (o->co->system_wide || o->co->cpu_list))
 		ret = filter_self(&c);
 	if (ret)
 		goto out;
 	collect__watch_output(&c, fileno(st.sp.out));
-	ret = collect__run(&c, err, sizeof(err));
+	ret = collect_say__status(&c, collect__run(&c, err, sizeof(err)));
 	collect_say__error(err);
 	if (c.out_err == EPIPE)
 		st.lines = false;	/* the reader went away while nothing was printed */

@@ -24,14 +24,15 @@ void collect_raise_nofile_limit(void)
 }
 
 /* An inherited uprobe/kprobe PMU event breaks the program it follows
- * (probe_spec__follow_tasks): refuse to open one. 0, or 1 with err saying why. */
+ * (probe_spec__follow_tasks): refuse to open one. 0, or -EOPNOTSUPP with err
+ * saying why. */
 static int refuse_inherited_pmu_probe(const struct evsel *ev, char *err, size_t len)
 {
 	if (!ev->attr.inherit || !probe_spec__is_pmu_probe_attr(&ev->attr))
 		return 0;
 	seterr(err, len, "internal error: %s would be opened as an inherited %s PMU event, which makes "
 	       "the followed program's fork() fail; not opened", ev->name, ev->spec ? ev->spec->pmu : "probe");
-	return 1;
+	return -EOPNOTSUPP;
 }
 
 int collect_normalize_attr(struct collect *c, struct evsel *ev, bool on_command, char *err, size_t len)
@@ -166,5 +167,5 @@ int collect_open_events(struct collect *c, char *err, size_t len)
 		seterr(err, len, "no such process: %d", c->evlist.failed_tid);
 	else
 		seterr(err, len, "%s", msg);
-	return 1;
+	return collect_failed(ret);
 }

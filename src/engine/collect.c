@@ -100,8 +100,8 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts, char *e
 	if (on_command || opts->pid_list)
 		for (int i = 0; i < c->evlist.nr_evsels; i++) {
 			struct evsel *ev = c->evlist.evsels[i];
-			if (ev->spec && probe_spec__follow_tasks(ev->spec, &ev->attr, err, len) < 0) {
-				ret = 1;
+			if (ev->spec && (ret = probe_spec__follow_tasks(ev->spec, &ev->attr, err, len)) < 0) {
+				ret = collect_failed(ret);
 				goto err;
 			}
 		}
@@ -137,10 +137,8 @@ int collect__prepare(struct collect *c, const struct collect_opts *opts, char *e
 	if (!opts->counting)
 		collect_add_tracking(c);
 	for (int i = 0; i < c->evlist.nr_evsels; i++)
-		if (collect_normalize_attr(c, c->evlist.evsels[i], on_command, err, len)) {
-			ret = 1;
+		if ((ret = collect_normalize_attr(c, c->evlist.evsels[i], on_command, err, len)))
 			goto err;
-		}
 	if (!opts->counting)
 		collect_set_wakeups(c);
 	/* The evlist owns cpus and tids from here. */
@@ -397,14 +395,14 @@ static void show_status(struct collect *c, bool final)
 
 int collect__stopped(void)
 {
-	return sigguard__count() ? COLLECT_EXIT_BY_SIGNAL + sigguard__first() : 0;
+	return sigguard__count() ? -EINTR : 0;
 }
 
 int collect__start(struct collect *c, char *err, size_t len)
 {
 	seterr(err, len, "%s", "");
 	/* Stopped while attaching: the held command exits without running
-	 * (collect__cleanup), pprobe dies of the signal. */
+	 * (collect__cleanup), and the caller is told (-EINTR). */
 	int st = collect__stopped();
 	if (st)
 		return st;
@@ -457,7 +455,7 @@ int collect__run(struct collect *c, char *err, size_t len)
 	int ret = drain__init(&c->drain, c->evlist.rings, c->evlist.nr_rings, max_queue, poll_ms);
 	if (ret) {
 		seterr(err, len, "eventfd: %s", strerror(-ret));
-		return 1;
+		return collect_failed(ret);
 	}
 	if (c->layout.sample_type & PERF_SAMPLE_STACK_USER) {
 		c->drain.stack_field = collect_stack_field_of;

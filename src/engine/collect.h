@@ -95,6 +95,8 @@ struct collect {
 	int child_go_fd;		/* write end: releases the child to exec */
 	int child_err_fd;		/* read end: errno of a failed exec */
 	int child_status;
+	int exec_errno;			/* the command's exec failed with this
+					 * (collect__start returned -ECHILD) */
 	bool child_exited;
 	bool traced;			/* hold_exits: the command and its descendants
 					 * are ptrace-seized for their exit-stops */
@@ -158,27 +160,33 @@ int collect__unwind_user(struct collect *c, struct unwinder *u, const struct sam
 
 /* Zero the engine: always first, so collect__cleanup is safe on any path. */
 void collect__init(struct collect *c);
+/* collect__prepare, collect__start and collect__run return 0 or a negative
+ * errno, with err saying why (one line, no prefix); the engine picks no exit
+ * status (the command does: src/cmds/collect_say.h). Three errnos have the
+ * engine's own meaning there, and a kernel's or libc's error of the same
+ * number comes back as -EIO (err has its words):
+ *   -EINVAL  the options name a bad target (CPU or PID list, a CPU not
+ *            online, nothing to record);
+ *   -EINTR   a stop signal came before the run began (err empty);
+ *   -ECHILD  the command could not be run: c->exec_errno says why.
+ * Anything else is a failure the kernel or the engine said (-ESRCH: a target
+ * process is gone, -EACCES/-EPERM: not allowed to open the events, ...). */
 /* Set up: targets, signal handling, the child (stopped before exec), and the
  * open fds. Events the command wants are added to c->evlist and on_note is
- * set before this. On failure returns the exit status to use (>0: 2 for a
- * bad target, 1 otherwise), with err saying why (one line, no prefix), or
- * empty after a stop signal (COLLECT_EXIT_BY_SIGNAL). */
+ * set before this. 0, or a negative errno (above). */
 int collect__prepare(struct collect *c, const struct collect_opts *opts, char *err, size_t len);
 /* Start counting/sampling: enable the events (or release the command, whose
- * exec enables them). Returns 0 or an exit status (127: command not found,
- * 126: not executable, with err saying why; err empty otherwise). */
+ * exec enables them). 0, -EINTR, or -ECHILD (the command's exec failed,
+ * err saying why). */
 int collect__start(struct collect *c, char *err, size_t len);
 /* Wait up to timeout_ms for a signal (SIGCHLD, SIGINT, SIGTERM): sets
  * c->stop, c->child_exited, c->stop_signal. For loops that have no rings. */
 void collect__wait(struct collect *c, int timeout_ms);
 /* Run until the command exits, -d expires, the targets are gone, or
- * SIGINT/SIGTERM. Returns 0 or an exit status, err as collect__start's. */
+ * SIGINT/SIGTERM. 0, or a negative errno as collect__start's (or
+ * eventfd's, for the drain thread). */
 int collect__run(struct collect *c, char *err, size_t len);
-/* Returned by collect__prepare/start/run when a stop signal came before
- * the run began, plus the signal: the command dies of it (as commands.h's
- * CMD_EXIT_BY_SIGNAL). */
-#define COLLECT_EXIT_BY_SIGNAL 1100
-/* COLLECT_EXIT_BY_SIGNAL + the first stop signal, or 0 if none came. */
+/* -EINTR once a stop signal came (sigguard__first() says which), else 0. */
 int collect__stopped(void);
 /* Our output is a pipe or socket (else nothing is done): when its reader
  * goes away (POLLERR/POLLHUP), collecting stops as if our next write had

@@ -13,6 +13,7 @@
 #ifndef PPROBE_COLLECT_INTERNAL_H
 #define PPROBE_COLLECT_INTERNAL_H
 
+#include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -82,6 +83,14 @@ struct lost_samples_record {
 
 /* ---- collect.c ---- */
 
+/* A failure NEG (-errno) that the kernel or libc gave, as the engine returns
+ * it: the errnos with a meaning of the engine's own (collect.h: EINVAL,
+ * EINTR, ECHILD) become -EIO, err having the words. */
+static inline int collect_failed(int neg)
+{
+	return neg >= 0 || neg == -EINVAL || neg == -EINTR || neg == -ECHILD ? -EIO : neg;
+}
+
 /* Read the rings and process every record older than limit. */
 void collect_drain_until(struct collect *c, uint64_t limit);
 /* A note for the user (c->on_note), formatted. */
@@ -90,10 +99,10 @@ void collect_note(struct collect *c, const char *fmt, ...) __attribute__((format
 /* ---- target.c ---- */
 
 /* The CPUs to open on: -C's list, each checked to be online, or every
- * online CPU. 0, or the exit status with err saying why. */
+ * online CPU. 0, or a negative errno (collect.h) with err saying why. */
 int collect_target_cpus(const struct collect_opts *opts, int **cpus_out, int *nr_out, char *err, size_t len);
-/* The threads to open on (see target.c). 0, or the exit status with err
- * saying why. */
+/* The threads to open on (see target.c). 0, or a negative errno (collect.h)
+ * with err saying why. */
 int collect_target_tasks(struct collect *c, const struct collect_opts *opts, pid_t **tids_out, int *nr_out,
 			 bool *on_command, char *err, size_t len);
 /* What exists already, into the session. */
@@ -118,10 +127,10 @@ void sp_history__free(struct sp_history *h);
 /* The signals the signalfd takes (SIGCHLD). */
 sigset_t collect_sigs(void);
 /* Fork the command (c->opts.argv), held before its exec when
- * hold_until_go. 0, or the exit status with err saying why. */
+ * hold_until_go. 0, or a negative errno with err saying why. */
 int collect_start_child(struct collect *c, bool hold_until_go, char *err, size_t len);
-/* Release the child; 0 once it has exec'd, or the exit status (127, 126)
- * with err saying why. */
+/* Release the child; 0 once it has exec'd, or -ECHILD with err saying why
+ * and c->exec_errno set. */
 int collect_release_child(struct collect *c, char *err, size_t len);
 /* Handle the status changes of the command and its tracees (workload.c). */
 void collect_reap(struct collect *c, bool hold, bool block);
@@ -135,7 +144,7 @@ void collect_child_exit_now(void *arg);
 
 /* RLIMIT_NOFILE's soft limit raised to its hard one. */
 void collect_raise_nofile_limit(void);
-/* Set EV's attr for the run. 0, or 1 with err saying why. */
+/* Set EV's attr for the run. 0, or a negative errno with err saying why. */
 int collect_normalize_attr(struct collect *c, struct evsel *ev, bool on_command, char *err, size_t len);
 /* A stack copy up to this size is completed from the live stack when the
  * walk reaches its end (per-occurrence events copy 4 KB); a larger one (a
@@ -148,7 +157,7 @@ bool collect_live_stacks(const struct collect *c);
 void collect_set_wakeups(struct collect *c);
 /* The sideband tracking event, first in c->evlist. */
 void collect_add_tracking(struct collect *c);
-/* Open c->evlist. 0, or 1 with err saying why. */
+/* Open c->evlist. 0, or a negative errno with err saying why. */
 int collect_open_events(struct collect *c, char *err, size_t len);
 
 /* ---- sideband.c ---- */

@@ -63,7 +63,7 @@ static int threads_of(const pid_t *pids, int nr, pid_t **out, pid_t *missing)
 }
 
 /* The CPUs to open on: -C's list, each checked to be online, or every
- * online CPU. 0, or the exit status with err saying why. */
+ * online CPU. 0, or a negative errno (collect.h) with err saying why. */
 int collect_target_cpus(const struct collect_opts *opts, int **cpus_out, int *nr_out, char *err, size_t len)
 {
 	int *cpus = NULL, nr_cpus;
@@ -72,7 +72,7 @@ int collect_target_cpus(const struct collect_opts *opts, int **cpus_out, int *nr
 		nr_cpus = cpulist__online(&cpus);
 		if (nr_cpus < 0) {
 			seterr(err, len, "cannot read the online CPUs: %s", strerror(-nr_cpus));
-			return 1;
+			return collect_failed(nr_cpus);
 		}
 		*cpus_out = cpus;
 		*nr_out = nr_cpus;
@@ -81,7 +81,7 @@ int collect_target_cpus(const struct collect_opts *opts, int **cpus_out, int *nr
 	nr_cpus = cpulist__parse(opts->cpu_list, &cpus);
 	if (nr_cpus < 0) {
 		seterr(err, len, "bad CPU list '%s' (expected e.g. 0-3,5)", opts->cpu_list);
-		return 2;
+		return -EINVAL;
 	}
 	int *online, nr_online = cpulist__online(&online);
 	for (int i = 0; i < nr_cpus && nr_online > 0; i++) {
@@ -93,7 +93,7 @@ int collect_target_cpus(const struct collect_opts *opts, int **cpus_out, int *nr
 			       online[nr_online - 1]);
 			free(online);
 			free(cpus);
-			return 2;
+			return -EINVAL;
 		}
 	}
 	if (nr_online > 0)
@@ -106,7 +106,8 @@ int collect_target_cpus(const struct collect_opts *opts, int **cpus_out, int *nr
 /* The threads to open on: those of -p's processes, -t's threads, -1 (every
  * task) for -a or -C, or none yet when the command to be started is the
  * target (*on_command: its pid comes when it is forked). Sets
- * c->target_pids for -p and -t. 0, or the exit status with err saying why. */
+ * c->target_pids for -p and -t. 0, or a negative errno (collect.h) with err
+ * saying why. */
 int collect_target_tasks(struct collect *c, const struct collect_opts *opts, pid_t **tids_out, int *nr_out,
 			 bool *on_command, char *err, size_t len)
 {
@@ -119,7 +120,7 @@ int collect_target_tasks(struct collect *c, const struct collect_opts *opts, pid
 		if (n < 0) {
 			seterr(err, len, "bad %s list '%s' (expected e.g. 1234,5678)", opts->pid_list ? "PID" : "TID",
 			       list);
-			return 2;
+			return -EINVAL;
 		}
 		if (opts->pid_list) {
 			pid_t missing = 0;
@@ -127,7 +128,7 @@ int collect_target_tasks(struct collect *c, const struct collect_opts *opts, pid
 			if (*nr_out < 0) {
 				seterr(err, len, "no such process: %d", missing);
 				free(ids);
-				return 1;
+				return -ESRCH;
 			}
 			c->target_pids = ids;
 			c->nr_target_pids = n;
@@ -139,7 +140,7 @@ int collect_target_tasks(struct collect *c, const struct collect_opts *opts, pid
 			if (access(path, F_OK)) {
 				seterr(err, len, "no such thread: %d", ids[i]);
 				free(ids);
-				return 1;
+				return -ESRCH;
 			}
 		}
 		*tids_out = ids;
@@ -153,7 +154,7 @@ int collect_target_tasks(struct collect *c, const struct collect_opts *opts, pid
 	if (opts->system_wide || opts->cpu_list || !opts->argv) {
 		if (!opts->system_wide && !opts->cpu_list && !opts->argv) {
 			seterr(err, len, "nothing to record: give a command, -p PID, -t TID, -a or -C CPUS");
-			return 2;
+			return -EINVAL;
 		}
 		*tids_out = pp_xmalloc(sizeof(pid_t));
 		(*tids_out)[0] = -1;

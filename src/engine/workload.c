@@ -125,14 +125,16 @@ int collect_start_child(struct collect *c, bool hold_until_go, char *err, size_t
 {
 	int go[2], errp[2];
 	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
-		seterr(err, len, "pipe: %s", strerror(errno));
-		return 1;
+		int e = errno;
+		seterr(err, len, "pipe: %s", strerror(e));
+		return collect_failed(-e);
 	}
 	sigset_t sigs = collect_sigs();
 	pid_t pid = fork();
 	if (pid < 0) {
-		seterr(err, len, "fork: %s", strerror(errno));
-		return 1;
+		int e = errno;
+		seterr(err, len, "fork: %s", strerror(e));
+		return collect_failed(-e);
 	}
 	if (pid == 0) {
 		sigprocmask(SIG_UNBLOCK, &sigs, NULL);
@@ -165,8 +167,8 @@ int collect_start_child(struct collect *c, bool hold_until_go, char *err, size_t
 	return 0;
 }
 
-/* Release the child; returns 0 once it has exec'd, or the exit status
- * (127 command not found, 126 not executable) with err saying why. */
+/* Release the child; returns 0 once it has exec'd, or -ECHILD with err
+ * saying why and c->exec_errno the exec's errno (ENOENT: not found). */
 int collect_release_child(struct collect *c, char *err, size_t len)
 {
 	if (c->child_go_fd >= 0) {
@@ -185,7 +187,8 @@ int collect_release_child(struct collect *c, char *err, size_t len)
 		collect_reap(c, false, true);
 		c->child = 0;
 		c->child_exited = false;
-		return e == ENOENT ? 127 : 126;
+		c->exec_errno = e;
+		return -ECHILD;
 	}
 	return 0;
 }
