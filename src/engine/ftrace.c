@@ -252,13 +252,13 @@ static void guard_main(struct ftrace *f, int rfd)
 			continue;
 		}
 		if (n == 1 && b == 'd')
-			_exit(0);
+			_exit(0);	/* the child's exit, not pprobe's */
 		break;	/* EOF or error: pprobe is gone */
 	}
 	if (top)
 		restore_top(f);
 	remove_instance(f->inst_name);
-	_exit(0);
+	_exit(0);	/* the child's exit, not pprobe's */
 }
 
 static int guard_start(struct ftrace *f)

@@ -789,7 +789,7 @@ static void sweep_after_exit(void *arg)
 	for (int i = 0, n = probe_tracefs__list(NULL, &ev); i < n; i++)
 		for (int t = 0; t < 200 && temp_group_pid(ev[i].group) == parent && remove_event(&ev[i]) == -EBUSY; t++)
 			usleep(10000);
-	_exit(0);
+	_exit(0);	/* the child's exit, not pprobe's */
 }
 
 static void temps_register(void)

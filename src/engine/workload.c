@@ -142,19 +142,19 @@ int collect_start_child(struct collect *c, bool hold_until_go, char *err, size_t
 		close(go[1]);
 		close(errp[0]);
 		if (c->opts.child_stdout_to_stderr && dup2(2, 1) < 0)
-			_exit(126);
+			_exit(126);	/* the child's exit, not pprobe's */
 		if (hold_until_go) {
 			char b;
 			/* EOF without a byte: pprobe gave up; do not run the command. */
 			if (read(go[0], &b, 1) != 1)
-				_exit(127);
+				_exit(127);	/* the child's exit, not pprobe's */
 		}
 		execvp(c->opts.argv[0], c->opts.argv);
 		int e = errno;
 		if (write(errp[1], &e, sizeof(e)) < 0) {
 			/* nothing more to tell */
 		}
-		_exit(e == ENOENT ? 127 : 126);
+		_exit(e == ENOENT ? 127 : 126);	/* the child's exit, not pprobe's */
 	}
 	close(go[0]);
 	close(errp[1]);
