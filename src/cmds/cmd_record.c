@@ -22,6 +22,7 @@
 #include "target_opts.h"
 #include "stacks.h"
 #include "pprof.h"
+#include "record_outputs.h"
 #include "record_push.h"
 #include "speedscope.h"
 #include "svg.h"
@@ -40,24 +41,6 @@ enum callgraph { CG_NONE, CG_FP, CG_DWARF };
 struct quality {
 	uint64_t samples, complete;
 	uint64_t ends[UNWIND_ERROR + 1];
-};
-
-/* The output formats: -o FILE picks one by FILE's ending, --format by name. */
-enum out_format { OUT_FOLDED, OUT_SVG, OUT_PPROF, OUT_SPEEDSCOPE, OUT_NR };
-static const struct out_format_def {
-	const char *name;
-	const char *exts[3];	/* the first is added to a name that has none of them */
-} out_formats[OUT_NR] = {
-	[OUT_FOLDED] = { "folded", { ".folded" } },
-	[OUT_SVG] = { "svg", { ".svg" } },
-	[OUT_PPROF] = { "pprof", { ".pb.gz", ".pb" } },
-	[OUT_SPEEDSCOPE] = { "speedscope", { ".speedscope.json" } },
-};
-#define OUT_FORMAT_NAMES "folded, svg, pprof, speedscope"
-
-struct output {
-	const char *name;	/* -o's argument */
-	enum out_format fmt;
 };
 
 struct record {
@@ -365,45 +348,6 @@ static void on_process_gone(struct collect *c, pid_t pid)
 	struct record *r = c->priv;
 	if (r->unwinder)
 		unwinder__forget(r->unwinder, pid);
-}
-
-/* The extension of fmt that name ends with, or NULL. */
-static const char *format_ext(enum out_format fmt, const char *name)
-{
-	size_t len = strlen(name);
-	for (int k = 0; k < 3 && out_formats[fmt].exts[k]; k++) {
-		size_t el = strlen(out_formats[fmt].exts[k]);
-		if (len > el && !strcmp(name + len - el, out_formats[fmt].exts[k]))
-			return out_formats[fmt].exts[k];
-	}
-	return NULL;
-}
-
-/* The format a file's name asks for: by its ending, else folded. */
-static enum out_format format_of_name(const char *name)
-{
-	for (int f = 0; f < OUT_NR; f++)
-		if (format_ext((enum out_format)f, name))
-			return (enum out_format)f;
-	return OUT_FOLDED;
-}
-
-/* -o FILE for one event; FILE's stem + ".EVENT" + its extension for each of several. */
-static char *output_name(const struct output *out, const char *event, bool several)
-{
-	if (!several)
-		return pp_xstrdup(out->name);
-	char ev[256];
-	event_spec__file_name(event, ev, sizeof(ev));
-	size_t len = strlen(out->name);
-	const char *ext = format_ext(out->fmt, out->name);
-	size_t stem = ext ? len - strlen(ext) : len;
-	if (!ext)
-		ext = out_formats[out->fmt].exts[0];
-	size_t sz = stem + strlen(ev) + strlen(ext) + 3;
-	char *name = pp_xmalloc(sz);
-	snprintf(name, sz, "%.*s.%s%s", (int)stem, out->name, ev, ext);
-	return name;
 }
 
 /* ---- options ---- */
