@@ -96,10 +96,13 @@ void ufile__free(struct ufile *f)
 		return;
 	ufile__go_free(f);	/* what reads data first */
 	dwarf_cfi_end(f->eh_cfi);
+	elf_end(f->cfi_elf);
+	if (f->cfi_view)
+		munmap(f->cfi_view, f->size);
 	elf_end(f->elf);
 	if (f->data && !f->data_borrowed)
 		munmap((void *)f->data, f->size);
-	free(f->eh_has);
+	ufile__free_rows(f);
 	free(f->path);
 	free(f->open_path);
 	free(f->interp_name);
@@ -183,6 +186,8 @@ static int ufile__parse(struct ufile *f)
 			f->nr_loads++;
 		} else if (ph.p_type == PT_GNU_EH_FRAME) {
 			f->eh_hdr_vaddr = ph.p_vaddr;
+			f->eh_hdr_offset = ph.p_offset;
+			f->eh_hdr_size = ph.p_filesz;
 			/* version, eh_frame_ptr_enc, fde_count_enc, table_enc */
 			if (ph.p_offset > f->size || f->size - ph.p_offset < 12)
 				continue;
@@ -203,14 +208,24 @@ static int ufile__parse(struct ufile *f)
 	if (dyn.p_type == PT_DYNAMIC && eh.e_type == ET_DYN && !f->program)
 		f->soname = ufile__soname(elf, f, &dyn);
 	if (!elf_getshdrstrndx(elf, &shstrndx)) {
+		bool hdr_seen = false;
 		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
 			GElf_Shdr sh;
 			const char *nm;
 			if (!gelf_getshdr(scn, &sh) ||
 			    !(nm = elf_strptr(elf, shstrndx, sh.sh_name)))
 				continue;
-			if (!strcmp(nm, ".eh_frame") && sh.sh_type != SHT_NOBITS)
+			if (!strcmp(nm, ".eh_frame_hdr"))
+				hdr_seen = true;
+			if (!strcmp(nm, ".eh_frame") && sh.sh_type != SHT_NOBITS && !f->has_eh_frame) {
 				f->has_eh_frame = true;
+				/* libdw uses .eh_frame_hdr's table only when it
+				 * comes first (ufile__eh_cfi) */
+				f->eh_hdr_late = !hdr_seen;
+				f->eh_frame_offset = sh.sh_offset;
+				f->eh_frame_addr = sh.sh_addr;
+				f->eh_frame_size = sh.sh_size;
+			}
 			else if (!strcmp(nm, ".debug_frame") && sh.sh_type != SHT_NOBITS)
 				f->has_debug_frame = true;
 			else if (!strcmp(nm, ".gopclntab") || !strcmp(nm, ".note.go.buildid") ||
@@ -492,6 +507,9 @@ struct unwinder *unwinder__new_cached(enum unwind_backend backend, struct objcac
 		return NULL;
 	u->backend = backend;
 	u->live_allowed = true;
+	const char *fast = getenv("PPROBE_UNWIND_FAST"), *check = getenv("PPROBE_UNWIND_CHECK");
+	u->fast = !fast || strcmp(fast, "0");
+	u->check = check && strcmp(check, "0") && u->fast && backend == UNWIND_LIBDW;
 	u->cache = cache ? objcache__get(cache) : objcache__new();
 	if (!u->cache || objcache__add_marker(u->cache, unwinder__mark, u)) {
 		int err = u->cache ? EBUSY : ENOMEM;	/* EBUSY: too many unwinders on one cache */
@@ -527,6 +545,16 @@ void unwinder__delete(struct unwinder *u)
 void unwinder__set_live_stack(struct unwinder *u, bool allow)
 {
 	u->live_allowed = allow;
+}
+
+void unwinder__set_fast(struct unwinder *u, bool on)
+{
+	u->fast = on;
+}
+
+const struct unwind_check *unwinder__check(const struct unwinder *u)
+{
+	return u && u->check ? &u->check_stats : NULL;
 }
 
 /* ---- memory ---- */
@@ -660,12 +688,59 @@ Elf *ufile__elf(struct ufile *f)
 	return f->elf;
 }
 
-static Dwarf_CFI *ufile__eh_cfi(struct ufile *f)
+/* libdw reads .eh_frame_hdr's binary search table only where that section
+ * comes before .eh_frame; lld puts it after (Debian's libLLVM and
+ * libclang-cpp), and libdw then parses every FDE of the file at its first
+ * lookup (50-100 ms in libLLVM) and keeps them in a tree of 100,000. Given
+ * no section headers it finds both through PT_GNU_EH_FRAME, with the
+ * table: so its view of such a file is one without them, holding only the
+ * ELF and program headers, .eh_frame_hdr and .eh_frame, at their offsets
+ * in an otherwise untouched anonymous mapping (the rest is never read). */
+static Dwarf_CFI *eh_cfi_by_table(struct ufile *f)
+{
+	GElf_Ehdr eh;
+	Elf *whole = ufile__elf(f);
+
+	if (!f->eh_hdr_late || !f->eh_fde_count || !whole || !gelf_getehdr(whole, &eh) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || f->size < sizeof(Elf64_Ehdr))
+		return NULL;
+	uint64_t ph_end = eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize;
+	/* libdw finds .eh_frame at its address's offset from .eh_frame_hdr's */
+	if (f->eh_frame_addr - f->eh_hdr_vaddr != f->eh_frame_offset - f->eh_hdr_offset || ph_end > f->size || f->eh_hdr_offset > f->size || f->size - f->eh_hdr_offset < f->eh_hdr_size ||
+	    f->eh_frame_offset > f->size || f->size - f->eh_frame_offset < f->eh_frame_size)
+		return NULL;
+	uint8_t *v = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (v == MAP_FAILED)
+		return NULL;
+	memcpy(v, f->data, sizeof(Elf64_Ehdr));
+	memcpy(v + eh.e_phoff, f->data + eh.e_phoff, ph_end - eh.e_phoff);
+	memcpy(v + f->eh_hdr_offset, f->data + f->eh_hdr_offset, f->eh_hdr_size);
+	memcpy(v + f->eh_frame_offset, f->data + f->eh_frame_offset, f->eh_frame_size);
+	Elf64_Ehdr *h = (Elf64_Ehdr *)v;
+	h->e_shoff = 0;
+	h->e_shnum = 0;
+	h->e_shstrndx = SHN_UNDEF;
+	mprotect(v, f->size, PROT_READ);
+	Elf *e = elf_memory((char *)v, f->size);
+	Dwarf_CFI *cfi = e ? dwarf_getcfi_elf(e) : NULL;
+	if (!cfi) {
+		elf_end(e);
+		munmap(v, f->size);
+		return NULL;
+	}
+	f->cfi_view = v;
+	f->cfi_elf = e;
+	return cfi;
+}
+
+Dwarf_CFI *ufile__eh_cfi(struct ufile *f)
 {
 	if (!f->cfi_tried) {
 		f->cfi_tried = true;
-		Elf *elf = ufile__elf(f);
-		f->eh_cfi = elf ? dwarf_getcfi_elf(elf) : NULL;
+		f->eh_cfi = eh_cfi_by_table(f);
+		Elf *elf = f->eh_cfi ? NULL : ufile__elf(f);
+		if (elf)
+			f->eh_cfi = dwarf_getcfi_elf(elf);
 	}
 	return f->eh_cfi;
 }
@@ -684,35 +759,22 @@ static Dwarf_Frame *eh_frame_at(const struct uctx *c, uint64_t pc, const struct 
 	return fr;
 }
 
-/* Does .eh_frame cover pc? (*mod: pc's module, or NULL). The answer is
- * kept per file, a covered one as its CFI row's range: libdw allocates a
- * row for every lookup, and every sample whose word at sp follows a call
- * asks (10% of record's CPU on a clang compile). */
+/* Does .eh_frame cover pc? (*mod: pc's module, or NULL). Answered from the
+ * file's compiled rows (unwind_fast.c), which the walk then uses: libdw
+ * allocates a row for every lookup, and every sample whose word at sp
+ * follows a call asks. */
 static bool eh_covers(const struct uctx *c, uint64_t pc, const struct umod **mod)
 {
 	const struct umod *m = uproc__find_mod(c->proc, pc);
 	*mod = m;
 	if (!m)
 		return false;
-	struct ufile *f = m->file;
-	uint64_t a = pc - m->bias;
-	if (!f->eh_has)
-		f->eh_has = calloc(UFILE_EH_HAS, sizeof(*f->eh_has));
-	struct ufile_eh_has *e = f->eh_has ? &f->eh_has[(a >> 4) % UFILE_EH_HAS] : NULL;
-	if (e && e->has == 1 && a >= e->lo && a < e->hi)
-		return true;
-	if (e && e->has == 2 && a == e->lo)
-		return false;
-	Dwarf_CFI *cfi = ufile__eh_cfi(f);
-	Dwarf_Frame *fr = NULL;
-	Dwarf_Addr lo = a, hi = a + 1;
-	bool has = cfi && !dwarf_cfi_addrframe(cfi, a, &fr);
-	if (has && (dwarf_frame_info(fr, &lo, &hi, NULL) < 0 || lo > a || hi <= a))
-		lo = a, hi = a + 1;
+	const struct cfi_row *row = ufile__cfi_row(m->file, pc - m->bias);
+	if (row)
+		return row->state != CFI_ROW_ABSENT;
+	Dwarf_Frame *fr = eh_frame_at(c, pc, NULL);	/* no memory for the rows */
 	free(fr);
-	if (e)
-		*e = (struct ufile_eh_has){ .lo = lo, .hi = hi, .has = has ? 1 : 2 };
-	return has;
+	return fr != NULL;
 }
 
 /* Does a call instruction end at ra? The forms compilers emit: call rel32,
@@ -858,6 +920,15 @@ bool uctx__take_alt_stack(struct uctx *c, uint64_t lo, uint64_t hi)
 {
 	if (c->alt || !c->live_allowed || hi <= lo)
 		return false;
+	if (c->alt_again && c->alt_again_lo == lo) {
+		/* the same walk again (PPROBE_UNWIND_CHECK): the same bytes */
+		c->alt = c->alt_again;
+		c->alt_lo = lo;
+		c->alt_len = c->alt_again_len;
+		c->alt_again = NULL;
+		c->used_live = true;
+		return true;
+	}
 	uint64_t len = hi - lo < ALT_STACK_MAX ? hi - lo : ALT_STACK_MAX;
 	uint8_t *b = malloc(len);
 	if (!b)

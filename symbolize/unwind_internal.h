@@ -50,12 +50,17 @@ struct ufile {
 	/* .eh_frame read by libdw, opened on first need (popped slots) */
 	Elf *elf;		/* over data, on first need (ufile__elf) */
 	Dwarf_CFI *eh_cfi;
+	uint64_t eh_hdr_offset, eh_hdr_size;		/* PT_GNU_EH_FRAME */
+	uint64_t eh_frame_offset, eh_frame_size, eh_frame_addr;	/* the .eh_frame section */
+	bool eh_hdr_late;	/* .eh_frame_hdr's section after .eh_frame's */
+	uint8_t *cfi_view;	/* eh_cfi's image where eh_hdr_late (size bytes, mapped) */
+	Elf *cfi_elf;
 	bool cfi_tried;
-	/* what .eh_frame covers, direct-mapped by 16-byte granule, made on
-	 * first need (every sample's leaf asks): a covered row [lo, hi) (has
-	 * 1), or an address it does not cover (has 2, lo) */
-#define UFILE_EH_HAS 1024
-	struct ufile_eh_has { uint64_t lo, hi; uint8_t has; } *eh_has;
+	/* the .eh_frame rows walks met, compiled (unwind_fast.c): hashed by
+	 * address, 1 << cfi_rows_bits slots, made on first need */
+	struct cfi_row *cfi_rows;
+	uint8_t cfi_rows_bits;
+	uint32_t cfi_misses;	/* lookups that compiled a row since the table was made */
 	/* Go (unwind_go.c): a Go file, its root functions found on first need */
 	bool is_go, go_ready;
 #define UFILE_GO_ROOTS 16
@@ -72,6 +77,22 @@ struct umod {
 	uint64_t bias;
 	uint64_t low, high;
 	uint64_t text_low, text_high;	/* union of the executable mappings */
+	bool in_dwfl;		/* libdw has it as a module (udw__sync) */
+};
+
+/* One .eh_frame row, [lo, hi) in file addresses: absent (no row), one only
+ * libdw evaluates, or one in the forms the fast path steps (unwind_fast.c:
+ * CFA = cfa_reg + cfa_off, each register's rule kind[i] with off[i]). */
+enum { CFI_ROW_EMPTY, CFI_ROW_ABSENT, CFI_ROW_LIBDW, CFI_ROW_FAST };
+struct cfi_row {
+	uint64_t lo, hi;
+	uint8_t state;
+	bool signal;		/* a signal frame's (its caller's pc is exact) */
+	uint8_t cfa_reg;
+	uint8_t kind[UNWIND_NR_REGS];
+	int32_t cfa_off;
+	int16_t off[UNWIND_NR_REGS];
+	struct cfa_expr *cfa_expr;	/* the CFA by an expression (unwind_fast.c), or NULL */
 };
 
 struct uproc;
@@ -98,6 +119,7 @@ struct uctx {
 	/* libdw: the registers a walk starts from, when not the sample's
 	 * (a walk resumed past a frame without CFI) */
 	const struct unwind_regs *init_regs;
+	uint64_t init_pc;		/* with init_regs: the pc libdw starts at, if not their ip */
 	bool cfi_miss;			/* libunwind: a find_proc_info found nothing */
 	bool go_known, has_go;		/* the process maps a Go file (uctx__is_go_pc) */
 	/* Go: the goroutine stack a walk went on to from the system stack
@@ -105,6 +127,9 @@ struct uctx {
 	 * live from the process in one snapshot; malloc'd, one per walk */
 	uint64_t alt_lo, alt_len;
 	uint8_t *alt;
+	/* a walk done again (unwind_libdw.c's check): the first one's */
+	uint8_t *alt_again;
+	uint64_t alt_again_lo, alt_again_len;
 	/* the sampled frame's register save slots below sp, which its
 	 * epilogue already popped, with the values the pops restored */
 	bool popped_done;
@@ -137,6 +162,9 @@ struct unwinder {
 	struct objcache *cache;		/* the files (shared with a symbolizer, maybe) */
 	uint8_t *live_buf;		/* reused between samples */
 	uint64_t live_cap;
+	bool fast;			/* libdw backend: the fast path first (unwind_fast.c) */
+	bool check;			/* PPROBE_UNWIND_CHECK: every walk also without it */
+	struct unwind_check check_stats;
 };
 
 /* ufile_map.c: maps fd's size bytes into f->data/f->size, as libdw may be
@@ -174,6 +202,24 @@ bool uctx__take_alt_stack(struct uctx *c, uint64_t lo, uint64_t hi);
 /* The Elf over f's mapping, made on first need, ended with f: .eh_frame's
  * CFI and Go's table read through it */
 Elf *ufile__elf(struct ufile *f);
+Dwarf_CFI *ufile__eh_cfi(struct ufile *f);
+
+/* unwind_fast.c: f's .eh_frame row at file address a (NULL: no memory) */
+const struct cfi_row *ufile__cfi_row(struct ufile *f, uint64_t a);
+/* Does a CFI_ROW_FAST row say the return address is undefined (outermost)? */
+bool cfi_row__ra_undefined(const struct cfi_row *row);
+/* The rows' memory (ufile__free). */
+void ufile__free_rows(struct ufile *f);
+/* Walks from c's registers while the rows are plain, ips[0] already set.
+ * True: the walk ended there, *n frames, res->end set. False: the backend
+ * walks on from frame *n (0: from the sample), whose registers are *from
+ * (ips[*n] is their pc). */
+/* unwind_libdw.c: libdw's step from frame registers r (pc: the sampled
+ * one if initial, else a return address) to its caller's, into *out; false
+ * where libdw would end the walk there or a read failed (c as before). */
+bool udw__step(struct uctx *c, const struct unwind_regs *r, bool initial, struct unwind_regs *out);
+bool ufast__walk(struct uctx *c, uint64_t *ips, int max, int *n, struct unwind_regs *from,
+		 struct unwind_result *res);
 /* len bytes of code at addr: from the mapped file, else (anonymous code, a
  * JIT's) from the live process */
 bool uctx__read_code(const struct uctx *c, uint64_t addr, void *buf, size_t len);

@@ -163,7 +163,8 @@ static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
 		if (!dwfl_thread_state_registers(thread, (int)i, 1, &v))
 			return false;
 	}
-	dwfl_thread_state_register_pc(thread, r->r[UNWIND_REG_IP]);
+	dwfl_thread_state_register_pc(thread, p->ctx->init_regs && p->ctx->init_pc ? p->ctx->init_pc
+								  : r->r[UNWIND_REG_IP]);
 	return true;
 }
 
@@ -277,6 +278,15 @@ int udw__sync(struct uproc *p)
 	}
 	if (dwfl_report_end(d->dwfl, NULL, NULL))
 		return -EIO;
+	/* the fast path steps only where libdw has the module as we do */
+	for (int i = 0; i < p->nr_mods; i++) {
+		struct umod *m = &p->mods[i];
+		Dwfl_Module *mod = dwfl_addrmodule(d->dwfl, m->low);
+		void **ud;
+		Dwarf_Addr start, end;
+		m->in_dwfl = mod && dwfl_module_info(mod, &ud, &start, &end, NULL, NULL, NULL, NULL) &&
+			     *ud == m->file && start == m->low && end == m->high;
+	}
 	memset(d->cfi_has, 0, sizeof(d->cfi_has));
 	return 0;
 }
@@ -368,18 +378,27 @@ static bool step_switch(struct walk *w, Dwfl_Frame *st, uint64_t pc)
 	return resume_at(w, &r);
 }
 
-static bool has_cfi(struct udw *d, Dwfl *dwfl, uint64_t pc)
+/* Does pc have CFI? .eh_frame is asked through the file's compiled rows
+ * (unwind_fast.c), where libdw has the module as we do: libdw's own view of
+ * a file is made per process, and its first lookup in a library whose
+ * .eh_frame_hdr follows .eh_frame (lld's layout: libdw then reads every
+ * FDE) costs 50-100 ms in libLLVM. */
+static bool has_cfi(struct udw *d, const struct uctx *c, Dwfl *dwfl, uint64_t pc)
 {
 	unsigned h = (unsigned)((pc ^ (pc >> 12)) % CFI_CACHE);
 	if (d->cfi_has[h] && d->cfi_pc[h] == pc)
 		return d->cfi_has[h] == 1;
 
 	bool has = false;
+	const struct umod *um = uproc__find_mod(c->proc, pc);
+	const struct cfi_row *row = um && um->in_dwfl ? ufile__cfi_row(um->file, pc - um->bias) : NULL;
 	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
-	if (mod) {
+	if (row && row->state != CFI_ROW_ABSENT) {
+		has = true;
+	} else if (mod) {
 		Dwarf_Addr bias;
 		Dwarf_Frame *fr;
-		Dwarf_CFI *cfi = dwfl_module_eh_cfi(mod, &bias);
+		Dwarf_CFI *cfi = row ? NULL : dwfl_module_eh_cfi(mod, &bias);
 		if (cfi && dwarf_cfi_addrframe(cfi, pc - bias, &fr) == 0) {
 			free(fr);
 			has = true;
@@ -398,9 +417,11 @@ static bool has_cfi(struct udw *d, Dwfl *dwfl, uint64_t pc)
 /* Does the CFI at lookup pc say the return address is undefined (the ABI's
  * mark of the outermost frame)? libdw also ends a walk "normally" when it
  * cannot evaluate a CFA expression; that is no complete stack. */
-static bool cfi_marks_outermost(Dwfl *dwfl, uint64_t pc)
+static bool cfi_marks_outermost(const struct uctx *c, Dwfl *dwfl, uint64_t pc)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	const struct umod *um = uproc__find_mod(c->proc, pc);
+	const struct cfi_row *row = um && um->in_dwfl ? ufile__cfi_row(um->file, pc - um->bias) : NULL;
 	Dwarf_CFI *cfis[2];
 	Dwarf_Addr bias[2];
 	bool res = false;
@@ -409,6 +430,10 @@ static bool cfi_marks_outermost(Dwfl *dwfl, uint64_t pc)
 		return false;
 	for (int i = 0; i < 2 && !res; i++) {
 		Dwarf_Frame *fr;
+		if (!i && row && row->state == CFI_ROW_FAST) {
+			res = cfi_row__ra_undefined(row);	/* as has_cfi */
+			continue;
+		}
 		/* .debug_frame (maybe a separate debug file) only if needed */
 		cfis[i] = i ? dwfl_module_dwarf_cfi(mod, &bias[i]) : dwfl_module_eh_cfi(mod, &bias[i]);
 		if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], pc - bias[i], &fr))
@@ -492,18 +517,81 @@ record:
 	if (w->n > 1 && !act && uctx__is_go_pc(w->c, pc) &&
 	    (step_cgo(w, st, pc) || (uctx__go_switch_pc(w->c, pc) && step_switch(w, st, pc))))
 		return DWARF_CB_ABORT;
-	w->prev_nocfi = !has_cfi(w->d, dwfl_thread_dwfl(dwfl_frame_thread(st)), w->prev_lpc);
+	w->prev_nocfi = !has_cfi(w->d, w->c, dwfl_thread_dwfl(dwfl_frame_thread(st)), w->prev_lpc);
 	if (w->prev_nocfi && step_nocfi(w, st, pc))
 		return DWARF_CB_ABORT;
 	return DWARF_CB_OK;
 }
 
-int udw__unwind(struct uctx *c, uint64_t *ips, int max, struct unwind_result *res)
+struct step1 {
+	int n;
+	bool ok;
+	struct unwind_regs *out;
+};
+
+static int step1_cb(Dwfl_Frame *st, void *arg)
+{
+	struct step1 *s = arg;
+	Dwarf_Addr pc;
+
+	if (s->n++ == 0)
+		return DWARF_CB_OK;	/* the frame stepped from */
+	if (!dwfl_frame_pc(st, &pc, NULL))
+		return DWARF_CB_ABORT;
+	s->out->valid = 0;
+	for (unsigned i = 0; i < UNWIND_NR_REGS; i++) {
+		Dwarf_Word v;
+		if (dwfl_frame_reg(st, i, &v) == 0) {
+			s->out->r[i] = v;
+			s->out->valid |= 1u << i;
+		}
+	}
+	/* libdw's pc is the return address register's value */
+	s->ok = (s->out->valid & (1u << UNWIND_REG_IP)) && s->out->r[UNWIND_REG_IP] == pc;
+	return DWARF_CB_ABORT;
+}
+
+bool udw__step(struct uctx *c, const struct unwind_regs *r, bool initial, struct unwind_regs *out)
+{
+	struct udw *d = c->proc->backend;
+	struct step1 s = { .out = out };
+
+	if (c->mem_fail)
+		return false;	/* a new failure would not show */
+	c->init_regs = r;
+	c->init_pc = initial ? 0 : r->r[UNWIND_REG_IP] - 1;
+	dwfl_getthread_frames(d->dwfl, c->proc->pid, step1_cb, &s);
+	c->init_regs = NULL;
+	c->init_pc = 0;
+	if (c->mem_fail) {
+		c->mem_fail = false;
+		c->fail_addr = 0;
+		return false;
+	}
+	return s.ok;
+}
+
+/* The walk from c's registers (or, after the fast path, from frame n's). */
+static int walk(struct uctx *c, uint64_t *ips, int max, struct unwind_result *res, bool fast)
 {
 	struct udw *d = c->proc->backend;
 	struct walk w = { .c = c, .d = d, .ips = ips, .max = max };
+	int n = 0;
 
+	if (fast && ufast__walk(c, ips, max, &n, &w.resume_regs, res))
+		return n;
+	if (n > 0) {
+		/* libdw goes on from frame n as from its own step: recorded as
+		 * the return address it is, its row looked up at pc - 1 */
+		w.n = n;
+		w.resume_ra = w.resume_regs.r[UNWIND_REG_IP];
+		w.resumed_first = true;
+		c->init_regs = &w.resume_regs;
+		c->init_pc = w.resume_ra - 1;
+	}
 	int rc = dwfl_getthread_frames(d->dwfl, c->proc->pid, frame_cb, &w);
+	c->init_regs = NULL;
+	c->init_pc = 0;
 	while (w.resume) {
 		/* go on from the caller of a frame without CFI */
 		w.resume = false;
@@ -534,7 +622,7 @@ int udw__unwind(struct uctx *c, uint64_t *ips, int max, struct unwind_result *re
 		} else if (w.prev_nocfi) {
 			res->end = UNWIND_NO_CFI;
 			res->end_dso = uctx__dso_name(c, w.prev_pc);
-		} else if (!cfi_marks_outermost(d->dwfl, w.prev_lpc)) {
+		} else if (!cfi_marks_outermost(c, d->dwfl, w.prev_lpc)) {
 			res->end = UNWIND_ERROR;
 			res->end_dso = uctx__dso_name(c, w.prev_pc);
 		} else {
@@ -550,4 +638,70 @@ int udw__unwind(struct uctx *c, uint64_t *ips, int max, struct unwind_result *re
 		res->end_dso = uctx__dso_name(c, w.prev_pc);
 	}
 	return w.n;
+}
+
+/* PPROBE_UNWIND_CHECK: the same sample walked again by libdw alone, from
+ * the same bytes (the live stack already read is kept, so whether it was
+ * read is not compared), and compared. */
+static void check_walk(struct uctx *c, const uint64_t *ips, int n, const struct unwind_result *res,
+		       int max, bool fail0, uint64_t fail_addr0, bool live0)
+{
+	struct unwind_check *st = &c->u->check_stats;
+	uint64_t *alt = malloc((size_t)max * sizeof(*alt));
+	struct unwind_result r2 = { .nr = 1, .end = UNWIND_ERROR };
+	bool fail = c->mem_fail, live = c->used_live;
+	uint64_t fail_addr = c->fail_addr;
+
+	if (!alt)
+		return;
+	alt[0] = ips[0];
+	c->mem_fail = fail0;
+	c->fail_addr = fail_addr0;
+	c->used_live = live0;
+	/* a goroutine's stack (cgo), read once a walk: the same bytes again */
+	uint8_t *g = c->alt;
+	uint64_t g_lo = c->alt_lo, g_len = c->alt_len;
+	c->alt_again = g;
+	c->alt_again_lo = g_lo;
+	c->alt_again_len = g_len;
+	c->alt = NULL;
+	c->alt_len = 0;
+	int n2 = walk(c, alt, max, &r2, false);
+	if (c->alt_again) {
+		/* not taken: the first walk's again */
+		free(c->alt);
+		c->alt_again = NULL;
+		c->alt = g;
+		c->alt_lo = g_lo;
+		c->alt_len = g_len;
+	}	/* else the second walk has it (or dropped it), freed with c */
+	st->walks++;
+	int same = n2 == n && r2.end == res->end && r2.fp_frames == res->fp_frames &&
+		   !memcmp(alt, ips, (size_t)n * sizeof(*ips)) &&
+		   (r2.end_dso == res->end_dso || (r2.end_dso && res->end_dso && !strcmp(r2.end_dso, res->end_dso)));
+	if (!same && st->differ++ == 0) {
+		int k = 0;
+		while (k < n && k < n2 && alt[k] == ips[k])
+			k++;
+		snprintf(st->first, sizeof(st->first),
+			 "pid %d: fast %d frames %s (fp %d), libdw %d frames %s (fp %d); "
+			 "first difference at frame %d: %#llx vs %#llx",
+			 (int)c->proc->pid, n, unwind_end__str(res->end), res->fp_frames, n2, unwind_end__str(r2.end),
+			 r2.fp_frames, k, k < n ? (unsigned long long)ips[k] : 0ULL,
+			 k < n2 ? (unsigned long long)alt[k] : 0ULL);
+	}
+	c->mem_fail = fail;
+	c->fail_addr = fail_addr;
+	c->used_live = live;
+	free(alt);
+}
+
+int udw__unwind(struct uctx *c, uint64_t *ips, int max, struct unwind_result *res)
+{
+	bool fail0 = c->mem_fail, live0 = c->used_live;
+	uint64_t fail_addr0 = c->fail_addr;
+	int n = walk(c, ips, max, res, c->u->fast);
+	if (c->u->check)
+		check_walk(c, ips, n, res, max, fail0, fail_addr0, live0);
+	return n;
 }

@@ -142,6 +142,18 @@ size_t unwinder__sweep(struct unwinder *u);
 /* Allow or forbid reading the live stack beyond the copy (default: allowed). */
 void unwinder__set_live_stack(struct unwinder *u, bool allow);
 
+/* The libdw backend steps plain CFI rows itself, compiled once per file,
+ * and leaves the rest to libdw (default: on; PPROBE_UNWIND_FAST=0 turns it
+ * off). With PPROBE_UNWIND_CHECK=1 in the environment every walk is done
+ * both ways and the results compared: unwinder__check says how many
+ * differed (a defect of the fast path) and the first one. */
+void unwinder__set_fast(struct unwinder *u, bool on);
+struct unwind_check {
+	uint64_t walks, differ;
+	char first[512];	/* the first walk that differed, described */
+};
+const struct unwind_check *unwinder__check(const struct unwinder *u);	/* NULL: not checking */
+
 /* "complete", "truncated", "no-cfi", "unmapped", "max-depth", "error". */
 const char *unwind_end__str(enum unwind_end e);
 

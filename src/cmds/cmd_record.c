@@ -171,6 +171,16 @@ static void print_unwind_quality(const struct record *r)
 		100.0 * (double)r->complete / (double)r->unwound,
 		(double)r->unwind_ns / 1e3 / (double)r->unwound,
 		r->live_stack ? ", some completed from the live stack" : "");
+	/* PPROBE_UNWIND_CHECK=1, or a file the line is also added to (tests) */
+	const struct unwind_check *chk = unwinder__check(r->unwinder);
+	const char *log = getenv("PPROBE_UNWIND_CHECK");
+	FILE *f = chk && log && strchr(log, '/') ? fopen(log, "ae") : NULL;
+	for (int k = 0; chk && k < (f ? 2 : 1); k++)
+		fprintf(k ? f : stderr, "pprobe record: unwind check: %llu of %llu walks differ without the fast path%s%s\n",
+			(unsigned long long)chk->differ, (unsigned long long)chk->walks, chk->differ ? "; first: " : "",
+			chk->first);
+	if (f)
+		fclose(f);
 	uint32_t *ids = pp_xmalloc(r->objs.nr * sizeof(*ids) + 1);
 	for (uint32_t i = 0; i < r->objs.nr; i++)
 		ids[i] = i;

@@ -45,7 +45,19 @@ folded_user() { sed -E 's/(;[^; ]*_\[k\])+ ([0-9]+)$/ \2/' "$1"; }
 # may be bracketed itself ("[unwind-error [vdso]]").
 ENTRY_ROOT='(_start|_dl_start_user|clone3|start_thread)'
 MARKED_ROOT='\[(truncated|unmapped|(no-cfi|unwind-error)( [^;]*)?)\]'
-done_testing() { [ "$FAILS" -eq 0 ] && { echo "all checks passed"; exit 0; }; echo "$FAILS check(s) failed" >&2; exit 1; }
+# unwind_check: each record -g of the test also walks every stack with libdw
+# alone and compares (symbolize/unwind_fast.c); done_testing fails on a
+# record whose walks differed, or when none reported
+unwind_check() { export PPROBE_UNWIND_CHECK=$T/unwind.check; }
+unwind_checked() {
+	local bad
+	[ -z "${PPROBE_UNWIND_CHECK:-}" ] && return
+	bad=$(grep -vc 'unwind check: 0 of [1-9]' "$PPROBE_UNWIND_CHECK" 2>/dev/null)
+	check "fast-path walks equal libdw's ($(grep -c . "$PPROBE_UNWIND_CHECK" 2>/dev/null) records; differing: ${bad:-?})" \
+		test -s "$PPROBE_UNWIND_CHECK" -a "${bad:-1}" -eq 0
+	grep -v 'unwind check: 0 of' "$PPROBE_UNWIND_CHECK" 2>/dev/null | head -3 | sed 's/^/  /'
+}
+done_testing() { unwind_checked; [ "$FAILS" -eq 0 ] && { echo "all checks passed"; exit 0; }; echo "$FAILS check(s) failed" >&2; exit 1; }
 
 # --- real programs (record_build.sh, record_real.sh) ---
 # real_stacks ERR FOLDED MIN NMIN: record -g's summary (ERR) and output

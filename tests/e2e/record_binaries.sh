@@ -14,6 +14,7 @@
 # program, ripgrep (record -g, -F).
 . "$(dirname "$0")/lib.sh"
 need_root
+unwind_check
 CC=${CC:-cc}
 src=$SRCDIR/tests/workloads/compressed_wl.c
 cd "$T" || exit 1

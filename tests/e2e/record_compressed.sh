@@ -9,6 +9,7 @@
 # forms, and neither unwinder may crash.
 . "$(dirname "$0")/lib.sh"
 need_root
+unwind_check
 CC=${CC:-cc}
 src=$SRCDIR/tests/workloads/compressed_wl.c
 "$CC" -O2 -g -gz -fno-asynchronous-unwind-tables -pthread -o "$T/z_gz" "$src" 2>"$T/cc.err" ||

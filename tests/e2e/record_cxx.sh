@@ -9,6 +9,7 @@
 # in order, each instantiation named once.
 . "$(dirname "$0")/lib.sh"
 need_root
+unwind_check
 W=$WORKLOADS
 "$PPROBE" record -g -o "$T/cxx.folded" -- "$W/wl_cxx_deep" 1.5 >/dev/null 2>"$T/err"
 rc=$?

@@ -5,6 +5,7 @@
 # output shows (a stack that is not complete ends in a frame saying why).
 . "$(dirname "$0")/lib.sh"
 need_root
+unwind_check
 W=$WORKLOADS
 
 # depth backend minimum-%: issue 3 asks 99% everywhere. A sample is unwound

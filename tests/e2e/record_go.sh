@@ -14,6 +14,7 @@
 # a frame saying why.
 . "$(dirname "$0")/lib.sh"
 need_root
+unwind_check
 command -v go >/dev/null || skip "no go toolchain (Debian's golang-go)"
 export GOCACHE=$T/gocache GOFLAGS=-mod=mod GOTOOLCHAIN=local GO111MODULE=on
 cp -r "$SRCDIR/tests/workloads/go_wl" "$T/src"

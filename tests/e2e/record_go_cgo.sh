@@ -22,6 +22,7 @@
 # stepped at it, on to runtime.cgocall, as Go's traceback does.
 . "$(dirname "$0")/lib.sh"
 need_root
+unwind_check
 command -v go >/dev/null || skip "no go toolchain (Debian's golang-go)"
 command -v gcc >/dev/null || skip "no gcc: cgo needs a C compiler"
 export GOCACHE=$T/gocache GOFLAGS=-mod=mod GOTOOLCHAIN=local GO111MODULE=on CGO_ENABLED=1

@@ -20,6 +20,7 @@
 # here is left out, saying why; the test skips when none is.
 . "$(dirname "$0")/lib.sh"
 need_root
+unwind_check
 : "${SRCDIR:?SRCDIR not set (run through ctest)}"
 S=$SRCDIR/tests/workloads/jit_scripts
 SECS=1.5

@@ -12,6 +12,7 @@
 #   at nocfi_call; it must go on, through the frame pointer, to main.
 . "$(dirname "$0")/lib.sh"
 need_root
+unwind_check
 W=$WORKLOADS
 LIB=$W/libunwind_entrylib.so
 entry=$(readelf -hW "$LIB" | awk '/Entry point/ { print $4 }')

@@ -13,6 +13,7 @@
 # The exit status of each is record's.
 . "$(dirname "$0")/lib.sh"
 need_root
+unwind_check
 : "${SRCDIR:?SRCDIR not set (run through ctest)}"
 
 # --- clang: 12 of the sources record_build.sh compiles

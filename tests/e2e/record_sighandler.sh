@@ -7,6 +7,7 @@
 # before it, where a caller's frame is looked up, is in no function.
 . "$(dirname "$0")/lib.sh"
 need_root
+unwind_check
 W=$WORKLOADS/wl_record
 for u in libdw libunwind; do
 	"$PPROBE" record -g --unwinder "$u" -o "$T/$u.folded" -- "$W" handler 1.5 >/dev/null 2>"$T/err"

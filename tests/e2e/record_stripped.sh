@@ -9,6 +9,7 @@
 # summary says how many of its code addresses have no name, and why.
 . "$(dirname "$0")/lib.sh"
 need_root
+unwind_check
 AS=/usr/bin/x86_64-linux-gnu-as
 [ -x "$AS" ] || skip "$AS missing: apt-get install binutils-x86-64-linux-gnu"
 readelf -SW "$AS" | grep -q ' SYMTAB ' && skip "$AS has a .symtab here: not the stripped case under test"

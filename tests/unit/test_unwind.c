@@ -5,7 +5,9 @@
  * both backends while the child still runs. It asserts, per scenario and
  * backend, that >= 99% of the stacks are complete and hold exactly the
  * expected frames (checked by the workload's ELF symbol table), and that the
- * two backends agree. Unwind cost per sample is printed (never asserted).
+ * two backends agree, and that the libdw backend's fast path gives libdw's
+ * own walk, sample by sample. Unwind cost per sample is printed (never
+ * asserted).
  *
  *   test_unwind                      all scenarios (the ctest)
  *   test_unwind --sweep              stack copy size x depth table, no asserts
@@ -732,6 +734,11 @@ static int run_scenario(const struct scenario *sc, struct stats out[2], long *ag
 		kept[b] = unwinder__sweep(x.uw[b]) + unwinder__sweep(x.uw[b]);
 	kill(x.pid, SIGKILL);
 	waitpid(x.pid, NULL, 0);
+	/* the libdw backend's fast path against libdw alone, walk by walk */
+	const struct unwind_check *chk = unwinder__check(x.uw[0]);
+	if (chk)
+		CHECK(chk->walks > 0 && chk->differ == 0, "%s: %llu of %llu libdw walks differ without the fast path; first: %s",
+		      sc->name, (unsigned long long)chk->differ, (unsigned long long)chk->walks, chk->first);
 	for (int b = 0; b < 2 && sc->check; b++) {
 		if (!x.st[b].samples)
 			continue;
@@ -824,6 +831,9 @@ static void check_stats(const struct scenario *sc, const struct stats st[2], lon
 
 int main(int argc, char **argv)
 {
+	/* every libdw walk also without the fast path, compared (its printed
+	 * cost includes that second walk; PPROBE_UNWIND_CHECK=0 leaves it out) */
+	setenv("PPROBE_UNWIND_CHECK", "1", 0);
 	const char *env = getenv("PPROBE_WORKLOADS");
 	if (env) {
 		snprintf(wl_dir, sizeof(wl_dir), "%s", env);

@@ -1,0 +1,387 @@
+/* The libdw backend's fast path: the CFI rows a walk meets, compiled once
+ * per file into the rules x86-64 code uses (CFA = register + offset, each
+ * register undefined, unchanged, saved at CFA + n, CFA + n itself, or
+ * another register), then stepped without libdw. libdw looks every row up
+ * again in its FDE tree for every frame of every sample and allocates it
+ * (a third of record's CPU on a clang compile, for 40-frame stacks).
+ *
+ * A step here computes what libdw's handle_cfi computes from the same row
+ * (every register 0-16, in order, read through the same memory callback),
+ * so the frames are libdw's. Whatever is not that plain case (a row libdw
+ * must evaluate, a signal frame, Go code, a failed read, the end of the
+ * walk other than an undefined return address, the depth limit) is handed
+ * to libdw at the frame where it arises, with that frame's registers, and
+ * libdw walks on from there as it would have. PPROBE_UNWIND_CHECK=1 walks
+ * every sample both ways and counts the walks that differ. */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "unwind_internal.h"
+
+enum { RULE_UNDEF, RULE_SAME, RULE_OFFSET, RULE_VALOFF, RULE_REG };
+
+static bool fits32(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+/* A CFA given by an expression of registers and arithmetic (GNU ld's
+ * PLT: rsp + 8 + ((rip & 15) >= 11) << 3), evaluated as libdw's expr_eval
+ * does; another one is libdw's. */
+#define CFA_EXPR_OPS 16
+#define CFA_EXPR_STACK 8
+struct cfa_expr {
+	int nops;
+	struct { uint8_t atom; uint64_t number; } op[CFA_EXPR_OPS];
+};
+
+static bool expr_op_known(const Dwarf_Op *op)
+{
+	switch (op->atom) {
+	case DW_OP_lit0 ... DW_OP_lit31:
+	case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u: case DW_OP_const2s:
+	case DW_OP_const4u: case DW_OP_const4s: case DW_OP_const8u: case DW_OP_const8s:
+	case DW_OP_constu: case DW_OP_consts:
+	case DW_OP_plus_uconst: case DW_OP_and: case DW_OP_minus: case DW_OP_or:
+	case DW_OP_plus: case DW_OP_xor: case DW_OP_ge: case DW_OP_gt: case DW_OP_le:
+	case DW_OP_lt: case DW_OP_eq: case DW_OP_ne: case DW_OP_nop:
+		return true;
+	case DW_OP_shl: case DW_OP_shr:
+		return true;	/* a count of 64 or more: left to libdw */
+	case DW_OP_breg0 ... DW_OP_breg16:
+		return true;
+	case DW_OP_bregx:
+		return op->number < UNWIND_NR_REGS;
+	default:
+		return false;
+	}
+}
+
+static struct cfa_expr *compile_cfa_expr(const Dwarf_Op *ops, size_t nops)
+{
+	if (!nops || nops > CFA_EXPR_OPS)
+		return NULL;
+	for (size_t i = 0; i < nops; i++)
+		if (!expr_op_known(&ops[i]))
+			return NULL;
+	struct cfa_expr *e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->nops = (int)nops;
+	for (size_t i = 0; i < nops; i++) {
+		e->op[i].atom = ops[i].atom;
+		/* bregx: its register in number, its offset in number2 */
+		e->op[i].number = ops[i].atom == DW_OP_bregx ? ops[i].number2 : ops[i].number;
+		if (ops[i].atom == DW_OP_bregx)
+			e->op[i].atom = (uint8_t)(DW_OP_breg0 + ops[i].number);
+	}
+	return e;
+}
+
+static bool eval_cfa_expr(const struct cfa_expr *e, const struct unwind_regs *r, uint64_t *out)
+{
+	uint64_t st[CFA_EXPR_STACK], a, b;
+	int n = 0;
+
+	for (int i = 0; i < e->nops; i++) {
+		uint8_t atom = e->op[i].atom;
+		uint64_t num = e->op[i].number;
+		if (atom >= DW_OP_lit0 && atom <= DW_OP_lit31) {
+			a = atom - DW_OP_lit0;
+		} else if (atom >= DW_OP_breg0 && atom <= DW_OP_breg16) {
+			unsigned reg = atom - DW_OP_breg0;
+			if (!(r->valid & (1u << reg)))
+				return false;
+			a = r->r[reg] + num;
+		} else if (atom == DW_OP_nop) {
+			continue;
+		} else if (atom == DW_OP_plus_uconst) {
+			if (n < 1)
+				return false;
+			st[n - 1] += num;
+			continue;
+		} else if (atom >= DW_OP_const1u && atom <= DW_OP_consts) {
+			a = num;
+		} else {	/* binary */
+			if (n < 2)
+				return false;
+			b = st[--n];
+			a = st[--n];
+			switch (atom) {
+			case DW_OP_and: a &= b; break;
+			case DW_OP_minus: a -= b; break;
+			case DW_OP_or: a |= b; break;
+			case DW_OP_plus: a += b; break;
+			case DW_OP_xor: a ^= b; break;
+			case DW_OP_shl: if (b >= 64) return false; a <<= b; break;
+			case DW_OP_shr: if (b >= 64) return false; a >>= b; break;
+			case DW_OP_ge: a = (int64_t)a >= (int64_t)b; break;
+			case DW_OP_gt: a = (int64_t)a > (int64_t)b; break;
+			case DW_OP_le: a = (int64_t)a <= (int64_t)b; break;
+			case DW_OP_lt: a = (int64_t)a < (int64_t)b; break;
+			case DW_OP_eq: a = (int64_t)a == (int64_t)b; break;
+			case DW_OP_ne: a = (int64_t)a != (int64_t)b; break;
+			default: return false;
+			}
+		}
+		if (n == CFA_EXPR_STACK)
+			return false;
+		st[n++] = a;
+	}
+	if (n < 1)
+		return false;
+	*out = st[n - 1];
+	return true;
+}
+
+/* The rules of row fr in the forms above; false if any is another. */
+static bool compile_rules(Dwarf_Frame *fr, struct cfi_row *row)
+{
+	Dwarf_Op *ops, mem[3];
+	size_t nops;
+
+	if (dwarf_frame_cfa(fr, &ops, &nops))
+		return false;
+	if (nops == 1 && ops[0].atom == DW_OP_bregx && ops[0].number < UNWIND_NR_REGS &&
+	    fits32((int64_t)ops[0].number2)) {
+		row->cfa_reg = (uint8_t)ops[0].number;
+		row->cfa_off = (int32_t)(int64_t)ops[0].number2;
+	} else if (!(row->cfa_expr = compile_cfa_expr(ops, nops))) {
+		return false;
+	}
+	for (int r = 0; r < UNWIND_NR_REGS; r++) {
+		int64_t off = 0;
+		uint8_t kind;
+		if (dwarf_frame_register(fr, r, mem, &ops, &nops))
+			return false;
+		if (nops == 0) {
+			if (ops == mem)
+				kind = RULE_UNDEF;
+			else if (!ops)
+				kind = RULE_SAME;
+			else
+				return false;
+		} else if (ops[0].atom == DW_OP_call_frame_cfa) {
+			size_t i = 1;
+			if (i < nops && ops[i].atom == DW_OP_plus_uconst)
+				off = (int64_t)ops[i++].number;
+			kind = RULE_OFFSET;
+			if (i < nops && ops[i].atom == DW_OP_stack_value) {
+				kind = RULE_VALOFF;
+				i++;
+			}
+			if (i != nops || off < INT16_MIN || off > INT16_MAX)
+				return false;
+		} else if (nops == 1 && ops[0].atom == DW_OP_regx && ops[0].number < UNWIND_NR_REGS) {
+			kind = RULE_REG;
+			off = (int64_t)ops[0].number;
+		} else {
+			return false;
+		}
+		row->kind[r] = kind;
+		row->off[r] = (int16_t)off;
+	}
+	/* the return address: read from the stack, or undefined (outermost) */
+	return row->kind[UNWIND_REG_IP] == RULE_OFFSET || row->kind[UNWIND_REG_IP] == RULE_UNDEF;
+}
+
+static void row_compile(Dwarf_CFI *cfi, uint64_t a, struct cfi_row *row)
+{
+	Dwarf_Frame *fr;
+	Dwarf_Addr lo, hi;
+	bool signal;
+
+	free(row->cfa_expr);
+	memset(row, 0, sizeof(*row));
+	row->lo = a;
+	row->hi = a + 1;
+	row->state = CFI_ROW_ABSENT;
+	if (!cfi || dwarf_cfi_addrframe(cfi, a, &fr))
+		return;
+	row->state = CFI_ROW_LIBDW;
+	int ra = dwarf_frame_info(fr, &lo, &hi, &signal);
+	if (ra >= 0 && lo <= a && hi > a) {
+		row->lo = lo;
+		row->hi = hi;
+	}
+	row->signal = signal;
+	if (ra == UNWIND_REG_IP && !signal && compile_rules(fr, row))
+		row->state = CFI_ROW_FAST;
+	if (row->state != CFI_ROW_FAST) {
+		free(row->cfa_expr);
+		row->cfa_expr = NULL;
+	}
+	free(fr);
+}
+
+bool cfi_row__ra_undefined(const struct cfi_row *row)
+{
+	return row->kind[UNWIND_REG_IP] == RULE_UNDEF;
+}
+
+static void free_rows(struct cfi_row *rows, unsigned bits)
+{
+	for (size_t i = 0; rows && i < (size_t)1 << bits; i++)
+		free(rows[i].cfa_expr);
+	free(rows);
+}
+
+void ufile__free_rows(struct ufile *f)
+{
+	free_rows(f->cfi_rows, f->cfi_rows_bits);
+	f->cfi_rows = NULL;
+}
+
+/* Slots per file: 256 at first, doubled (and refilled as walks ask) each
+ * time a table has missed twice its size, up to one per FDE and at most
+ * 65536 (5 MiB, for a file the size of libLLVM: a clang compile asks for
+ * about 15,000 rows there). */
+#define ROWS_MIN_BITS 8
+#define ROWS_MAX_BITS 16
+
+static unsigned rows_max_bits(const struct ufile *f)
+{
+	unsigned bits = ROWS_MIN_BITS;
+	while (bits < ROWS_MAX_BITS && (1ull << bits) < f->eh_fde_count)
+		bits++;
+	return bits;
+}
+
+const struct cfi_row *ufile__cfi_row(struct ufile *f, uint64_t a)
+{
+	if (!f->cfi_rows || (f->cfi_misses > (2u << f->cfi_rows_bits) && f->cfi_rows_bits < rows_max_bits(f))) {
+		unsigned bits = f->cfi_rows ? f->cfi_rows_bits + 1u : ROWS_MIN_BITS;
+		struct cfi_row *rows = calloc(1u << bits, sizeof(*rows));
+		if (!rows && !f->cfi_rows)
+			return NULL;
+		if (rows) {
+			free_rows(f->cfi_rows, f->cfi_rows_bits);
+			f->cfi_rows = rows;
+			f->cfi_rows_bits = (uint8_t)bits;
+		}
+		f->cfi_misses = 0;
+	}
+	uint64_t h = ((a >> 2) * 0x9e3779b97f4a7c15ull) >> (64 - f->cfi_rows_bits);
+	struct cfi_row *row = &f->cfi_rows[h];
+	if (row->state != CFI_ROW_EMPTY && a >= row->lo && a < row->hi)
+		return row;
+	f->cfi_misses++;
+	row_compile(ufile__eh_cfi(f), a, row);
+	return row;
+}
+
+enum step_res { STEP_OK, STEP_LIBDW, STEP_TRUNCATED };
+
+/* One step as libdw's handle_cfi takes it with row: every register from r
+ * into *out. STEP_LIBDW where libdw must take it (a register the CFA needs
+ * is not known; c's failure state is then as before). A read that fails
+ * ends libdw's walk there as truncated (its step leaves the register unset
+ * and notes the failure, and frame_cb ends the walk at the next frame, or
+ * the walk ends with no return address): STEP_TRUNCATED, the failure
+ * noted, unless one was noted before (then libdw's). */
+static enum step_res step(struct uctx *c, const struct cfi_row *row, const struct unwind_regs *r,
+			  struct unwind_regs *out)
+{
+	uint64_t cfa;
+	if (row->cfa_expr) {
+		if (!eval_cfa_expr(row->cfa_expr, r, &cfa))
+			return STEP_LIBDW;
+	} else {
+		if (!(r->valid & (1u << row->cfa_reg)))
+			return STEP_LIBDW;
+		cfa = r->r[row->cfa_reg] + (uint64_t)(int64_t)row->cfa_off;
+	}
+	bool fail = c->mem_fail;
+	uint64_t fail_addr = c->fail_addr;
+
+	out->valid = 0;
+	for (int i = 0; i < UNWIND_NR_REGS; i++) {
+		uint64_t v;
+		switch (row->kind[i]) {
+		case RULE_UNDEF:
+			continue;
+		case RULE_SAME:
+			if (!(r->valid & (1u << i)))
+				continue;
+			v = r->r[i];
+			break;
+		case RULE_OFFSET:
+			if (!uctx__read_word(c, cfa + (uint64_t)(int64_t)row->off[i], &v)) {
+				if (!fail)
+					return STEP_TRUNCATED;
+				c->mem_fail = fail;
+				c->fail_addr = fail_addr;
+				return STEP_LIBDW;
+			}
+			break;
+		case RULE_VALOFF:
+			v = cfa + (uint64_t)(int64_t)row->off[i];
+			break;
+		default:	/* RULE_REG */
+			if (!(r->valid & (1u << row->off[i])))
+				continue;
+			v = r->r[row->off[i]];
+			break;
+		}
+		out->r[i] = v;
+		out->valid |= 1u << i;
+	}
+	return STEP_OK;
+}
+
+bool ufast__walk(struct uctx *c, uint64_t *ips, int max, int *n_out, struct unwind_regs *from,
+		 struct unwind_result *res)
+{
+	struct unwind_regs r = *c->regs, next;
+	uint64_t pc = r.r[UNWIND_REG_IP];
+	bool act = true;	/* the sampled frame: its own pc, not a return address */
+	int n = 1;
+
+	for (;;) {
+		uint64_t lpc = act ? pc : pc - 1;
+		const struct umod *um = uproc__find_mod(c->proc, lpc);
+		const struct cfi_row *row;
+		/* Go's frames: its runtime's roots and stack switches (libdw's walk) */
+		if (!um || !um->in_dwfl || um->file->is_go || pc < um->low || pc >= um->high ||
+		    !(row = ufile__cfi_row(um->file, lpc - um->bias)) || row->state == CFI_ROW_ABSENT ||
+		    row->signal)
+			break;
+		/* a row in other forms (a CFA expression: PLT entries, realigned
+		 * stacks): libdw steps that frame alone, the walk goes on here */
+		if (row->state == CFI_ROW_FAST) {
+			enum step_res sr = step(c, row, &r, &next);
+			if (sr == STEP_TRUNCATED) {
+				res->end = UNWIND_TRUNCATED;
+				*n_out = n;
+				return true;
+			}
+			if (sr == STEP_LIBDW)
+				break;
+		} else if (!udw__step(c, &r, act, &next)) {
+			break;
+		}
+		if (!(next.valid & (1u << UNWIND_REG_IP)) || !next.r[UNWIND_REG_IP]) {
+			if (row->state != CFI_ROW_FAST || row->kind[UNWIND_REG_IP] != RULE_UNDEF || c->mem_fail)
+				break;
+			/* the ABI's mark of the outermost frame (_start, clone3) */
+			res->end = UNWIND_COMPLETE;
+			*n_out = n;
+			return true;
+		}
+		uint64_t ra = next.r[UNWIND_REG_IP];
+		const struct map *m = maps__find(c->maps, ra);
+		if (!m || !(m->prot & PROT_EXEC) || n >= max)
+			break;	/* how the walk ends there: libdw's */
+		ips[n++] = ra;
+		r = next;
+		pc = ra;
+		act = false;
+	}
+	/* libdw goes on from the frame at ips[n - 1] */
+	*n_out = n - 1;
+	*from = r;
+	return false;
+}
