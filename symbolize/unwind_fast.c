@@ -237,7 +237,7 @@ void ufile__free_rows(struct ufile *f)
 
 /* Slots per file: 256 at first, doubled (and refilled as walks ask) each
  * time a table has missed twice its size, up to one per FDE and at most
- * 65536 (5 MiB, for a file the size of libLLVM: a clang compile asks for
+ * 65536 (5.5 MiB, for a file the size of libLLVM: a clang compile asks for
  * about 15,000 rows there). */
 #define ROWS_MIN_BITS 8
 #define ROWS_MAX_BITS 16
