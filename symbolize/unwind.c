@@ -706,7 +706,8 @@ static Dwarf_CFI *eh_cfi_by_table(struct ufile *f)
 		return NULL;
 	uint64_t ph_end = eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize;
 	/* libdw finds .eh_frame at its address's offset from .eh_frame_hdr's */
-	if (f->eh_frame_addr - f->eh_hdr_vaddr != f->eh_frame_offset - f->eh_hdr_offset || ph_end > f->size || f->eh_hdr_offset > f->size || f->size - f->eh_hdr_offset < f->eh_hdr_size ||
+	if (f->eh_frame_addr - f->eh_hdr_vaddr != f->eh_frame_offset - f->eh_hdr_offset || ph_end > f->size ||
+	    f->eh_hdr_offset > f->size || f->size - f->eh_hdr_offset < f->eh_hdr_size ||
 	    f->eh_frame_offset > f->size || f->size - f->eh_frame_offset < f->eh_frame_size)
 		return NULL;
 	uint8_t *v = mmap(NULL, f->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -773,8 +774,9 @@ static bool eh_covers(const struct uctx *c, uint64_t pc, const struct umod **mod
 	if (row)
 		return row->state != CFI_ROW_ABSENT;
 	Dwarf_Frame *fr = eh_frame_at(c, pc, NULL);	/* no memory for the rows */
+	bool has = fr != NULL;
 	free(fr);
-	return fr != NULL;
+	return has;
 }
 
 /* Does a call instruction end at ra? The forms compilers emit: call rel32,

@@ -1,18 +1,20 @@
 /* The libdw backend's fast path: the CFI rows a walk meets, compiled once
- * per file into the rules x86-64 code uses (CFA = register + offset, each
- * register undefined, unchanged, saved at CFA + n, CFA + n itself, or
- * another register), then stepped without libdw. libdw looks every row up
- * again in its FDE tree for every frame of every sample and allocates it
- * (a third of record's CPU on a clang compile, for 40-frame stacks).
+ * per file into the rules x86-64 code uses (CFA = register + offset or a
+ * small arithmetic expression; each register undefined, unchanged, saved
+ * at CFA + n, CFA + n itself, or another register), then stepped without
+ * libdw. libdw looks every row up again in its FDE tree for every frame of
+ * every sample and allocates it (45% of record's CPU on a clang compile,
+ * for 40-frame stacks).
  *
  * A step here computes what libdw's handle_cfi computes from the same row
  * (every register 0-16, in order, read through the same memory callback),
- * so the frames are libdw's. Whatever is not that plain case (a row libdw
- * must evaluate, a signal frame, Go code, a failed read, the end of the
- * walk other than an undefined return address, the depth limit) is handed
- * to libdw at the frame where it arises, with that frame's registers, and
- * libdw walks on from there as it would have. PPROBE_UNWIND_CHECK=1 walks
- * every sample both ways and counts the walks that differ. */
+ * so the frames are libdw's. A row in other forms is stepped by libdw alone
+ * (udw__step) and the walk goes on here. A signal frame, Go code, an
+ * unmapped return address, the depth limit, an end other than an undefined
+ * return address or a failed read: handed to libdw at the frame where it
+ * arises, with that frame's registers, and libdw walks on from there as it
+ * would have. PPROBE_UNWIND_CHECK=1 walks every sample both ways and counts
+ * the walks that differ. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <stdlib.h>
