@@ -547,11 +547,6 @@ void unwinder__set_live_stack(struct unwinder *u, bool allow)
 	u->live_allowed = allow;
 }
 
-void unwinder__set_fast(struct unwinder *u, bool on)
-{
-	u->fast = on;
-}
-
 const struct unwind_check *unwinder__check(const struct unwinder *u)
 {
 	return u && u->check ? &u->check_stats : NULL;

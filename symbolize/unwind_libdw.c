@@ -378,6 +378,14 @@ static bool step_switch(struct walk *w, Dwfl_Frame *st, uint64_t pc)
 	return resume_at(w, &r);
 }
 
+/* pc's .eh_frame row in its file's compiled rows (unwind_fast.c), where
+ * libdw has the module as we do; else NULL (ask libdw). */
+static const struct cfi_row *row_at(const struct uctx *c, uint64_t pc)
+{
+	const struct umod *um = uproc__find_mod(c->proc, pc);
+	return um && um->in_dwfl ? ufile__cfi_row(um->file, pc - um->bias) : NULL;
+}
+
 /* Does pc have CFI? .eh_frame is asked through the file's compiled rows
  * (unwind_fast.c), where libdw has the module as we do: libdw's own view of
  * a file is made per process, and its first lookup in a library whose
@@ -390,12 +398,11 @@ static bool has_cfi(struct udw *d, const struct uctx *c, Dwfl *dwfl, uint64_t pc
 		return d->cfi_has[h] == 1;
 
 	bool has = false;
-	const struct umod *um = uproc__find_mod(c->proc, pc);
-	const struct cfi_row *row = um && um->in_dwfl ? ufile__cfi_row(um->file, pc - um->bias) : NULL;
-	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	const struct cfi_row *row = row_at(c, pc);
+	Dwfl_Module *mod;
 	if (row && row->state != CFI_ROW_ABSENT) {
 		has = true;
-	} else if (mod) {
+	} else if ((mod = dwfl_addrmodule(dwfl, pc))) {
 		Dwarf_Addr bias;
 		Dwarf_Frame *fr;
 		Dwarf_CFI *cfi = row ? NULL : dwfl_module_eh_cfi(mod, &bias);
@@ -420,8 +427,7 @@ static bool has_cfi(struct udw *d, const struct uctx *c, Dwfl *dwfl, uint64_t pc
 static bool cfi_marks_outermost(const struct uctx *c, Dwfl *dwfl, uint64_t pc)
 {
 	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
-	const struct umod *um = uproc__find_mod(c->proc, pc);
-	const struct cfi_row *row = um && um->in_dwfl ? ufile__cfi_row(um->file, pc - um->bias) : NULL;
+	const struct cfi_row *row = row_at(c, pc);
 	Dwarf_CFI *cfis[2];
 	Dwarf_Addr bias[2];
 	bool res = false;

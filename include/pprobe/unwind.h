@@ -143,11 +143,10 @@ size_t unwinder__sweep(struct unwinder *u);
 void unwinder__set_live_stack(struct unwinder *u, bool allow);
 
 /* The libdw backend steps plain CFI rows itself, compiled once per file,
- * and leaves the rest to libdw (default: on; PPROBE_UNWIND_FAST=0 turns it
- * off). With PPROBE_UNWIND_CHECK=1 in the environment every walk is done
- * both ways and the results compared: unwinder__check says how many
- * differed (a defect of the fast path) and the first one. */
-void unwinder__set_fast(struct unwinder *u, bool on);
+ * and leaves the rest to libdw (PPROBE_UNWIND_FAST=0 in the environment of
+ * unwinder__new turns it off). With PPROBE_UNWIND_CHECK=1 there every walk
+ * is done both ways and the results compared: unwinder__check says how
+ * many differed (a defect of the fast path) and the first one. */
 struct unwind_check {
 	uint64_t walks, differ;
 	char first[512];	/* the first walk that differed, described */
