@@ -57,7 +57,22 @@ unwind_checked() {
 		test -s "$PPROBE_UNWIND_CHECK" -a "${bad:-1}" -eq 0
 	grep -v 'unwind check: 0 of' "$PPROBE_UNWIND_CHECK" 2>/dev/null | head -3 | sed 's/^/  /'
 }
-done_testing() { unwind_checked; [ "$FAILS" -eq 0 ] && { echo "all checks passed"; exit 0; }; echo "$FAILS check(s) failed" >&2; exit 1; }
+# shown_on_failure FILE...: printed by done_testing after the checks, only
+# when one failed: a test that runs pprobe often keeps its FAIL lines near
+# the top of what CI shows of it
+SHOWN_ON_FAILURE=()
+shown_on_failure() { SHOWN_ON_FAILURE+=("$@"); }
+done_testing() {
+	unwind_checked
+	[ "$FAILS" -eq 0 ] && { echo "all checks passed"; exit 0; }
+	local f
+	for f in "${SHOWN_ON_FAILURE[@]}"; do
+		echo "--- $f"
+		cat "$f"
+	done
+	echo "$FAILS check(s) failed" >&2
+	exit 1
+}
 
 # --- real programs (record_build.sh, record_real.sh) ---
 # real_stacks ERR FOLDED MIN NMIN: record -g's summary (ERR) and output

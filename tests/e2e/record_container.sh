@@ -38,8 +38,9 @@ done
 # the container's names, and where the host's perl puts Perl_runops_standard
 nm -D --defined-only "$ROOT/usr/bin/perl" | awk '{ print $3 }' >"$T/perl.syms"
 nm -D --defined-only "$ROOT/usr/bin/bash" | awk '{ print $3 }' >"$T/bash.syms"
-# the container's libc and friends perl maps (libm, libdl, libcrypt; libpthread keeps a .symtab)
-for f in libc-2.31.so libpthread-2.31.so ld-2.31.so libm-2.31.so libdl-2.31.so libcrypt.so.1.1.0; do
+# the container's libc and friends perl maps (libm, libdl, libcrypt; libpthread keeps a .symtab;
+# libnss_files, where bash's start looks its user up)
+for f in libc-2.31.so libpthread-2.31.so ld-2.31.so libm-2.31.so libdl-2.31.so libcrypt.so.1.1.0 libnss_files-2.31.so; do
 	{ nm -D --defined-only "$ROOT/usr/lib/x86_64-linux-gnu/$f"; nm --defined-only "$ROOT/usr/lib/x86_64-linux-gnu/$f"; } 2>/dev/null
 done | awk 'NF == 3 { sub(/@.*/, "", $3); print $3 }' >"$T/libc.syms"
 check "bullseye's perl and bash export the functions asserted" \
@@ -78,7 +79,7 @@ check "bash samples: over 300 ($bash_all)" [ "$bash_all" -ge 300 ]
 check "bash: >= 90% of its stacks named by bullseye's bash and libc 2.31 ($bash_exec of $bash_all)" \
 	[ $((bash_exec * 100)) -ge $((bash_all * 90)) ]
 # every user frame named in perl's or bash's stacks is a symbol of the
-# container's files (its perl, bash, libc, libm, libdl, libcrypt, libpthread, ld.so; NAME@plt
+# container's files (its perl, bash, libc, libm, libdl, libcrypt, libpthread, libnss_files, ld.so; NAME@plt
 # their PLT stubs), the kernel's vdso, or _start and _init (pprobe names a
 # program's entry; glibc's section)
 folded_user "$T/c.folded" | grep -E '^(perl|bash);' | sed -E 's/ [0-9]+$//' | tr ';' '\n' |

@@ -38,7 +38,7 @@ timeout -s KILL 60 "$PPROBE" record -g --push "http://127.0.0.1:$port/" --interv
 	>/dev/null 2>"$T/err"
 st=$?
 took=$((($(date +%s%N) - start) / 1000000))
-cat "$T/err"
+shown_on_failure "$T/err"
 check "the command's status, pprobe not killed ($st)" [ $st -eq 0 ]
 check "the end waited the documented 5 s, not the request timeout (run of 2.5 s: ${took} ms < 15 s; it was 28 s)" \
 	[ $took -lt 15000 ]
@@ -56,7 +56,7 @@ wait $pid
 st=$?
 took=$((($(date +%s%N) - start) / 1000000))
 pkill -f "wl_record hot 30" 2>/dev/null
-cat "$T/int.err"
+shown_on_failure "$T/int.err"
 check "SIGINT: pprobe ended within 5 s and the second libcurl takes (${took} ms < 10 s; it was 27.3 s)" [ $took -lt 10000 ]
 check "SIGINT: what was not delivered is said" grep -q "push: NOT delivered" "$T/int.err"
 
@@ -90,7 +90,7 @@ hport=$(head -1 "$T/http.log")
 check "HTTP server listening" [ -n "$hport" ]
 "$PPROBE" record -g --push "http://127.0.0.1:$hport/" --interval 1 -- "$W" threads 2 2.5 >/dev/null 2>"$T/r.err"
 st=$?
-cat "$T/r.err"
+shown_on_failure "$T/r.err" "$T/http.log"
 n=$(grep -c '^POST /moved/ingest [1-9]' "$T/http.log")
 check "302: exit 0 ($st)" [ $st -eq 0 ]
 check "302: followed, the profiles POSTed where it said ($n)" [ "$n" -ge 2 ]
@@ -99,7 +99,7 @@ check "302: nothing said lost" not grep -q "NOT delivered" "$T/r.err"
 "$PPROBE" record -g --push "http://127.0.0.1:$hport/refuse/" --interval 1 -- "$W" threads 2 2.5 >/dev/null \
 	2>"$T/x.err"
 st=$?
-cat "$T/x.err"
+shown_on_failure "$T/x.err"
 check "400: exit 0 ($st)" [ $st -eq 0 ]
 check "400: said refused and dropped, not retried" \
 	grep -q "profile.* refused: the server answered HTTP 400 (dropped, not retried" "$T/x.err"

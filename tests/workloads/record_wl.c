@@ -52,26 +52,37 @@ __attribute__((noinline)) static void spin_units(unsigned long units)
 		sink += i;
 }
 
-__attribute__((noinline)) void hot_three(void)
+/* hot_three(n) does 3n units of 25,000 additions for hot_one(n)'s n */
+__attribute__((noinline)) void hot_three(unsigned long n)
 {
 	wl_barrier();	/* first: a non-tail call, so a frame */
-	for (unsigned long i = 0; i < 3 * 200000UL; i++)
+	for (unsigned long i = 0; i < 3 * n * 25000UL; i++)
 		sink += i * 3;
 }
 
-__attribute__((noinline)) void hot_one(void)
+__attribute__((noinline)) void hot_one(unsigned long n)
 {
 	wl_barrier();	/* first: a non-tail call, so a frame */
-	for (unsigned long i = 0; i < 200000UL; i++)
+	for (unsigned long i = 0; i < n * 25000UL; i++)
 		sink += i * 3;
 }
 
+/*
+ * Rounds of 1 to 8 units, in a pseudo-random order: a round of fixed length
+ * near a multiple of the sampling period (a 0.25 ms round against 999 Hz)
+ * would alias, and the samples would land on one function more than its
+ * share of the time.
+ */
 __attribute__((noinline)) static void run_hot(double secs)
 {
 	double end = now() + secs;
+	unsigned int x = 2463534242u;
 	while (now() < end) {
-		hot_three();
-		hot_one();
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		hot_three(1 + x % 8);
+		hot_one(1 + x % 8);
 	}
 }
 
@@ -175,8 +186,8 @@ int main(int argc, char **argv)
 		long n = atol(argv[2]);
 		double t0 = now();
 		for (long i = 0; i < n; i++) {
-			hot_three();
-			hot_one();
+			hot_three(8);
+			hot_one(8);
 			do_writes(8);
 		}
 		struct rusage ru;
