@@ -684,33 +684,17 @@ static int add_filter(struct event_list *evl, struct record *rec, size_t before,
 	return 0;
 }
 
-/* Each event's --filter on all of its fds, once they are open; a refusal
- * explained with the kernel's error_log. 0, or 2 after saying why. */
-static int apply_filters(struct collect *c, const struct event_list *evl, const struct record *rec)
+/* Each event's --filter, handed to the engine: collect__run sets it on
+ * the event's fds (under -a/-C with pprobe's own threads left out), and a
+ * refusal is said with the kernel's error_log. */
+static void note_filters(struct collect *c, const struct event_list *evl, const struct record *rec)
 {
 	struct evlist *el = &c->evlist;
 	for (int e = 0; e < el->nr_evsels; e++) {
 		const struct event_spec *spec = el->evsels[e]->spec;
-		const char *filter = spec && rec->filters ? rec->filters[spec - evl->v] : NULL;
-		if (!filter)
-			continue;
-		for (int ci = 0; ci < el->nr_cpus; ci++)
-			for (int t = 0; t < el->nr_tids; t++) {
-				int fd = evlist__fd_of(el, ci, t, e);
-				if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) == 0)
-					continue;
-				int err = errno;
-				char msg[2048];
-				if (trace_filter__kernel_error(spec->tp_sys, spec->tp_name, filter, msg, sizeof(msg)) == 0)
-					fprintf(stderr, "pprobe record: the kernel refused the filter for %s:\n%s\n",
-						spec->name, msg);
-				else
-					fprintf(stderr, "pprobe record: the kernel refused the filter for %s: %s\n",
-						spec->name, strerror(err));
-				return 2;
-			}
+		if (spec && rec->filters)
+			el->evsels[e]->filter = rec->filters[spec - evl->v];
 	}
-	return 0;
 }
 
 /* The events of -e (cpu-clock by default), each with its stack table
@@ -1413,7 +1397,7 @@ int cmd_record(int argc, char **argv)
 	if (!ret)
 		note_targets(&c, &rec);
 	if (!ret)
-		ret = apply_filters(&c, &evl, &rec);
+		note_filters(&c, &evl, &rec);
 	if (!ret && rec.to_stdout)
 		collect__watch_output(&c, 1);
 	if (!ret) {

@@ -57,33 +57,17 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 	return 0;
 }
 
-/* Apply each event's filter to all its fds; explain a refusal. */
-static int apply_filters(struct collect *c)
+/* Each event's filter, handed to the engine: collect__run sets it on the
+ * event's fds (under -a/-C with pprobe's own threads left out), and a
+ * refusal is said with the kernel's error_log. */
+static void note_filters(struct collect *c)
 {
 	struct evlist *el = &c->evlist;
-	size_t per_cpu_tid = (size_t)el->nr_evsels;
 	for (int e = 0; e < el->nr_evsels; e++) {
-		struct evsel *ev = el->evsels[e];
-		struct trace_event *te = ev->priv;
-		if (!te || !te->filter)
-			continue;
-		for (size_t k = 0; k < (size_t)el->nr_cpus * el->nr_tids; k++) {
-			int fd = el->fds[k * per_cpu_tid + (size_t)e];
-			if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_FILTER, te->filter) == 0)
-				continue;
-			int err = errno;
-			char msg[2048];
-			if (trace_filter__kernel_error(te->spec->tp_sys, te->spec->tp_name, te->filter, msg,
-						       sizeof(msg)) == 0)
-				fprintf(stderr, "pprobe trace: the kernel refused the filter for %s:\n%s\n",
-					te->spec->name, msg);
-			else
-				fprintf(stderr, "pprobe trace: the kernel refused the filter for %s: %s\n",
-					te->spec->name, strerror(err));
-			return 2;
-		}
+		struct trace_event *te = el->evsels[e]->priv;
+		if (te)
+			el->evsels[e]->filter = te->filter;
 	}
-	return 0;
 }
 
 /* ---- options ---- */
@@ -368,10 +352,9 @@ int cmd_trace(int argc, char **argv)
 		ret = collect_say__status(&c, collect__prepare(&c, &o.co, err, sizeof(err)));
 		collect_say__error(err);
 	}
-	if (!ret)
-		ret = apply_filters(&c);
 	if (ret)
 		goto out;
+	note_filters(&c);
 	if (o.header) {
 		const struct trace_print tp = { .out = tr.out, .json = tr.json };
 		trace_print__header(&tp);

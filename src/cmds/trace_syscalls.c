@@ -166,30 +166,6 @@ static int add_events(struct collect *c, struct event_list *evl, const char **se
 	return 0;
 }
 
-/* System-wide, pprobe's own syscalls (writing these lines, reading the
- * rings) would trace themselves: the kernel drops them (perf trace does the
- * same); pprobe's other threads are dropped in on_sample. */
-static int filter_self(struct collect *c)
-{
-	char filter[64];
-	snprintf(filter, sizeof(filter), "common_pid != %d", (int)getpid());
-	struct evlist *el = &c->evlist;
-	for (int e = 0; e < el->nr_evsels; e++) {
-		if (!el->evsels[e]->priv)
-			continue;	/* the sideband event */
-		for (int cpu = 0; cpu < el->nr_cpus; cpu++)
-			for (int t = 0; t < el->nr_tids; t++) {
-				int fd = evlist__fd_of(el, cpu, t, e);
-				if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter)) {
-					fprintf(stderr, PROG ": the kernel refused the filter '%s': %s\n", filter,
-						strerror(errno));
-					return 1;
-				}
-			}
-	}
-	return 0;
-}
-
 static void free_events(struct collect *c)
 {
 	for (int i = 0; i < c->evlist.nr_evsels; i++) {
@@ -241,8 +217,10 @@ int trace_syscalls(const struct trace_syscalls_opts *o)
 	}
 	ret = collect_say__status(&c, collect__prepare(&c, o->co, err, sizeof(err)));
 	collect_say__error(err);
-	if (!ret && (o->co->system_wide || o->co->cpu_list))
-		ret = filter_self(&c);
+	/* system-wide, pprobe's own syscalls (writing these lines, reading the
+	 * rings) would trace themselves: collect__run filters its threads out
+	 * in the kernel, as perf trace does; a later one's are dropped in
+	 * on_sample */
 	if (ret)
 		goto out;
 	collect__watch_output(&c, fileno(st.sp.out));

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "collect.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <poll.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -24,6 +26,7 @@
 #include "probe_spec.h"
 #include "probe_tracefs.h"
 #include "sigguard.h"
+#include "trace_filter.h"
 
 /* Records newer than (read time - slack) may still be followed by older
  * records from another CPU that were being written while we read: hold them
@@ -216,14 +219,103 @@ static bool own_sample(void *arg, const struct perf_event_header *hdr)
 	return true;
 }
 
-/* The events stop: at -d's deadline, at the end of the run. */
+/* "common_pid != T && ..." for the threads pprobe has now, in buf; false
+ * when it has none to name */
+static bool own_threads_filter(char *buf, size_t size)
+{
+	size_t n = 0;
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	buf[0] = '\0';
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		int w = snprintf(buf + n, size - n, "%scommon_pid != %s", n ? " && " : "", de->d_name);
+		if (w < 0 || (size_t)w >= size - n) {
+			buf[n] = '\0';	/* those that fit: own_sample leaves out the others' */
+			break;
+		}
+		n += (size_t)w;
+	}
+	if (d)
+		closedir(d);
+	return n > 0;
+}
+
+/* Each event's filter (the command's --filter, ev->filter) is set here, on
+ * all of its fds, once the drain thread runs. System-wide, a tracepoint's
+ * or probe's occurrences in pprobe's own threads are filtered out too,
+ * before they take ring space and stack copies (perf trace filters its own
+ * pid the same way): a malloc uprobe under -a hit pprobe's own mallocs
+ * 28,000 times a run, each a sample written, copied and then left out by
+ * own_sample. That names the threads there now (this one, the drain
+ * thread's, the signal watcher's, a push sender's); a thread started later
+ * is still left out by own_sample. The kernel takes one filter per event
+ * (a second one is EEXIST), so both are set at once; where it refuses the
+ * two, the command's alone. 0, or -EINVAL with err said where the kernel
+ * refuses the command's filter. */
+static int set_filters(struct collect *c, char *err, size_t len)
+{
+	char own[1024];
+	bool wide = (c->opts.system_wide || c->opts.cpu_list) && own_threads_filter(own, sizeof(own));
+	struct evlist *el = &c->evlist;
+	for (int e = 0; e < el->nr_evsels; e++) {
+		struct evsel *ev = el->evsels[e];
+		bool tracing = !ev->tracking && (ev->attr.type == PERF_TYPE_TRACEPOINT ||
+						 (ev->spec && ev->spec->kind == EVENT_KIND_PROBE));
+		const char *first = ev->filter;
+		char *both = NULL;
+		if (wide && tracing) {
+			if (!ev->filter)
+				first = own;
+			else if (asprintf(&both, "(%s) && %s", ev->filter, own) >= 0)
+				first = both;
+			else
+				both = NULL;	/* no memory: the command's alone */
+		}
+		if (!first)
+			continue;
+		bool all = first != ev->filter;
+		for (int ci = 0; ci < el->nr_cpus; ci++)
+			for (int t = 0; t < el->nr_tids; t++) {
+				int fd = evlist__fd_of(el, ci, t, e);
+				if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_FILTER, first) == 0)
+					continue;
+				all = false;
+				if (first != ev->filter &&
+				    (!ev->filter || ioctl(fd, PERF_EVENT_IOC_SET_FILTER, ev->filter) == 0))
+					continue;
+				int errnum = errno;
+				char msg[2048];
+				const struct event_spec *sp = ev->spec;
+				if (sp && trace_filter__kernel_error(sp->tp_sys, sp->tp_name, ev->filter, msg,
+								      sizeof(msg)) == 0)
+					seterr(err, len, "the kernel refused the filter for %s:\n%s", ev->name, msg);
+				else
+					seterr(err, len, "the kernel refused the filter for %s: %s", ev->name,
+					       strerror(errnum));
+				free(both);
+				return -EINVAL;
+			}
+		ev->own_filtered = all;
+		free(both);
+	}
+	return 0;
+}
+
+/* The events stop: at -d's deadline (on this thread or the drain thread,
+ * whichever sees it first), at the end of the run. */
 static void events_off(struct collect *c)
 {
-	if (c->events_off)
+	if (__atomic_exchange_n(&c->events_off, true, __ATOMIC_ACQ_REL))
 		return;
-	c->events_off = true;
 	evlist__disable(&c->evlist);
-	c->t_stop_ns = now_ns();
+	__atomic_store_n(&c->t_stop_ns, now_ns(), __ATOMIC_RELEASE);
+}
+
+static void events_off_cb(void *arg)
+{
+	events_off(arg);
 }
 
 static int process_record(void *ctx, const struct perf_event_header *hdr, int cpu)
@@ -234,7 +326,7 @@ static int process_record(void *ctx, const struct perf_event_header *hdr, int cp
 	/* A backlog is processed in one flush, which may outlast -d: the
 	 * events stop at the deadline all the same (the span recorded is the
 	 * one asked for), and what was queued is processed after. */
-	if (c->deadline_ns && !c->events_off && now_ns() >= c->deadline_ns)
+	if (c->deadline_ns && now_ns() >= c->deadline_ns)
 		events_off(c);
 
 	switch (hdr->type) {
@@ -465,6 +557,8 @@ int collect__run(struct collect *c, char *err, size_t len)
 		c->drain.drop_sample = own_sample;
 		c->drain.drop_sample_arg = c;
 	}
+	c->drain.at_deadline = events_off_cb;
+	c->drain.at_deadline_arg = c;
 	ret = drain__start(&c->drain);
 	if (ret)
 		collect_note(c, "no drain thread (%s): the rings are read between samples, a burst may overflow them",
@@ -477,13 +571,18 @@ int collect__run(struct collect *c, char *err, size_t len)
 	};
 	uint64_t slack = c->opts.order_slack_us ? c->opts.order_slack_us * 1000ULL : ORDER_SLACK_NS;
 
-	int st = collect__start(c, err, len);
+	int st = set_filters(c, err, len);
+	if (!st)
+		st = collect__start(c, err, len);
 	if (st) {
 		drain__stop(&c->drain);
 		return st;
 	}
 	double deadline = c->opts.duration > 0 ? c->t_start + c->opts.duration : 0;
 	c->deadline_ns = deadline ? (uint64_t)(deadline * 1e9) : 0;
+	/* the drain thread stops the events at the deadline too, when this
+	 * thread is still busy with one record (a debug file read, say) */
+	__atomic_store_n(&c->drain.deadline_ns, c->deadline_ns, __ATOMIC_RELEASE);
 	double next_status = c->t_start + 0.5, next_reap = c->t_start + REAP_PERIOD_S;
 	double next_pace = c->t_start + PACE_PERIOD_S;
 	bool paced = poll_ms == POLL_MS && (c->layout.sample_type & PERF_SAMPLE_STACK_USER);

@@ -318,8 +318,20 @@ static void *drain_main(void *arg)
 	for (int i = 0; i < d->nr_rings; i++)
 		if (d->rings[i].meta)
 			pfd[np++] = (struct pollfd){ .fd = d->rings[i].fd, .events = POLLIN };
+	bool deadline_past = false;
 	for (;;) {
-		poll(pfd, (nfds_t)np, __atomic_load_n(&d->poll_ms, __ATOMIC_RELAXED));
+		int timeout = __atomic_load_n(&d->poll_ms, __ATOMIC_RELAXED);
+		uint64_t deadline = deadline_past ? 0 : __atomic_load_n(&d->deadline_ns, __ATOMIC_ACQUIRE);
+		if (deadline) {
+			uint64_t now = now_ns();
+			if (now >= deadline) {
+				deadline_past = true;
+				d->at_deadline(d->at_deadline_arg);
+			} else if ((deadline - now) / 1000000 < (uint64_t)timeout) {
+				timeout = (int)((deadline - now) / 1000000) + 1;
+			}
+		}
+		poll(pfd, (nfds_t)np, timeout);
 		if (pfd[0].revents)
 			break;
 		/* An event whose task is gone reports POLLHUP for ever: read

@@ -68,6 +68,13 @@ struct drain {
 	bool (*drop_sample)(void *arg, const struct perf_event_header *hdr);
 	void *drop_sample_arg;
 	uint64_t dropped;		/* (atomic) */
+	/* Set before drain__start: called once on the drain thread when
+	 * CLOCK_MONOTONIC reaches deadline_ns (atomic; 0: none yet, it may be
+	 * set while the thread runs). The drain thread wakes for it: the
+	 * consumer may be busy with one record for longer than -d allows. */
+	void (*at_deadline)(void *arg);
+	void *at_deadline_arg;
+	uint64_t deadline_ns;
 };
 
 /* Record callback of drain__pull: hdr is valid during the call only. */
