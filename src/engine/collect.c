@@ -275,13 +275,11 @@ static int set_filters(struct collect *c, char *err, size_t len)
 		}
 		if (!first)
 			continue;
-		bool all = first != ev->filter;
 		for (int ci = 0; ci < el->nr_cpus; ci++)
 			for (int t = 0; t < el->nr_tids; t++) {
 				int fd = evlist__fd_of(el, ci, t, e);
 				if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_FILTER, first) == 0)
 					continue;
-				all = false;
 				if (first != ev->filter &&
 				    (!ev->filter || ioctl(fd, PERF_EVENT_IOC_SET_FILTER, ev->filter) == 0))
 					continue;
@@ -297,7 +295,6 @@ static int set_filters(struct collect *c, char *err, size_t len)
 				free(both);
 				return -EINVAL;
 			}
-		ev->own_filtered = all;
 		free(both);
 	}
 	return 0;

@@ -321,7 +321,8 @@ static void *drain_main(void *arg)
 	bool deadline_past = false;
 	for (;;) {
 		int timeout = __atomic_load_n(&d->poll_ms, __ATOMIC_RELAXED);
-		uint64_t deadline = deadline_past ? 0 : __atomic_load_n(&d->deadline_ns, __ATOMIC_ACQUIRE);
+		uint64_t deadline = deadline_past || !d->at_deadline ? 0
+					: __atomic_load_n(&d->deadline_ns, __ATOMIC_ACQUIRE);
 		if (deadline) {
 			uint64_t now = now_ns();
 			if (now >= deadline) {

@@ -50,10 +50,14 @@ own=0
 for t in $tasks; do grep -qE "^.{24}[^ ]+/$t " "$T/self.txt" && own=$((own + 1)); done
 check "-a: no line from pprobe's own threads ($(echo $tasks))" [ -n "$tasks" ] && [ $own -eq 0 ]
 
-# perf trace's count of the same workload, where perf is there.
+# perf trace's count of the same workload, where perf is there: its lines
+# in a file of their own (-o), not in one stream with ptracer's output,
+# where a line of each could mix (CI once counted one short that way)
 if command -v perf >/dev/null && perf trace -e ptrace -- true >/dev/null 2>&1; then
-	perf trace -e ptrace -- "$W/ptracer" $N >"$T/perf.txt" 2>&1
-	check "perf trace counts the same N+3 ptrace calls" [ "$(grep -c ' ptrace(' "$T/perf.txt")" -eq $((N + 3)) ]
+	perf trace -o "$T/perf.txt" -e ptrace -- "$W/ptracer" $N >/dev/null 2>&1
+	n=$(grep -c ' ptrace(' "$T/perf.txt")
+	check "perf trace counts the same N+3 ptrace calls ($n)" [ "$n" -eq $((N + 3)) ]
+	[ "$n" -eq $((N + 3)) ] || shown_on_failure "$T/perf.txt"
 fi
 
 # ---- a command that forks, execs and starts threads ----
