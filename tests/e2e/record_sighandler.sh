@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Stacks sampled in a signal handler (wl_record handler: SIGALRM every 2 ms,
+# Stacks sampled in a signal handler (wl_record handler: SIGALRM every 1.5-2.5 ms,
 # its handler spins in in_handler while main spins in run_hot): the walk goes
 # through the kernel's signal frame to the interrupted code and on to _start,
 # with both unwinders. The frame between is glibc's __restore_rt, named: the
