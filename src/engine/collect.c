@@ -7,7 +7,6 @@
 #define _GNU_SOURCE
 #include "collect.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <poll.h>
@@ -223,22 +222,19 @@ static bool own_sample(void *arg, const struct perf_event_header *hdr)
  * when it has none to name */
 static bool own_threads_filter(char *buf, size_t size)
 {
+	pid_t self = getpid(), missing, *tids = NULL;
+	int nr = collect_threads_of(&self, 1, &tids, &missing);
 	size_t n = 0;
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *de;
 	buf[0] = '\0';
-	while (d && (de = readdir(d))) {
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		int w = snprintf(buf + n, size - n, "%scommon_pid != %s", n ? " && " : "", de->d_name);
+	for (int i = 0; i < nr; i++) {
+		int w = snprintf(buf + n, size - n, "%scommon_pid != %d", n ? " && " : "", (int)tids[i]);
 		if (w < 0 || (size_t)w >= size - n) {
 			buf[n] = '\0';	/* those that fit: own_sample leaves out the others' */
 			break;
 		}
 		n += (size_t)w;
 	}
-	if (d)
-		closedir(d);
+	free(tids);
 	return n > 0;
 }
 
@@ -323,7 +319,7 @@ static int process_record(void *ctx, const struct perf_event_header *hdr, int cp
 	/* A backlog is processed in one flush, which may outlast -d: the
 	 * events stop at the deadline all the same (the span recorded is the
 	 * one asked for), and what was queued is processed after. */
-	if (c->deadline_ns && now_ns() >= c->deadline_ns)
+	if (c->deadline_ns && !__atomic_load_n(&c->events_off, __ATOMIC_RELAXED) && now_ns() >= c->deadline_ns)
 		events_off(c);
 
 	switch (hdr->type) {

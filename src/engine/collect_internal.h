@@ -101,6 +101,9 @@ void collect_note(struct collect *c, const char *fmt, ...) __attribute__((format
 /* The CPUs to open on: -C's list, each checked to be online, or every
  * online CPU. 0, or a negative errno (collect.h) with err saying why. */
 int collect_target_cpus(const struct collect_opts *opts, int **cpus_out, int *nr_out, char *err, size_t len);
+/* The threads of the nr processes in pids, in *out (malloc'd): how many,
+ * or -ESRCH with *missing the process that has none (/proc/PID/task). */
+int collect_threads_of(const pid_t *pids, int nr, pid_t **out, pid_t *missing);
 /* The threads to open on (see target.c). 0, or a negative errno (collect.h)
  * with err saying why. */
 int collect_target_tasks(struct collect *c, const struct collect_opts *opts, pid_t **tids_out, int *nr_out,

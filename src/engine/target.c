@@ -34,8 +34,8 @@ static int parse_id_list(const char *s, pid_t **out)
 	return nr;
 }
 
-/* All threads of the given processes. */
-static int threads_of(const pid_t *pids, int nr, pid_t **out, pid_t *missing)
+/* All threads of the given processes (collect_internal.h). */
+int collect_threads_of(const pid_t *pids, int nr, pid_t **out, pid_t *missing)
 {
 	pid_t *v = NULL;
 	int n = 0;
@@ -124,7 +124,7 @@ int collect_target_tasks(struct collect *c, const struct collect_opts *opts, pid
 		}
 		if (opts->pid_list) {
 			pid_t missing = 0;
-			*nr_out = threads_of(ids, n, tids_out, &missing);
+			*nr_out = collect_threads_of(ids, n, tids_out, &missing);
 			if (*nr_out < 0) {
 				seterr(err, len, "no such process: %d", missing);
 				free(ids);

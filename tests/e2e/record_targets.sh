@@ -110,6 +110,14 @@ stop_loops() {
 	# shellcheck disable=SC2086
 	wait $loops 2>/dev/null
 }
+# check_span WHAT ERR D: the span record's summary (ERR) gives is -d's D,
+# within 50 ms (the lower bound 5% under D)
+check_span() {
+	local span
+	span=$(sed -n 's/^pprobe record: \([0-9.]*\) s, .*/\1/p' "$2")
+	check "$1: the span recorded is $3 s within 50 ms (${span:-none})" \
+		awk -v s="${span:-0}" -v d="$3" 'BEGIN { exit !(s >= d * 0.95 && s <= d + 0.05) }'
+}
 loops :
 "$PPROBE" record -a -g -F 999 -d 1 --pid -o "$T/busy.folded" 2>"$T/busy.err" &
 ppid=$!
@@ -128,9 +136,7 @@ loops /bin/true
 # the drain thread stops the events at the deadline all the same (the main
 # thread alone stopped them at 0.21-0.27 s).
 "$PPROBE" record -a -g -d 0.1 -o "$T/short.folded" 2>"$T/short.err"
-span=$(sed -n 's/^pprobe record: \([0-9.]*\) s, .*/\1/p' "$T/short.err")
-check "-a -g churn -d 0.1: the span recorded is 0.1 s within 50 ms (${span:-none})" \
-	awk -v s="${span:-0}" 'BEGIN { exit !(s >= 0.095 && s <= 0.15) }'
+check_span "-a -g churn -d 0.1" "$T/short.err" 0.1
 # Sideband in a ring of its own: with process churn and a samples' ring too
 # small for the rate (-m 32), samples are lost (said) but no mmap, comm or
 # fork record is, and the run still ends at -d.
@@ -140,9 +146,7 @@ grep ' lost' "$T/churn.err" | sed 's/^/# /'
 check "-m 32 churn: no sideband record lost" sh -c "! grep -q 'records lost (.*the sideband' '$T/churn.err'"
 check "-m 32 churn: the short processes named (true or dash stacks)" grep -qE '^(true|sh|dash);' "$T/churn.folded"
 # once 2.76 s of a -d 1 when the main thread alone stopped the events
-span=$(sed -n 's/^pprobe record: \([0-9.]*\) s, .*/\1/p' "$T/churn.err")
-check "-m 32 churn -d 1: the span recorded is 1 s within 50 ms (${span:-none})" \
-	awk -v s="${span:-0}" 'BEGIN { exit !(s >= 0.95 && s <= 1.05) }'
+check_span "-m 32 churn -d 1" "$T/churn.err" 1
 
 # A tracepoint pprobe itself hits (it opens files while it symbolizes): its
 # own hits are filtered out in the kernel (before: 1,592 left out on the
@@ -163,7 +167,5 @@ for f in "" "flags != 12345"; do
 	check "-a openat$w: pprobe's own openats filtered out in the kernel, none left to leave out ($(grep "own threads" "$T/open.err"))" \
 		not grep -q "own threads left out" "$T/open.err"
 done
-span=$(sed -n 's/^pprobe record: \([0-9.]*\) s, .*/\1/p' "$T/busy.err")
-check "-a -g busy -d 1: the span recorded is 1 s within 50 ms (${span:-none})" \
-	awk -v s="${span:-0}" 'BEGIN { exit !(s >= 0.95 && s <= 1.05) }'
+check_span "-a -g busy -d 1" "$T/busy.err" 1
 done_testing

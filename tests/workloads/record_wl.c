@@ -52,6 +52,15 @@ __attribute__((noinline)) static void spin_units(unsigned long units)
 		sink += i;
 }
 
+/* xorshift32: a pseudo-random sequence that is the same every run */
+static unsigned int next_random(unsigned int *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
 /* hot_three(n) does 3n units of 25,000 additions for hot_one(n)'s n */
 __attribute__((noinline)) void hot_three(unsigned long n)
 {
@@ -78,11 +87,9 @@ __attribute__((noinline)) static void run_hot(double secs)
 	double end = now() + secs;
 	unsigned int x = 2463534242u;
 	while (now() < end) {
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		hot_three(1 + x % 8);
-		hot_one(1 + x % 8);
+		unsigned long n = 1 + next_random(&x) % 8;
+		hot_three(n);
+		hot_one(n);
 	}
 }
 
@@ -131,10 +138,7 @@ __attribute__((noinline)) void in_handler(void)
 static void alarm_again(void)
 {
 	static unsigned int x = 2463534242u;
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	struct itimerval it = { { 0, 0 }, { 0, 1500 + (long)(x % 1000) } };
+	struct itimerval it = { { 0, 0 }, { 0, 1500 + (long)(next_random(&x) % 1000) } };
 	setitimer(ITIMER_REAL, &it, NULL);
 }
 
