@@ -95,6 +95,8 @@ enum unwind_end {
 	UNWIND_NO_CFI,		/* no CFI for a pc and no valid frame-pointer fallback (end_dso says where) */
 	UNWIND_UNMAPPED,	/* a pc outside every mapping */
 	UNWIND_MAX_DEPTH,	/* ips[] full */
+	UNWIND_NO_STACK,	/* the sample came with no stack bytes (the kernel's
+				 * copy was empty: size 0) and its leaf needs them */
 	UNWIND_ERROR,		/* anything else (bad CFI, unreadable file...) */
 };
 

@@ -144,6 +144,9 @@ static uint32_t unwind_user(struct record *r, struct collect *c, const struct sa
 	case UNWIND_UNMAPPED:
 		snprintf(why, sizeof(why), "[unmapped]");
 		break;
+	case UNWIND_NO_STACK:
+		snprintf(why, sizeof(why), "[no-stack]");
+		break;
 	case UNWIND_ERROR:
 		snprintf(why, sizeof(why), "[unwind-error%s%s]", res.end_dso ? " " : "", res.end_dso ? res.end_dso : "");
 		break;

@@ -158,7 +158,7 @@ static const char *frame_dso(char *name, char *store)
 	size_t n = strlen(name);
 	if (n < 3 || name[0] != '[' || name[n - 1] != ']' || strpbrk(name, " :"))
 		return NULL;
-	static const char *const why[] = { "[unknown]", "[truncated]", "[unmapped]", "[unwind-error]" };
+	static const char *const why[] = { "[unknown]", "[truncated]", "[unmapped]", "[no-stack]", "[unwind-error]" };
 	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++)
 		if (!strcmp(name, why[i]))
 			return NULL;

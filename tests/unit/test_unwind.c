@@ -207,7 +207,8 @@ struct scenario {
 	bool live;
 	uint64_t period_ns;
 	double seconds;
-	bool expect_truncated;	/* copy too small and live off: honest truncation */
+	bool expect_truncated;	/* copy too small and live off: honest truncation
+				 * (no-stack where the copy is empty: copy 0) */
 	bool check;		/* assert */
 	/* sample with a uprobe instead of cpu-clock: at a function's first
 	 * instruction ("cmp_spin") or at a PLT stub ("qsort@plt") */
@@ -484,7 +485,8 @@ static void handle_sample(struct ctx *x, const uint8_t *p, size_t len)
 			good = false;
 		}
 		if (x->sc->expect_truncated)
-			good = res[b].end == UNWIND_TRUNCATED;
+			good = x->sc->copy ? res[b].end == UNWIND_TRUNCATED
+					   : res[b].end == UNWIND_NO_STACK && n[b] == 1;
 		if (is_nofp(x->sc)) {
 			/* no CFI and no frame pointer: stop there, say where */
 			const char *last = addr_name(x, x->ips[b][n[b] - 1] - 1);
@@ -806,7 +808,7 @@ static void check_stats(const struct scenario *sc, const struct stats st[2], lon
 			continue;
 		CHECK(s->ok * 100 >= s->leaf * 99, "%s/%s: %.2f%% of leaf stacks %s (want >= 99%%); first bad: %s",
 		      sc->name, be, 100.0 * s->ok / s->leaf,
-		      sc->expect_truncated ? "end truncated" :
+		      sc->expect_truncated ? (sc->copy ? "end truncated" : "end no-stack at the leaf") :
 		      is_nofp(sc) ? "end no-cfi in nocfi_nofp_call" : "complete and exact", s->why);
 		if (all_complete(sc)) {
 			/* every sample counts here, also one taken while the
@@ -870,6 +872,9 @@ int main(int argc, char **argv)
 		/* maps as perf's MMAP2 records give them: no stack mapping */
 		{ "execmaps-200", "unwind_wl", "unwind_wl", "threads", 200, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		{ "nolive-200", "unwind_wl", "unwind_wl", "sort", 200, DEFAULT_COPY, false, 1000000, 1.0, true, true, NULL },
+		/* no stack bytes at all (the kernel's empty copy, 0.2-0.7% of a
+		 * gcc build's samples): said as no-stack, not truncated */
+		{ "nostack-60", "unwind_wl", "unwind_wl", "sort", 60, 0, true, 1000000, 1.0, true, true, NULL },
 		/* period = every Nth probe hit */
 		{ "entry-60", "unwind_wl", "unwind_wl", "sort", 60, DEFAULT_COPY, true, 100, 1.5, false, true, "cmp_spin" },
 		{ "plt-60", "unwind_wl", "unwind_wl", "sort", 60, DEFAULT_COPY, true, 1, 1.5, false, true, "qsort@plt" },
