@@ -69,6 +69,7 @@ struct record {
 	uint32_t frame_buf[MAX_FRAMES + 8];
 	enum stack_root root;		/* the folded root frame: comm, comm-PID, comm-PID/TID, comm/TID */
 	bool speedscope;		/* --format speedscope: every sample kept in time order */
+	bool keep_ids;			/* an output shows pids or tids (stacktab__drop_ids) */
 	/* --off-cpu: switch-outs (sched:sched_switch samples) paired with
 	 * switch-ins (PERF_RECORD_SWITCH), weighed in ns into off_stacks,
 	 * the on-CPU event's table */
@@ -754,6 +755,8 @@ static int add_events(const struct record_opts *o, struct event_list *evl, struc
 		} else {
 			es->stacks = stacktab__new(rec->frames);
 			stacktab__set_root(es->stacks, rec->root);
+			if (!rec->keep_ids)
+				stacktab__drop_ids(es->stacks);
 			if (rec->speedscope)
 				stacktab__keep_timeline(es->stacks);
 			nr_shown++;
@@ -1297,7 +1300,11 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	for (size_t k = 0; k < rec->nr_outs; k++) {	/* both show each frame's file */
 		so.srcline |= rec->outs[k].fmt == OUT_PPROF || rec->outs[k].fmt == OUT_SPEEDSCOPE;
 		rec->speedscope |= rec->outs[k].fmt == OUT_SPEEDSCOPE;	/* every sample in time order */
+		/* pprof labels each sample with its pid and tid, speedscope
+		 * has a profile per thread */
+		rec->keep_ids |= rec->outs[k].fmt == OUT_PPROF || rec->outs[k].fmt == OUT_SPEEDSCOPE;
 	}
+	rec->keep_ids |= rec->pushing || rec->root != STACK_ROOT_COMM;
 	so.srcline |= rec->pushing;
 	/* one cache of ELF files for names and for unwinding (setup_stacks) */
 	rec->files = objcache__new();

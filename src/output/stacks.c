@@ -25,6 +25,19 @@ struct frame {
 	struct frame_sym *syms;
 	const char **labels;	/* the folded names */
 	uint32_t nr_syms;
+	uint32_t file;		/* FK_USER in a mapped file: its fileref + 1; else 0 */
+};
+
+/* A mapped file, whoever maps it: one per file however many processes
+ * map it, so that their frames at one offset of it are one frame. Known by
+ * its build id (MMAP2 records since 5.12) or its device and inode (read
+ * from /proc/PID/maps), never one against the other, and its path. */
+struct fileref {
+	char *path;
+	uint32_t maj, min;
+	uint64_t ino;
+	uint8_t build_id[MAP_BUILD_ID_MAX];
+	uint8_t build_id_size;
 };
 
 struct frametab {
@@ -34,6 +47,10 @@ struct frametab {
 	struct mapref *maprefs;
 	size_t nr_maprefs, alloc_maprefs;
 	struct u64map map_index;	/* hash of map identity -> mapref index + 1 */
+	struct fileref *files;
+	size_t nr_files, alloc_files;
+	struct u64map file_index;	/* hash of file identity -> fileref index + 1 */
+	struct u64map offset_index;	/* hash(file, offset, ret) -> frame id + 1 */
 	struct strtab names;
 	bool srcline_names;
 	/* per object, its code addresses symbolized and those left unnamed */
@@ -50,6 +67,8 @@ struct frametab *frametab__new(void)
 	struct frametab *ft = pp_xcalloc(1, sizeof(*ft));
 	u64map__init(&ft->index);
 	u64map__init(&ft->map_index);
+	u64map__init(&ft->file_index);
+	u64map__init(&ft->offset_index);
 	strtab__init(&ft->names);
 	return ft;
 }
@@ -68,6 +87,13 @@ void frametab__clear(struct frametab *ft)
 	u64map__init(&ft->index);
 	u64map__free(&ft->map_index);
 	u64map__init(&ft->map_index);
+	for (size_t i = 0; i < ft->nr_files; i++)
+		free(ft->files[i].path);
+	ft->nr_files = 0;
+	u64map__free(&ft->file_index);
+	u64map__init(&ft->file_index);
+	u64map__free(&ft->offset_index);
+	u64map__init(&ft->offset_index);
 	strtab__free(&ft->names);
 	strtab__init(&ft->names);
 }
@@ -84,6 +110,11 @@ void frametab__delete(struct frametab *ft)
 	for (size_t i = 0; i < ft->nr_maprefs; i++)
 		free(ft->maprefs[i].map.path);
 	free(ft->maprefs);
+	for (size_t i = 0; i < ft->nr_files; i++)
+		free(ft->files[i].path);
+	free(ft->files);
+	u64map__free(&ft->file_index);
+	u64map__free(&ft->offset_index);
 	for (size_t i = 0; i < ft->nr_objs; i++)
 		free(ft->objs[i].dso);
 	free(ft->objs);
@@ -162,10 +193,82 @@ static uint32_t frametab__intern(struct frametab *ft, uint8_t kind, uint32_t map
 	return (uint32_t)ft->nr++;
 }
 
+static bool fileref_eq(const struct fileref *f, const struct map *m)
+{
+	if (f->build_id_size != m->build_id_size)
+		return false;
+	if (f->build_id_size ? memcmp(f->build_id, m->build_id, m->build_id_size)
+			     : f->maj != m->maj || f->min != m->min || f->ino != m->ino)
+		return false;
+	return !strcmp(f->path, m->path);
+}
+
+/* The file m maps (map__is_file): its index, a new one if unseen. */
+static uint32_t frametab__fileref(struct frametab *ft, const struct map *m)
+{
+	uint64_t h = hash_bytes(m->path, strlen(m->path),
+				m->build_id_size ? hash_bytes(m->build_id, m->build_id_size, 1)
+						 : hash_u64(((uint64_t)m->maj << 32 | m->min) ^ hash_u64(m->ino)));
+	for (uint64_t k = h;; k++) {
+		uintptr_t v = (uintptr_t)u64map__get(&ft->file_index, k);
+		if (!v)
+			break;
+		if (fileref_eq(&ft->files[v - 1], m))
+			return (uint32_t)(v - 1);
+	}
+	if (ft->nr_files == ft->alloc_files) {
+		ft->alloc_files = ft->alloc_files ? ft->alloc_files * 2 : 64;
+		ft->files = pp_xrealloc(ft->files, ft->alloc_files * sizeof(*ft->files));
+	}
+	struct fileref *f = &ft->files[ft->nr_files];
+	*f = (struct fileref){ .path = pp_xstrdup(m->path), .maj = m->maj, .min = m->min, .ino = m->ino,
+			       .build_id_size = m->build_id_size };
+	memcpy(f->build_id, m->build_id, m->build_id_size);
+	uint64_t k = h;
+	while (u64map__get(&ft->file_index, k))
+		k++;
+	u64map__put(&ft->file_index, k, (void *)(uintptr_t)(ft->nr_files + 1));
+	return (uint32_t)ft->nr_files++;
+}
+
+static uint64_t file_offset_of(const struct map *m, uint64_t addr)
+{
+	return addr - m->start + m->pgoff;
+}
+
+/* A code address in a mapped file is one frame for every process that maps
+ * that file, at whatever address: the first one seen stands for all (its
+ * process and mapping name it; pprof's address is its). So that a machine
+ * whose processes come and go (-a: every compiler a new process) keeps one
+ * frame per code address, not one per process, and names each once. */
 uint32_t frametab__user(struct frametab *ft, pid_t pid, const struct map *m, uint64_t addr, bool is_return)
 {
-	uint32_t ref = m ? frametab__mapref(ft, pid, m) : UINT32_MAX;
-	return frametab__intern(ft, FK_USER, ref, addr, is_return);
+	if (!m)
+		return frametab__intern(ft, FK_USER, UINT32_MAX, addr, is_return);
+	if (!map__is_file(m))
+		return frametab__intern(ft, FK_USER, frametab__mapref(ft, pid, m), addr, is_return);
+	uint32_t file = frametab__fileref(ft, m);
+	uint64_t off = file_offset_of(m, addr);
+	uint64_t h = hash_u64(off ^ hash_u64(((uint64_t)file << 1) | is_return));
+	for (uint64_t k = h;; k++) {
+		uintptr_t v = (uintptr_t)u64map__get(&ft->offset_index, k);
+		if (!v)
+			break;
+		const struct frame *f = &ft->frames[v - 1];
+		if (f->file == file + 1 && f->is_return == is_return &&
+		    file_offset_of(&ft->maprefs[f->mapref].map, f->addr) == off)
+			return (uint32_t)(v - 1);
+	}
+	size_t had = ft->nr;
+	uint32_t id = frametab__intern(ft, FK_USER, frametab__mapref(ft, pid, m), addr, is_return);
+	if (ft->nr > had) {
+		ft->frames[id].file = file + 1;
+		uint64_t k = h;
+		while (u64map__get(&ft->offset_index, k))
+			k++;
+		u64map__put(&ft->offset_index, k, (void *)(uintptr_t)(id + 1));
+	}
+	return id;
 }
 
 uint32_t frametab__kernel(struct frametab *ft, uint64_t addr, bool is_return)
@@ -386,6 +489,7 @@ struct stacktab {
 	struct strtab comms;
 	enum stack_root root;
 	bool timeline, sorted;
+	bool no_ids;		/* stacktab__drop_ids */
 	struct stack_tick *ticks;
 	size_t nr_ticks, alloc_ticks;
 };
@@ -413,6 +517,11 @@ void stacktab__delete(struct stacktab *st)
 void stacktab__set_root(struct stacktab *st, enum stack_root root)
 {
 	st->root = root;
+}
+
+void stacktab__drop_ids(struct stacktab *st)
+{
+	st->no_ids = true;
 }
 
 void stacktab__keep_timeline(struct stacktab *st)
@@ -479,8 +588,8 @@ void stacktab__add(struct stacktab *st, const struct stack_owner *o, const uint3
 	uint32_t key_small[256];
 	uint32_t *key = n + W_HDR <= 256 ? key_small : pp_xmalloc((n + W_HDR) * sizeof(uint32_t));
 	key[W_COMM] = strtab__intern(&st->comms, o->comm ? o->comm : "[unknown]");
-	key[W_PID] = (uint32_t)o->pid;
-	key[W_TID] = (uint32_t)o->tid;
+	key[W_PID] = st->no_ids ? (uint32_t)-1 : (uint32_t)o->pid;
+	key[W_TID] = st->no_ids ? (uint32_t)-1 : (uint32_t)o->tid;
 	key[W_N] = n;
 	memcpy(key + W_HDR, frames, n * sizeof(uint32_t));
 

@@ -66,6 +66,13 @@ enum stack_root {
 };
 void stacktab__set_root(struct stacktab *st, enum stack_root root);
 
+/* Keep no pid and tid with the stacks (stack_view's are -1): one comm's
+ * stacks are one however many processes and threads ran them, for outputs
+ * that show neither (folded and svg rooted at comm); call before the first
+ * add. So that a machine whose processes come and go keeps a table the size
+ * of its distinct stacks, not of its processes. */
+void stacktab__drop_ids(struct stacktab *st);
+
 /* Keep every add in a timeline (for time-ordered outputs such as
  * speedscope); call before the first add. */
 void stacktab__keep_timeline(struct stacktab *st);

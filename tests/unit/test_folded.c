@@ -113,6 +113,61 @@ static void test_order(void)
 	frametab__delete(ft);
 }
 
+/* A code address of a mapped file is one frame for every process that maps
+ * the file, wherever it is mapped; other files, other kinds of identity and
+ * anonymous memory stay apart. Stacks without their ids merge across
+ * processes. */
+static void test_shared_files(void)
+{
+	struct frametab *ft = frametab__new();
+	char lib[] = "/usr/lib/libx.so";
+	struct map m1 = { .start = 0x7f1000000000, .end = 0x7f1000100000, .pgoff = 0x1000, .maj = 8, .min = 1,
+			  .ino = 77, .path = lib };
+	struct map m2 = m1, other = m1, bid = m1, bid2 = m1, anon = { .start = 0x7f2000000000, .end = 0x7f2000001000,
+									 .path = "//anon" };
+	m2.start = 0x7f5000000000;	/* another process's ASLR */
+	m2.end = m2.start + 0x100000;
+	other.ino = 78;			/* another file at the same path (replaced) */
+	bid.ino = bid2.ino = 0;		/* MMAP2 with a build id: no inode */
+	bid.build_id_size = bid2.build_id_size = 20;
+	memset(bid.build_id, 0xab, 20);
+	memset(bid2.build_id, 0xcd, 20);
+	uint32_t f1 = frametab__user(ft, 100, &m1, m1.start + 0x230, true);
+	uint32_t f2 = frametab__user(ft, 200, &m2, m2.start + 0x230, true);
+	CHECK(f1 == f2, "one file, one offset, two processes: frames %u and %u", f1, f2);
+	CHECK(frametab__user(ft, 200, &m2, m2.start + 0x230, false) != f1, "a return address is not the same frame as a pc");
+	CHECK(frametab__user(ft, 200, &m2, m2.start + 0x238, true) != f1, "another offset is another frame");
+	CHECK(frametab__user(ft, 300, &other, other.start + 0x230, true) != f1, "another inode is another file");
+	uint32_t b1 = frametab__user(ft, 300, &bid, bid.start + 0x230, true);
+	CHECK(b1 != f1, "a build id is not matched against an inode");
+	CHECK(frametab__user(ft, 400, &bid, bid.start + 0x10230, true) == frametab__user(ft, 500, &bid, bid.start + 0x10230, true) &&
+	      b1 == frametab__user(ft, 500, &bid, bid.start + 0x230, true), "one build id: one frame per offset");
+	CHECK(frametab__user(ft, 500, &bid2, bid2.start + 0x230, true) != b1, "another build id is another file");
+	uint32_t j1 = frametab__user(ft, 100, &anon, anon.start + 0x10, false);
+	CHECK(frametab__user(ft, 200, &anon, anon.start + 0x10, false) != j1,
+	      "anonymous memory (JIT code) is each process's own");
+	CHECK(frametab__user(ft, 100, &anon, anon.start + 0x10, false) == j1, "and one frame in that process");
+	struct frame_view fv;
+	frametab__get(ft, f2, &fv);
+	CHECK(fv.pid == 100 && fv.map && fv.map->start == m1.start && fv.addr == m1.start + 0x230,
+	      "the first process's mapping and address stand for all: pid %d", fv.pid);
+
+	struct stacktab *st = stacktab__new(ft);
+	stacktab__drop_ids(st);
+	struct stack_owner p1 = { "cc1", 100, 100 }, p2 = { "cc1", 200, 201 }, p3 = { "as", 300, 300 };
+	uint32_t s[] = { f1 };
+	stacktab__add(st, &p1, s, 1, 1, 0);
+	stacktab__add(st, &p2, (uint32_t[]){ f2 }, 1, 2, 0);
+	stacktab__add(st, &p3, s, 1, 4, 0);
+	CHECK_EQ_U64(stacktab__count(st), 2);
+	struct stack_view v;
+	stacktab__get(st, 0, &v);
+	CHECK(!strcmp(v.comm, "cc1") && v.pid == -1 && v.tid == -1 && v.weight == 3 && v.samples == 2,
+	      "cc1's stack of two processes: pid %d tid %d weight %llu", v.pid, v.tid, (unsigned long long)v.weight);
+	stacktab__delete(st);
+	frametab__delete(ft);
+}
+
 int main(void)
 {
 	struct frametab *ft = frametab__new();
@@ -234,5 +289,6 @@ int main(void)
 	stacktab__delete(st);
 	frametab__delete(ft);
 	test_order();
+	test_shared_files();
 	return check_summary();
 }
