@@ -689,12 +689,16 @@ static void check_walk(struct uctx *c, const uint64_t *ips, int n, const struct 
 		int k = 0;
 		while (k < n && k < n2 && alt[k] == ips[k])
 			k++;
+		/* the frame before the first difference: where to look */
+		uint64_t at = k > 0 ? alt[k - 1] : alt[0];
+		const struct umod *um = uproc__find_mod(c->proc, k > 1 ? at - 1 : at);
 		snprintf(st->first, sizeof(st->first),
 			 "pid %d: fast %d frames %s (fp %d), libdw %d frames %s (fp %d); "
-			 "first difference at frame %d: %#llx vs %#llx",
+			 "first difference at frame %d: %#llx vs %#llx, after %s+%#llx%s",
 			 (int)c->proc->pid, n, unwind_end__str(res->end), res->fp_frames, n2, unwind_end__str(r2.end),
 			 r2.fp_frames, k, k < n ? (unsigned long long)ips[k] : 0ULL,
-			 k < n2 ? (unsigned long long)alt[k] : 0ULL);
+			 k < n2 ? (unsigned long long)alt[k] : 0ULL, um && um->file->name ? um->file->name : "?",
+			 (unsigned long long)(um ? at - um->bias : at), um && !um->in_dwfl ? " (not in libdw's modules)" : "");
 	}
 	c->mem_fail = fail;
 	c->fail_addr = fail_addr;
