@@ -97,9 +97,10 @@ real_stacks() {
 	unk=$(sed -n 's/^  \[unknown\] *\([0-9]*\) stacks.*/\1/p' "$err")
 	unk=${unk:-0}
 	check "samples with no mapping at the user pc: <= 1% ($unk of ${n:-0})" test $((unk * 100)) -le "${n:-0}"
-	# Samples the kernel gave no stack bytes (an empty copy, [no-stack]:
-	# perf's samples of a gcc build have 0.2-0.7% of them too) are the
-	# kernel's, as unmapped ones are: the rest is pprobe's.
+	# Samples the kernel gave no stack bytes ([no-stack]: 0.2% of a gcc
+	# build's here; perf record --call-graph dwarf of the same build had
+	# 0.7% with an empty copy) are the kernel's, as unmapped ones are: the
+	# rest is pprobe's.
 	folded_user "$folded" > "$T/real.u.folded"
 	nost=$(folded_sum "$T/real.u.folded" '^[^;]*;\[no-stack\]( |;|$)')
 	check "samples with no stack bytes from the kernel: <= 2% ($nost of ${n:-0})" test $((nost * 50)) -le "${n:-0}"
