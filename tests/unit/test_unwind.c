@@ -872,8 +872,8 @@ int main(int argc, char **argv)
 		/* maps as perf's MMAP2 records give them: no stack mapping */
 		{ "execmaps-200", "unwind_wl", "unwind_wl", "threads", 200, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		{ "nolive-200", "unwind_wl", "unwind_wl", "sort", 200, DEFAULT_COPY, false, 1000000, 1.0, true, true, NULL },
-		/* no stack bytes at all (the kernel's empty copy, 0.2-0.7% of a
-		 * gcc build's samples): said as no-stack, not truncated */
+		/* no stack bytes at all (the kernel's empty copy: 0.2% of a gcc
+		 * build's samples): said as no-stack, not truncated */
 		{ "nostack-60", "unwind_wl", "unwind_wl", "sort", 60, 0, true, 1000000, 1.0, true, true, NULL },
 		/* period = every Nth probe hit */
 		{ "entry-60", "unwind_wl", "unwind_wl", "sort", 60, DEFAULT_COPY, true, 100, 1.5, false, true, "cmp_spin" },
