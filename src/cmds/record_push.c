@@ -116,7 +116,13 @@ void record_push__finish(struct record_push *rp, double deadline_s)
 		return;
 	pusher__finish(rp->pusher, deadline_s);
 	pusher__stats(rp->pusher, &st);
-	if (st.error_seq != rp->error_seq)	/* a failure no tick got to say (a short or slow run) */
+	/* a failure no tick got to say (a short or slow run): a refusal
+	 * said as one, as record_push__report says it */
+	if (st.error_seq != rp->error_seq && st.rejected != rp->rejected_said)
+		fprintf(stderr, "pprobe record: push to %s: %llu profile%s refused: %s (dropped, not retried)\n",
+			rp->url, (unsigned long long)(st.rejected - rp->rejected_said),
+			st.rejected - rp->rejected_said == 1 ? "" : "s", st.last_error);
+	else if (st.error_seq != rp->error_seq)
 		fprintf(stderr, "pprobe record: push to %s failed: %s\n", rp->url, st.last_error);
 	if (!rp->quiet || st.dropped || st.rejected || st.unsent)
 		fprintf(stderr, "pprobe record: push: %llu of %llu profiles delivered to %s (%llu bytes)%s",
