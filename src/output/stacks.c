@@ -129,6 +129,15 @@ size_t frametab__count(const struct frametab *ft)
 	return ft->nr;
 }
 
+/* The frame table's indexes map a hash to an index + 1, probing h, h + 1,
+ * ... past collisions: INDEX put at the first free key from h. */
+static void probe_put(struct u64map *m, uint64_t h, size_t index)
+{
+	while (u64map__get(m, h))
+		h++;
+	u64map__put(m, h, (void *)(uintptr_t)(index + 1));
+}
+
 static bool mapref_eq(const struct mapref *r, pid_t pid, const struct map *m)
 {
 	return r->pid == pid && r->map.start == m->start && r->map.end == m->end &&
@@ -157,10 +166,7 @@ static uint32_t frametab__mapref(struct frametab *ft, pid_t pid, const struct ma
 	r->pid = pid;
 	r->map = *m;
 	r->map.path = pp_xstrdup(m->path ? m->path : "");
-	uint64_t k = h;
-	while (u64map__get(&ft->map_index, k))
-		k++;
-	u64map__put(&ft->map_index, k, (void *)(uintptr_t)(ft->nr_maprefs + 1));
+	probe_put(&ft->map_index, h, ft->nr_maprefs);
 	return (uint32_t)ft->nr_maprefs++;
 }
 
@@ -186,10 +192,7 @@ static uint32_t frametab__intern(struct frametab *ft, uint8_t kind, uint32_t map
 	f->mapref = mapref;
 	f->addr = addr;
 	f->is_return = is_return;
-	uint64_t k = h;
-	while (u64map__get(&ft->index, k))
-		k++;
-	u64map__put(&ft->index, k, (void *)(uintptr_t)(ft->nr + 1));
+	probe_put(&ft->index, h, ft->nr);
 	return (uint32_t)ft->nr++;
 }
 
@@ -224,10 +227,7 @@ static uint32_t frametab__fileref(struct frametab *ft, const struct map *m)
 	*f = (struct fileref){ .path = pp_xstrdup(m->path), .maj = m->maj, .min = m->min, .ino = m->ino,
 			       .build_id_size = m->build_id_size };
 	memcpy(f->build_id, m->build_id, m->build_id_size);
-	uint64_t k = h;
-	while (u64map__get(&ft->file_index, k))
-		k++;
-	u64map__put(&ft->file_index, k, (void *)(uintptr_t)(ft->nr_files + 1));
+	probe_put(&ft->file_index, h, ft->nr_files);
 	return (uint32_t)ft->nr_files++;
 }
 
@@ -263,10 +263,7 @@ uint32_t frametab__user(struct frametab *ft, pid_t pid, const struct map *m, uin
 	uint32_t id = frametab__intern(ft, FK_USER, frametab__mapref(ft, pid, m), addr, is_return);
 	if (ft->nr > had) {
 		ft->frames[id].file = file + 1;
-		uint64_t k = h;
-		while (u64map__get(&ft->offset_index, k))
-			k++;
-		u64map__put(&ft->offset_index, k, (void *)(uintptr_t)(id + 1));
+		probe_put(&ft->offset_index, h, id);
 	}
 	return id;
 }
