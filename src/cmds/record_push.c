@@ -85,6 +85,15 @@ void record_push__cut(struct record_push *rp, struct stacktab *st, const struct 
 		rp->next += rp->interval;
 }
 
+/* Profiles refused for good (4xx) since last said: dropped, not retried. */
+static void say_refused(struct record_push *rp, const struct pusher_stats *st, const char *more)
+{
+	fprintf(stderr, "pprobe record: push to %s: %llu profile%s refused: %s (dropped, not retried%s)\n", rp->url,
+		(unsigned long long)(st->rejected - rp->rejected_said), st->rejected - rp->rejected_said == 1 ? "" : "s",
+		st->last_error, more);
+	rp->rejected_said = st->rejected;
+}
+
 void record_push__report(struct record_push *rp)
 {
 	struct pusher_stats st;
@@ -92,12 +101,8 @@ void record_push__report(struct record_push *rp)
 		return;
 	pusher__stats(rp->pusher, &st);
 	if (st.error_seq != rp->error_seq && st.rejected != rp->rejected_said) {
-		/* refused for good (4xx): dropped, not retried */
 		rp->error_seq = st.error_seq;
-		fprintf(stderr, "pprobe record: push to %s: %llu profile%s refused: %s (dropped, not retried; the "
-			"recording goes on)\n", rp->url, (unsigned long long)(st.rejected - rp->rejected_said),
-			st.rejected - rp->rejected_said == 1 ? "" : "s", st.last_error);
-		rp->rejected_said = st.rejected;
+		say_refused(rp, &st, "; the recording goes on");
 	} else if (st.error_seq != rp->error_seq) {
 		rp->error_seq = st.error_seq;
 		rp->failures_said = st.failures;
@@ -119,9 +124,7 @@ void record_push__finish(struct record_push *rp, double deadline_s)
 	/* a failure no tick got to say (a short or slow run): a refusal
 	 * said as one, as record_push__report says it */
 	if (st.error_seq != rp->error_seq && st.rejected != rp->rejected_said)
-		fprintf(stderr, "pprobe record: push to %s: %llu profile%s refused: %s (dropped, not retried)\n",
-			rp->url, (unsigned long long)(st.rejected - rp->rejected_said),
-			st.rejected - rp->rejected_said == 1 ? "" : "s", st.last_error);
+		say_refused(rp, &st, "");
 	else if (st.error_seq != rp->error_seq)
 		fprintf(stderr, "pprobe record: push to %s failed: %s\n", rp->url, st.last_error);
 	if (!rp->quiet || st.dropped || st.rejected || st.unsent)
