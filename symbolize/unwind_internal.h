@@ -53,7 +53,8 @@ struct ufile {
 	uint64_t eh_hdr_offset, eh_hdr_size;		/* PT_GNU_EH_FRAME */
 	uint64_t eh_frame_offset, eh_frame_size, eh_frame_addr;	/* the .eh_frame section */
 	bool eh_hdr_late;	/* .eh_frame_hdr's section after .eh_frame's */
-	uint8_t *cfi_view;	/* eh_cfi's image where eh_hdr_late (size bytes, mapped) */
+	uint8_t *cfi_view;	/* eh_cfi's image where eh_hdr_late: the file, mapped again */
+	size_t cfi_view_size;
 	Elf *cfi_elf;
 	bool cfi_tried;
 	/* the .eh_frame rows walks met, compiled (unwind_fast.c): hashed by
