@@ -65,6 +65,10 @@ int kallsyms__foreach(const char *path, kallsyms_fn *fn, void *arg)
 	f = fopen(path ? path : "/proc/kallsyms", "re");
 	if (!f)
 		return -errno;
+	/* 5 MB of text: in 256 KiB reads, not 1,200 of stdio's 4 KiB */
+	char *buf = malloc(256 << 10);
+	if (buf)
+		setvbuf(f, buf, _IOFBF, 256 << 10);
 	while (!err && getline(&line, &cap, f) > 0) {
 		unsigned long long addr = 0;
 		char type, *name, *mod, *end, *p = line;
@@ -91,6 +95,7 @@ int kallsyms__foreach(const char *path, kallsyms_fn *fn, void *arg)
 		err = fn(arg, addr, type, name, mod, modlen);
 	}
 	fclose(f);
+	free(buf);
 	free(line);
 	return err;
 }
