@@ -120,11 +120,9 @@ int drain__init(struct drain *d, struct ring *rings, int nr_rings, uint64_t max_
  * where the system allows them on request: one fault per 2 MiB, not 512. */
 static struct drain_chunk *chunk_new(bool populate)
 {
-	void *m = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | (populate ? MAP_POPULATE : 0), -1, 0);
-	if (m == MAP_FAILED)
+	void *m = pp_map_anon(CHUNK_BYTES, populate);
+	if (!m)
 		return NULL;
-	(void)madvise(m, CHUNK_BYTES, MADV_HUGEPAGE);
 	struct drain_chunk *ch = m;
 	ch->cap = CHUNK_BYTES - sizeof(*ch);
 	return ch;

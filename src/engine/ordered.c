@@ -10,9 +10,10 @@
  * and one clear per 2 MiB, not 512), mapped by us: from malloc a freed
  * chunk went back to the kernel with the heap's top and the next one was
  * faulted in again, page by page (a clang compile under record -g: 7,305
- * of pprobe's 25,000 page faults were its pushes). Up to MAX_SPARE emptied
- * chunks are kept (32 MiB at most, beside --max-queue): a steady run maps
- * nothing new. */
+ * of pprobe's 25,000 page faults were its pushes), populated when mapped
+ * (pp_map_anon: faulting a huge page in by the first push was 5% of
+ * pprobe's CPU in that compile). Up to MAX_SPARE emptied chunks are kept
+ * (32 MiB at most, beside --max-queue): a steady run maps nothing new. */
 #define CHUNK_BYTES (2u << 20)
 #define CHUNK_DATA (CHUNK_BYTES - sizeof(struct ordered_chunk))	/* a standard chunk's room */
 #define MAX_SPARE 16
@@ -25,10 +26,9 @@ void ordered__init(struct ordered *q)
 static struct ordered_chunk *chunk_map(size_t size)
 {
 	size_t bytes = (sizeof(struct ordered_chunk) + size + 4095) & ~(size_t)4095;
-	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
+	void *m = pp_map_anon(bytes, true);
+	if (!m)
 		pp_oom(bytes);
-	(void)madvise(m, bytes, MADV_HUGEPAGE);
 	struct ordered_chunk *ch = m;
 	ch->size = bytes - sizeof(*ch);
 	return ch;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -558,4 +559,24 @@ int edit_distance(const char *a, const char *b, int cap)
 			return cap + 1;
 	}
 	return d[la][lb];
+}
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* Populated after the huge page advice: before it (MAP_POPULATE) the
+ * pages came 4 KiB at a time. On this project's VM a fresh 2 MiB took
+ * 0.13-0.18 ms populated, 0.2-11 ms faulted in by its first writes
+ * (direct compaction for the huge page at fault time), 0.4-0.6 ms as
+ * MAP_POPULATE did it. */
+void *pp_map_anon(size_t n, bool populate)
+{
+	void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	(void)madvise(m, n, MADV_HUGEPAGE);
+	if (populate)
+		(void)madvise(m, n, MADV_POPULATE_WRITE);
+	return m;
 }

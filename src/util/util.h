@@ -16,6 +16,11 @@ void *pp_xmalloc(size_t n);
 void pp_oom(size_t n) __attribute__((noreturn));
 void *pp_xcalloc(size_t n, size_t size);
 void *pp_xrealloc(void *p, size_t n);
+/* Anonymous memory for a buffer reused all run (a queue's chunks): huge
+ * pages where the system gives them on request, and with populate its
+ * pages there before the first write (MADV_POPULATE_WRITE, 5.14+; where
+ * refused they fault in on use). NULL when the system has none. */
+void *pp_map_anon(size_t n, bool populate);
 char *pp_xstrdup(const char *s);
 
 /* 64-bit mixing hash (splitmix finaliser) and FNV-1a over bytes. */
