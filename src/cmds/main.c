@@ -1,4 +1,5 @@
 /* pprobe: the subcommand table, and nothing else. */
+#include <malloc.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -55,8 +56,25 @@ static void exit_by_signal(void)
 	raise(signal_at_exit);
 }
 
+/* Memory freed stays with pprobe for its next use, not handed back to
+ * the kernel and faulted in again: glibc trims the heap's top past 128 KiB
+ * free and serves 128 KiB and more from mmap, unmapped at free. A clang
+ * compile under record -g made 929 brk and 316 munmap calls, each page
+ * faulted in again after (on this project's VM a fresh page costs ~5 us):
+ * these settings took 13% off pprobe's CPU there (0.99 -> 0.86 s, six
+ * pairs). What is kept is pprobe's own high-water mark. */
+static void malloc_keeps_memory(void)
+{
+#ifdef __GLIBC__
+	mallopt(M_MMAP_THRESHOLD, 32 << 20);
+	mallopt(M_TRIM_THRESHOLD, 128 << 20);
+	mallopt(M_TOP_PAD, 16 << 20);
+#endif
+}
+
 int main(int argc, char **argv)
 {
+	malloc_keeps_memory();
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
