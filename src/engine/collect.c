@@ -420,15 +420,17 @@ void collect_drain_until(struct collect *c, uint64_t limit)
 	flush_until(c, limit);
 }
 
-static void handle_signals(struct collect *c)
+/* sig, guard: poll said the signalfd, the guard's eventfd readable (two
+ * reads a tick, mostly EAGAIN, otherwise) */
+static void handle_signals(struct collect *c, bool sig, bool guard)
 {
 	struct signalfd_siginfo si;
-	while (c->sigfd >= 0 && read(c->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+	while (sig && c->sigfd >= 0 && read(c->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		collect_reap(c, true, false);
 		collect_release_held(c, true);
 	}
 	uint64_t n;
-	if (sigguard__fd() >= 0 && read(sigguard__fd(), &n, sizeof(n)) < 0) {
+	if (guard && sigguard__fd() >= 0 && read(sigguard__fd(), &n, sizeof(n)) < 0) {
 		/* EAGAIN: no stop signal since the last read */
 	}
 	if (sigguard__count() && !c->stop_signal) {
@@ -510,7 +512,7 @@ void collect__wait(struct collect *c, int timeout_ms)
 	if (c->nr_target_pids && (timeout_ms < 0 || timeout_ms > TARGETS_POLL_MS))
 		timeout_ms = TARGETS_POLL_MS;
 	poll(p, 3, timeout_ms);
-	handle_signals(c);
+	handle_signals(c, p[0].revents, p[2].revents);
 	check_output(c, p[1].revents);
 	if (collect_targets_gone(c))
 		c->stop = true;
@@ -552,6 +554,7 @@ int collect__run(struct collect *c, char *err, size_t len)
 	}
 	c->drain.at_deadline = events_off_cb;
 	c->drain.at_deadline_arg = c;
+	c->drain.consumer_ticks = true;	/* the loop below passes at each wakeup */
 	ret = drain__start(&c->drain);
 	if (ret)
 		collect_note(c, "no drain thread (%s): the rings are read between samples, a burst may overflow them",
@@ -590,7 +593,7 @@ int collect__run(struct collect *c, char *err, size_t len)
 				timeout = (int)(left * 1000) + 1;
 		}
 		poll(pfd, 4, timeout);
-		handle_signals(c);
+		handle_signals(c, pfd[0].revents, pfd[3].revents);
 		check_output(c, pfd[2].revents);
 		if (c->out_err == EPIPE)
 			break;	/* nothing queued is wanted any more */
@@ -598,6 +601,7 @@ int collect__run(struct collect *c, char *err, size_t len)
 		 * ring are staged: those older than that by the slack can go. */
 		uint64_t limit = now_ns();
 		if (c->drain.running) {
+			drain__tick(&c->drain);	/* this wakeup's pass, not the thread's */
 			uint64_t pass = drain__pass_ns(&c->drain);	/* before the pull */
 			limit = pass < limit ? pass : limit;
 		}

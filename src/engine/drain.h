@@ -75,6 +75,10 @@ struct drain {
 	void (*at_deadline)(void *arg);
 	void *at_deadline_arg;
 	uint64_t deadline_ns;
+	/* Set by a consumer that reads the rings itself at its every wakeup
+	 * (drain__tick): the thread then wakes at the rings' watermarks and
+	 * at a slower pace of its own, for when the consumer is busy (atomic). */
+	bool consumer_ticks;
 };
 
 /* Record callback of drain__pull: hdr is valid during the call only. */
@@ -90,6 +94,11 @@ void drain__stop(struct drain *d);
 /* Read every ring now, from the calling thread, regardless of the bound (it
  * adds at most what the rings hold). */
 void drain__read(struct drain *d);
+/* One pass over every ring from the consumer's thread, within the bound,
+ * as the drain thread's own (pass_ns moves; the wake eventfd is left
+ * alone): a tick of the consumer's that is one wakeup, not the drain
+ * thread's and then the consumer's. */
+void drain__tick(struct drain *d);
 /* Hand every staged record, in ring order, to fn; frees the chunks read.
  * Returns the number of records. */
 size_t drain__pull(struct drain *d, drain_fn fn, void *ctx);
