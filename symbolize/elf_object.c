@@ -534,6 +534,7 @@ static struct elf_object *object_new(const char *path, const char *map_path)
 	if (!o)
 		return NULL;
 	o->elf_fd = -1;
+	o->debug_fd = -1;
 	o->path = strdup(path);
 	o->map_path = strdup(map_path);
 	if (!o->path || !o->map_path) {
@@ -629,6 +630,8 @@ void elf_object__delete(struct elf_object *o)
 	symtab__free(&o->syms);
 	if (o->elf_fd >= 0)
 		close(o->elf_fd);
+	if (o->debug_fd >= 0)
+		close(o->debug_fd);
 	free(o->segs);
 	free(o->debug_path);
 	free(o->path);

@@ -135,6 +135,7 @@ struct elf_object {
 	struct dwarf_state *dw;
 	bool dw_tried;
 	int elf_fd;
+	int debug_fd;		/* debug_path opened by dwarf__prepare, or -1 */
 	const void *mem_image;	/* the vdso (the cache's copy), or NULL */
 	size_t mem_size;
 };
@@ -187,7 +188,8 @@ void *debuginfo__minidebuginfo(void *elf, uint64_t file_size, const char *path, 
  * address, or -errno. Strings live in the object's pool. */
 int dwarf__frames(struct elf_object *o, uint64_t vaddr, bool inlines, bool srcline,
 		  bool demangle, struct sym_frame *out, int max);
-/* Open the DWARF now (the debug file may be reachable only while a process lives). */
+/* Open the debug file now (it may be reachable only while a process
+ * lives); its DWARF is read at the first frame that needs it. */
 void dwarf__prepare(struct elf_object *o);
 /* Source line of vaddr from the line table alone (no function DIE needed). 1 or 0. */
 int dwarf__srcline(struct elf_object *o, uint64_t vaddr, const char **file, int *line);
