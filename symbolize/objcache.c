@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "pprobe/objcache.h"
@@ -35,6 +36,13 @@ struct objcache_entry {
 	bool have_obj, have_ufile;	/* the views were made (maybe failed ones) */
 	struct elf_object *obj;
 	struct ufile *ufile;
+	/* The same file under another key (objcache__entry): its views are
+	 * alias's, which stays while aliases of it do. */
+	struct objcache_entry *alias;
+	int alias_refs;
+	dev_t dev;			/* the open file's, where err is 0 */
+	ino_t ino;
+	struct objcache_entry *inode_next;	/* in by_inode (not aliases) */
 };
 
 struct objcache {
@@ -43,6 +51,7 @@ struct objcache {
 	uint64_t gen;		/* sweeps so far */
 	size_t opens;		/* files looked for (mapped_file__open calls) */
 	struct objcache_entry *buckets[NBUCKETS];
+	struct objcache_entry *by_inode[NBUCKETS];	/* opened files by device and inode */
 	struct {
 		objcache_mark_fn *fn;
 		void *arg;
@@ -76,8 +85,23 @@ struct objcache *objcache__get(struct objcache *c)
 	return c;
 }
 
-static void entry_free(struct objcache_entry *e)
+static size_t inode_bucket(dev_t dev, ino_t ino)
 {
+	return (size_t)(((uint64_t)dev * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)ino) % NBUCKETS;
+}
+
+static void entry_free(struct objcache *c, struct objcache_entry *e)
+{
+	if (e->alias) {
+		e->alias->alias_refs--;
+	} else if (e->dev || e->ino) {
+		for (struct objcache_entry **pe = &c->by_inode[inode_bucket(e->dev, e->ino)]; *pe;
+		     pe = &(*pe)->inode_next)
+			if (*pe == e) {
+				*pe = e->inode_next;
+				break;
+			}
+	}
 	elf_object__delete(e->obj);
 	ufile__free(e->ufile);
 	if (e->fd >= 0)
@@ -91,11 +115,19 @@ void objcache__put(struct objcache *c)
 {
 	if (!c || --c->refs > 0)
 		return;
-	for (size_t b = 0; b < NBUCKETS; b++)
-		for (struct objcache_entry *e = c->buckets[b], *n; e; e = n) {
-			n = e->next;
-			entry_free(e);
-		}
+	/* aliases first: each tells its entry it is gone */
+	for (int aliases = 1; aliases >= 0; aliases--)
+		for (size_t b = 0; b < NBUCKETS; b++)
+			for (struct objcache_entry **pe = &c->buckets[b]; *pe;) {
+				struct objcache_entry *e = *pe;
+
+				if (!e->alias != !aliases) {
+					pe = &e->next;
+					continue;
+				}
+				*pe = e->next;
+				entry_free(c, e);
+			}
 	elf_object__delete(c->vdso_obj);
 	ufile__free(c->vdso_ufile);
 	if (c->vdso_image)
@@ -168,6 +200,33 @@ static void entry_retry(struct objcache *c, struct objcache_entry *e, pid_t pid,
 	e->err = 0;
 }
 
+/* One file, two keys: the processes there before the run are known by
+ * inode, those after by build id (never matched against each other), and
+ * a file has several paths (/lib and /usr/lib). A new entry whose open
+ * file is one already open uses that entry's views: a system-wide run
+ * opened libc, inflated libc6-dbg's DWARF and compiled its CFI rows twice. */
+static void entry_dedup(struct objcache *c, struct objcache_entry *e)
+{
+	struct stat st;
+
+	if (e->err || e->fd < 0 || fstat(e->fd, &st) || (!st.st_dev && !st.st_ino))
+		return;
+	size_t b = inode_bucket(st.st_dev, st.st_ino);
+	for (struct objcache_entry *p = c->by_inode[b]; p; p = p->inode_next)
+		if (p->dev == st.st_dev && p->ino == st.st_ino) {
+			e->alias = p;
+			p->alias_refs++;
+			p->used_gen = c->gen;
+			close(e->fd);
+			e->fd = -1;
+			return;
+		}
+	e->dev = st.st_dev;
+	e->ino = st.st_ino;
+	e->inode_next = c->by_inode[b];
+	c->by_inode[b] = e;
+}
+
 struct objcache_entry *objcache__entry(struct objcache *c, pid_t pid, const struct map *m, bool open, bool retry)
 {
 	char path[PATH_MAX];
@@ -185,6 +244,8 @@ struct objcache_entry *objcache__entry(struct objcache *c, pid_t pid, const stru
 		if (retry && e->err && pid > 0 && e->tried_pid != pid)
 			entry_retry(c, e, pid, m);
 		e->used_gen = c->gen;
+		if (e->alias)
+			e->alias->used_gen = c->gen;
 		return e;
 	}
 	if (!open)
@@ -195,7 +256,7 @@ struct objcache_entry *objcache__entry(struct objcache *c, pid_t pid, const stru
 	e->fd = -1;
 	e->path = strdup(path);
 	if (!e->path || entry_open(c, e, pid, m)) {
-		entry_free(e);
+		entry_free(c, e);
 		return NULL;
 	}
 	e->hash = h;
@@ -203,6 +264,7 @@ struct objcache_entry *objcache__entry(struct objcache *c, pid_t pid, const stru
 	e->used_gen = c->gen;
 	e->next = c->buckets[h % NBUCKETS];
 	c->buckets[h % NBUCKETS] = e;
+	entry_dedup(c, e);
 	return e;
 }
 
@@ -215,11 +277,14 @@ void objcache__mark(struct objcache *c, struct objcache_entry *e)
 {
 	if (e)
 		e->used_gen = c->gen;
+	if (e && e->alias)
+		e->alias->used_gen = c->gen;
 }
 
 struct elf_object *objcache__object(struct objcache *c, struct objcache_entry *e, const struct map *m)
 {
-	(void)c;
+	if (e->alias)
+		return objcache__object(c, e->alias, m);
 	if (!e->have_obj) {
 		/* the object keeps the descriptor: DWARF is read from it later,
 		 * when the file may be out of reach (map_files of a process gone) */
@@ -238,6 +303,8 @@ struct elf_object *objcache__object(struct objcache *c, struct objcache_entry *e
 
 struct ufile *objcache__ufile(struct objcache *c, struct objcache_entry *e)
 {
+	if (e->alias)
+		return objcache__ufile(c, e->alias);
 	if (!e->have_ufile) {
 		int fd = e->fd >= 0 ? e->fd : e->obj ? e->obj->elf_fd : -1;
 
@@ -273,12 +340,12 @@ size_t objcache__sweep(struct objcache *c)
 		for (struct objcache_entry **pe = &c->buckets[b]; *pe;) {
 			struct objcache_entry *e = *pe;
 
-			if (e->used_gen == c->gen) {
+			if (e->used_gen == c->gen || e->alias_refs) {
 				pe = &e->next;
 				continue;
 			}
 			*pe = e->next;
-			entry_free(e);
+			entry_free(c, e);
 			n++;
 		}
 	c->gen++;

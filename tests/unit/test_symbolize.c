@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "pprobe/symbolize.h"
 #include "pprobe/unwind.h"
 #include "../../symbolize/sym_internal.h"
+#include "../../symbolize/unwind_internal.h"
 
 #include "check.h"
 
@@ -363,6 +365,77 @@ out:
 	CHECK(vdso_copies() == copies, "the cache went with the last of them: %d vdso copies", vdso_copies() - copies);
 }
 
+/* One file under three keys (its inode; its build id, as an MMAP2 record
+ * gives it; another path to it, /lib for /usr/lib): each is looked for,
+ * and all share the first entry's symbolizer and unwinder views; the
+ * sweeps and the cache's end free each once (ASan builds check). */
+static void test_file_aliases(struct maps *maps)
+{
+	const struct map *libc = NULL;
+	for (size_t i = 0; i < maps__count(maps) && !libc; i++) {
+		const struct map *m = maps__at(maps, i);
+		if ((m->prot & PROT_EXEC) && map__is_file(m) && strstr(m->path, "/libc.so.6"))
+			libc = m;
+	}
+	if (!libc || !libc->ino) {
+		printf("skip file aliases: no libc mapping with an inode\n");
+		return;
+	}
+	struct map by_id = *libc, by_path = *libc;
+	int fd = open(libc->path, O_RDONLY | O_CLOEXEC);
+	int n = fd >= 0 ? elf_fd__build_id(fd, by_id.build_id, sizeof(by_id.build_id)) : 0;
+	if (fd >= 0)
+		close(fd);
+	CHECK(n > 0, "libc's build id read: %d bytes", n);
+	if (n <= 0)
+		return;
+	by_id.build_id_size = (uint8_t)n;
+	by_id.ino = 0;
+	by_id.maj = by_id.min = 0;
+	/* the other way to it: /lib <-> /usr/lib (a merged /usr), else the
+	 * same path through /proc/self/root */
+	char other[PATH_MAX];
+	struct stat a, b;
+	if (!strncmp(libc->path, "/usr/lib/", 9))
+		snprintf(other, sizeof(other), "%s", libc->path + 4);
+	else
+		snprintf(other, sizeof(other), "/usr%s", libc->path);
+	if (stat(other, &a) || stat(libc->path, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev)
+		snprintf(other, sizeof(other), "/proc/self/root%s", libc->path);
+	by_path.path = other;
+
+	struct objcache *c = objcache__new();
+	struct objcache_entry *e1 = c ? objcache__entry(c, getpid(), libc, true, false) : NULL;
+	struct objcache_entry *e2 = c ? objcache__entry(c, getpid(), &by_id, true, false) : NULL;
+	struct objcache_entry *e3 = c ? objcache__entry(c, getpid(), &by_path, true, false) : NULL;
+	CHECK(e1 && e2 && e3 && e1 != e2 && e1 != e3 && e2 != e3, "three keys, three entries");
+	if (!e1 || !e2 || !e3)
+		goto out;
+	CHECK(objcache__opens(c) == 3, "each looked for: %zu", objcache__opens(c));
+	struct elf_object *o1 = objcache__object(c, e2, &by_id);	/* an alias asked first */
+	struct elf_object *o2 = objcache__object(c, e1, libc);
+	struct elf_object *o3 = objcache__object(c, e3, &by_path);
+	CHECK(o1 && o1->loaded && o1 == o2 && o1 == o3, "one symbolizer view for the three: %p %p %p", (void *)o1,
+	      (void *)o2, (void *)o3);
+	struct ufile *u1 = objcache__ufile(c, e3), *u2 = objcache__ufile(c, e1);
+	CHECK(u1 && u1 == u2 && u1 == objcache__ufile(c, e2), "one unwinder view for the three");
+	/* the entry aliased stays while an alias is used */
+	objcache__sweep(c);
+	objcache__mark(c, e3);
+	CHECK(objcache__sweep(c) == 1, "used through an alias: only the unused alias closed");
+	size_t closed = objcache__sweep(c);
+	closed += objcache__sweep(c);	/* the aliased one goes after its alias */
+	CHECK(closed == 2, "unused: both closed (%zu)", closed);
+	CHECK(!objcache__entry(c, getpid(), libc, false, false) && !objcache__entry(c, getpid(), &by_path, false, false),
+	      "none left");
+	/* aliases to the end of the cache */
+	e1 = objcache__entry(c, getpid(), libc, true, false);
+	e2 = objcache__entry(c, getpid(), &by_id, true, false);
+	CHECK(e1 && e2 && objcache__object(c, e2, &by_id) == objcache__object(c, e1, libc), "aliased again");
+out:
+	objcache__put(c);
+}
+
 static void test_vdso(struct symbolizer *s, struct maps *maps)
 {
 	const struct map *m = maps__find(maps, getauxval(AT_SYSINFO_EHDR));
@@ -583,6 +656,7 @@ int main(void)
 	test_libc(s, maps);
 	test_sweep(maps);
 	test_shared_cache(maps);
+	test_file_aliases(maps);
 	test_vdso(s, maps);
 	test_jit(s);
 	test_stripped_entry(s, maps);
