@@ -539,7 +539,9 @@ int collect__run(struct collect *c, char *err, size_t len)
 {
 	int poll_ms = collect_live_stacks(c) ? POLL_MS_STACKS : POLL_MS;
 	uint64_t max_queue = c->opts.max_queue ? c->opts.max_queue : drain__default_max();
-	int ret = drain__init(&c->drain, c->evlist.rings, c->evlist.nr_rings, max_queue, poll_ms);
+	/* large stack copies: rate-sampled events (collect_set_wakeups) */
+	bool paced = poll_ms == POLL_MS && (c->layout.sample_type & PERF_SAMPLE_STACK_USER);
+	int ret = drain__init(&c->drain, c->evlist.rings, c->evlist.nr_rings, max_queue, poll_ms, paced);
 	if (ret) {
 		seterr(err, len, "eventfd: %s", strerror(-ret));
 		return collect_failed(ret);
@@ -581,7 +583,6 @@ int collect__run(struct collect *c, char *err, size_t len)
 	__atomic_store_n(&c->drain.deadline_ns, c->deadline_ns, __ATOMIC_RELEASE);
 	double next_status = c->t_start + 0.5, next_reap = c->t_start + REAP_PERIOD_S;
 	double next_pace = c->t_start + PACE_PERIOD_S;
-	bool paced = poll_ms == POLL_MS && (c->layout.sample_type & PERF_SAMPLE_STACK_USER);
 
 	while (!c->stop) {
 		int timeout = poll_ms;

@@ -79,13 +79,16 @@ struct drain {
 	 * (drain__tick): the thread then wakes at the rings' watermarks and
 	 * at a slower pace of its own, for when the consumer is busy (atomic). */
 	bool consumer_ticks;
+	bool paced;			/* drain__init's */
 };
 
 /* Record callback of drain__pull: hdr is valid during the call only. */
 typedef void (*drain_fn)(void *ctx, const struct perf_event_header *hdr, int cpu, unsigned flags);
 
-/* Set up over rings (entries without meta are skipped). Returns 0 or -errno. */
-int drain__init(struct drain *d, struct ring *rings, int nr_rings, uint64_t max_bytes, int poll_ms);
+/* Set up over rings (entries without meta are skipped); paced: the records
+ * come at a rate, not in bursts (fewer chunks made ready at the start).
+ * Returns 0 or -errno. */
+int drain__init(struct drain *d, struct ring *rings, int nr_rings, uint64_t max_bytes, int poll_ms, bool paced);
 /* Start the thread. Returns 0 or -errno (the caller may then read with
  * drain__read alone). */
 int drain__start(struct drain *d);

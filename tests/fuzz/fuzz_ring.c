@@ -107,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (mode & 32) {
 		struct drain d;
-		if (drain__init(&d, &r, 1, 1 << 20, 1) == 0) {
+		if (drain__init(&d, &r, 1, 1 << 20, 1, false) == 0) {
 			d.stack_field = stack_field;
 			drain__read(&d);
 			(void)drain__pull(&d, drain_cb, NULL);

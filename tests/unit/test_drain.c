@@ -76,7 +76,7 @@ int main(void)
 	pos = put_sample(data, pos, 0x401001, 64, 64, 0);		/* full: whole */
 	pos = put_sample(data, pos, 0x401002, 64, 8, 8);		/* not the last field: whole */
 	meta.data_head = pos;
-	CHECK(drain__init(&d, &r, 1, 1 << 20, 1) == 0, "drain init");
+	CHECK(drain__init(&d, &r, 1, 1 << 20, 1, false) == 0, "drain init");
 	d.stack_field = stack_at_16;
 	drain__read(&d);
 	CHECK_EQ_U64(drain__pull(&d, pull_cb, &g), 3);
