@@ -265,7 +265,8 @@ if [ -z "$ONLY" ] || [ "$ONLY" = depth ]; then
 	echo
 	echo "== 2. cost per stack by depth: unwind_wl sort DEPTH, -p PID for $DEPTH_S s, 999 Hz =="
 	echo "   pprobe:  $PPROBE record -g -F 999 -p PID -d $DEPTH_S -o F"
-	echo "   perf:    ${PERF_STAT[*]} -o F -- timeout -s INT $DEPTH_S ${PERF_REC[*]} -F 999 --call-graph dwarf -p PID -o F"
+	echo "   perf:    ${PERF_STAT[*]} -o F -- ${PERF_REC[*]} -F 999 --call-graph dwarf -p PID -o F -- sleep $DEPTH_S"
+	echo "            (perf record's own CPU: under timeout, perf stat --no-inherit counted timeout's)"
 	echo "            then /usr/bin/time perf script -F ip,sym (the second perf row: record + script)"
 	echo "   complete: pprobe's summary; perf: the sample's last frame is _start (perf script)"
 	printf '%-6s %-22s %8s %9s %8s %9s %9s %6s\n' depth profiler samples complete cpu_s us/sample unwind_us lost
@@ -288,8 +289,8 @@ if [ -z "$ONLY" ] || [ "$ONLY" = depth ]; then
 		pid=$!
 		BG=$pid
 		sleep 0.3
-		"${PERF_STAT[@]}" -o "$TMP/pst" -- timeout -s INT "$DEPTH_S" "${PERF_REC[@]}" -F 999 --call-graph dwarf -p "$pid" \
-			-o "$TMP/perf.data" >/dev/null 2>&1
+		"${PERF_STAT[@]}" -o "$TMP/pst" -- "${PERF_REC[@]}" -F 999 --call-graph dwarf -p "$pid" \
+			-o "$TMP/perf.data" -- sleep "$DEPTH_S" >/dev/null 2>&1
 		kill "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
 		BG=
