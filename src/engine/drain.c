@@ -70,7 +70,6 @@ static struct drain_chunk *chunk_new(bool populate);
 int drain__init(struct drain *d, struct ring *rings, int nr_rings, uint64_t max_bytes, int poll_ms, bool paced)
 {
 	memset(d, 0, sizeof(*d));
-	d->paced = paced;
 	d->wake_fd = d->stop_fd = -1;
 	d->rings = rings;
 	d->nr_rings = nr_rings;
@@ -111,7 +110,7 @@ int drain__init(struct drain *d, struct ring *rings, int nr_rings, uint64_t max_
 	 * their chunks are populated as they are first taken. A 99 Hz -a run
 	 * used 3 MiB of the 34 it populated, and populating took 3-140 ms
 	 * depending on the memory the system had free. */
-	int prefill = d->paced ? (d->max_spare < PACED_PREFILL ? d->max_spare : PACED_PREFILL) : d->max_spare;
+	int prefill = paced ? (d->max_spare < PACED_PREFILL ? d->max_spare : PACED_PREFILL) : d->max_spare;
 	for (int i = 0; i < prefill; i++) {
 		struct drain_chunk *ch = chunk_new(true);
 		if (!ch)

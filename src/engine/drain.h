@@ -79,7 +79,6 @@ struct drain {
 	 * (drain__tick): the thread then wakes at the rings' watermarks and
 	 * at a slower pace of its own, for when the consumer is busy (atomic). */
 	bool consumer_ticks;
-	bool paced;			/* drain__init's */
 };
 
 /* Record callback of drain__pull: hdr is valid during the call only. */
