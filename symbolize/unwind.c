@@ -541,6 +541,7 @@ void unwinder__delete(struct unwinder *u)
 		}
 	objcache__remove_marker(u->cache, unwinder__mark, u);
 	objcache__put(u->cache);
+	unwinder__free_step(u);
 	free(u->live_buf);
 	free(u);
 }
@@ -782,21 +783,51 @@ static bool eh_covers(const struct uctx *c, uint64_t pc, const struct umod **mod
 	return has;
 }
 
-/* Does a call instruction end at ra? The forms compilers emit: call rel32,
- * call *disp32(%rip) (through the GOT), call *%reg (with or without REX),
- * call *disp8(%reg) and call *disp32(%reg). */
+/* The length of a ModRM operand (ModRM, SIB, displacement) from its first
+ * bytes, as the x86-64 encoding defines it. */
+static unsigned modrm_len(uint8_t modrm, uint8_t sib)
+{
+	unsigned mod = modrm >> 6, rm = modrm & 7, n = 1;
+	if (mod == 3)
+		return 1;
+	if (rm == 4) {
+		n++;
+		if (mod == 0 && (sib & 7) == 5)
+			n += 4;	/* disp32, no base */
+	} else if (mod == 0 && rm == 5) {
+		n += 4;	/* disp32(%rip) */
+	}
+	return n + (mod == 1 ? 1 : mod == 2 ? 4 : 0);
+}
+
+/* Does a call instruction end at b + N (b: the N bytes before a return
+ * address)? call rel32, or call near indirect (FF /2) of any operand form:
+ * *%reg, *(%reg), *disp(%reg), *(%base,%index,s) (ld.so's init and fini
+ * loops call "*(%rbx)"), *disp32(%rip) through the GOT; with a REX prefix,
+ * and CET's notrack prefix. */
+bool x86_call_ends(const uint8_t b[X86_CALL_MAX])
+{
+	enum { N = X86_CALL_MAX };
+	if (b[N - 5] == 0xe8)
+		return true;
+	for (unsigned i = 0; i + 2 <= N; i++) {
+		unsigned k = i;
+		if (b[k] == 0x3e && k + 3 <= N)
+			k++;
+		if ((b[k] & 0xf0) == 0x40 && k + 3 <= N)
+			k++;
+		if (b[k] != 0xff || k + 2 > N || ((b[k + 1] >> 3) & 7) != 2)
+			continue;
+		if (k + 1 + modrm_len(b[k + 1], k + 2 < N ? b[k + 2] : 0) == N)
+			return true;
+	}
+	return false;
+}
+
 bool uctx__after_call(const struct uctx *c, uint64_t ra)
 {
-	uint8_t b[7];	/* the 7 bytes before ra */
-	if (ra < 7 || !uctx__read_code(c, ra - 7, b, 7))
-		return false;
-	if (b[2] == 0xe8 || (b[1] == 0xff && b[2] == 0x15))
-		return true;
-	if (b[5] == 0xff && (b[6] & 0xf8) == 0xd0)
-		return true;
-	if (b[4] == 0xff && (b[5] & 0xf8) == 0x50 && (b[5] & 7) != 4)
-		return true;
-	return b[1] == 0xff && (b[2] & 0xf8) == 0x90 && (b[2] & 7) != 4;
+	uint8_t b[X86_CALL_MAX];
+	return ra >= sizeof(b) && uctx__read_code(c, ra - sizeof(b), b, sizeof(b)) && x86_call_ends(b);
 }
 
 /* The sampled pc has no CFI, in a function that has not touched the stack

@@ -166,6 +166,8 @@ struct unwinder {
 	bool fast;			/* libdw backend: the fast path first (unwind_fast.c) */
 	bool check;			/* PPROBE_UNWIND_CHECK: every walk also without it */
 	struct unwind_check check_stats;
+	size_t cs;			/* capstone's handle (unwind_step.c), */
+	int cs_state;			/* once cs_state is 1 (-1: refused) */
 };
 
 /* ufile_map.c: maps fd's size bytes into f->data/f->size, as libdw may be
@@ -226,6 +228,9 @@ bool ufast__walk(struct uctx *c, uint64_t *ips, int max, int *n, struct unwind_r
 bool uctx__read_code(const struct uctx *c, uint64_t addr, void *buf, size_t len);
 /* Does a call instruction end at ra? */
 bool uctx__after_call(const struct uctx *c, uint64_t ra);
+/* The longest call instruction: notrack, REX, FF, ModRM, SIB, disp32 */
+#define X86_CALL_MAX 9
+bool x86_call_ends(const uint8_t b[X86_CALL_MAX]);
 /* addr (a lookup pc: return address - 1) lies in the ELF entry point code
  * (_start of the executable or of ld.so, which has no CFI): the kernel
  * started the thread there, so it is the outermost frame. */
@@ -258,8 +263,9 @@ bool uctx__go_switch_pc(const struct uctx *c, uint64_t pc);
 /* unwind_step.c: one step from a frame without CFI (r: its registers, the
  * pc exact), r becomes the caller's; 0 when no way is sure enough, else
  * the way taken */
-enum { UNWIND_STEP_GO = 1, UNWIND_STEP_EPILOGUE, UNWIND_STEP_FP, UNWIND_STEP_LAYOUT };
+enum { UNWIND_STEP_GO = 1, UNWIND_STEP_EPILOGUE, UNWIND_STEP_EMULATED, UNWIND_STEP_FP, UNWIND_STEP_LAYOUT };
 int uctx__nocfi_step(struct uctx *c, struct unwind_regs *r);
+void unwinder__free_step(struct unwinder *u);
 
 /* unwind_libdw.c */
 int udw__sync(struct uproc *p);		/* (re)report modules; 0 or -errno */

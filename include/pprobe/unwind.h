@@ -20,8 +20,8 @@
  * popped frames can leave their old bytes behind, which the first check
  * alone would take for live ones).
  *
- * Frames found without CFI (frame-pointer fallback) are counted in
- * res->fp_frames; their return addresses must lie in executable mappings or
+ * Frames stepped without CFI (Go's tables, the code emulated to its return,
+ * the frame-pointer chain: unwind_step.c) are counted in res->fp_frames; their return addresses must lie in executable mappings or
  * the walk stops there with UNWIND_NO_CFI. A walk is UNWIND_COMPLETE only
  * where the CFI marks the return address undefined (_start, clone's thread
  * start) or in the ELF entry code (_start of the executable or ld.so).
@@ -106,7 +106,7 @@ struct unwind_result {
 	const char *end_dso;	/* basename of the object where the walk stopped
 				 * (valid until unwinder__delete), NULL if none */
 	bool used_live_stack;	/* read beyond the copy with process_vm_readv */
-	int fp_frames;		/* frames found by the frame-pointer fallback */
+	int fp_frames;		/* frames stepped without CFI (unwind_step.c) */
 };
 
 struct unwinder;

@@ -638,6 +638,42 @@ static void test_demangle(void)
 	}
 }
 
+/* The call instructions a return address may follow, as compilers and
+ * ld.so emit them, and instructions that are no call. */
+static void test_call_forms(void)
+{
+	static const struct {
+		const char *what;
+		uint8_t len, bytes[X86_CALL_MAX];
+		bool call;
+	} t[] = {
+		{ "call rel32", 5, { 0xe8, 0x71, 0xfe, 0xff, 0xff }, true },
+		{ "call *disp32(%rip)", 6, { 0xff, 0x15, 0xe5, 0x11, 0x03, 0x00 }, true },
+		{ "call *%rax", 2, { 0xff, 0xd0 }, true },
+		{ "call *%r12", 3, { 0x41, 0xff, 0xd4 }, true },
+		{ "call *(%rbx) (ld.so's init loop)", 2, { 0xff, 0x13 }, true },
+		{ "call *(%rax)", 2, { 0xff, 0x10 }, true },
+		{ "call *(%r12)", 4, { 0x41, 0xff, 0x14, 0x24 }, true },
+		{ "call *0x8(%r12)", 5, { 0x41, 0xff, 0x54, 0x24, 0x08 }, true },
+		{ "call *0x18(%rbp)", 3, { 0xff, 0x55, 0x18 }, true },
+		{ "call *0x100(%rax)", 6, { 0xff, 0x90, 0x00, 0x01, 0x00, 0x00 }, true },
+		{ "call *table(,%rax,8)", 7, { 0xff, 0x14, 0xc5, 0x00, 0x10, 0x00, 0x00 }, true },
+		{ "call *0x100(%r12)", 8, { 0x41, 0xff, 0x94, 0x24, 0x00, 0x01, 0x00, 0x00 }, true },
+		{ "notrack call *%rax", 3, { 0x3e, 0xff, 0xd0 }, true },
+		{ "jmp *%rax", 2, { 0xff, 0xe0 }, false },
+		{ "jmp *disp32(%rip)", 6, { 0xff, 0x25, 0x92, 0x4c, 0x07, 0x00 }, false },
+		{ "mov %rax,%rdi", 3, { 0x48, 0x89, 0xc7 }, false },
+		{ "call *%rax; nop", 3, { 0xff, 0xd0, 0x90 }, false },
+		{ "push %rbp", 1, { 0x55 }, false },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		uint8_t b[X86_CALL_MAX];
+		memset(b, 0x90, sizeof(b));	/* nops before the instruction */
+		memcpy(b + sizeof(b) - t[i].len, t[i].bytes, t[i].len);
+		CHECK(x86_call_ends(b) == t[i].call, "%s: %s", t[i].what, t[i].call ? "a call" : "no call");
+	}
+}
+
 int main(void)
 {
 	struct symbolizer_opts o;
@@ -650,6 +686,7 @@ int main(void)
 	if (!s || !maps || maps__load_proc(maps, getpid()))
 		return 1;
 	test_demangle();
+	test_call_forms();
 	test_kallsyms(s);
 	test_kallsyms_modules();
 	test_self(s, maps);

@@ -337,8 +337,8 @@ static bool is_leaf_fn(const struct scenario *sc, const char *fn)
 static bool check_stack(struct ctx *x, const uint64_t *ips, int n, char *why, size_t len)
 {
 	const struct scenario *sc = x->sc;
-	int rec = 0, mains = 0, thread_mains = 0, plug = 0, leaves = 0, handler = 0;
-	const char *outer = NULL;
+	int rec = 0, mains = 0, thread_mains = 0, plug = 0, leaves = 0, handler = 0, nocfi_pairs = 0;
+	const char *outer = NULL, *prev = NULL;
 	const char *rec_name = sc->mode ? "recurse" : "_ZN6WalkerIiE7descendEi";
 
 	for (int i = 0; i < n; i++) {
@@ -362,7 +362,13 @@ static bool check_stack(struct ctx *x, const uint64_t *ips, int n, char *why, si
 			leaves++;
 		else if (!strcmp(fn, "on_usr1"))
 			handler++;
+		/* the frame stepped without CFI, then its exact caller */
+		if (prev && ((!strcmp(prev, "nocfi_call") && !strcmp(fn, "leaf_nocfi")) ||
+			     (!strcmp(prev, "nocfi_nofp_call") && !strcmp(fn, "leaf_nofp"))))
+			nocfi_pairs++;
+		prev = fn;
 	}
+	bool nocfi = sc->mode && (!strcmp(sc->mode, "nocfi") || !strcmp(sc->mode, "nofp"));
 	bool threads = sc->mode && !strcmp(sc->mode, "threads");
 	if (rec != sc->depth)
 		snprintf(why, len, "%d recursion frames, want %d", rec, sc->depth);
@@ -376,6 +382,8 @@ static bool check_stack(struct ctx *x, const uint64_t *ips, int n, char *why, si
 		snprintf(why, len, "on_usr1 missing");
 	else if (leaves < 1)
 		snprintf(why, len, "leaf function missing");
+	else if (nocfi && nocfi_pairs != 1)
+		snprintf(why, len, "the function without CFI and its caller missing");
 	else
 		return true;
 	return false;
@@ -401,6 +409,11 @@ static void dump(struct ctx *x, int b, const uint64_t *ips, int n, const struct 
 static bool is_nofp(const struct scenario *sc)
 {
 	return sc->mode && !strcmp(sc->mode, "nofp");
+}
+
+static bool is_opaque(const struct scenario *sc)
+{
+	return sc->mode && !strcmp(sc->mode, "opaque");
 }
 
 static void handle_sample(struct ctx *x, const uint8_t *p, size_t len)
@@ -472,27 +485,30 @@ static void handle_sample(struct ctx *x, const uint8_t *p, size_t len)
 			continue;
 		st->leaf++;
 		char why[200];
-		bool nocfi = x->sc->mode && !strcmp(x->sc->mode, "nocfi");
+		/* nocfi_call (no CFI, a frame pointer) and nocfi_nofp_call (no
+		 * CFI, no frame pointer: its code emulated to its return) are
+		 * the only frames without CFI: exactly one such step */
+		bool nocfi = x->sc->mode && (!strcmp(x->sc->mode, "nocfi") || is_nofp(x->sc));
 		bool good = res[b].end == UNWIND_COMPLETE &&
 			    check_stack(x, x->ips[b], n[b], why, sizeof(why));
 		if (!good && all_complete(x->sc) && res[b].end == UNWIND_COMPLETE && !strncmp(why, "0 recursion", 11))
 			good = true;	/* every sample counts here: one before the recursion
 					 * began or after it ended (start-up, exit) has none */
 		if (good && res[b].fp_frames != (nocfi ? 1 : 0)) {
-			/* only nocfi_call lacks CFI: exactly one frame-pointer step */
-			snprintf(why, sizeof(why), "%d frame-pointer frames, want %d",
+			snprintf(why, sizeof(why), "%d steps without CFI, want %d",
 				 res[b].fp_frames, nocfi ? 1 : 0);
 			good = false;
 		}
 		if (x->sc->expect_truncated)
 			good = x->sc->copy ? res[b].end == UNWIND_TRUNCATED
 					   : res[b].end == UNWIND_NO_STACK && n[b] == 1;
-		if (is_nofp(x->sc)) {
-			/* no CFI and no frame pointer: stop there, say where */
+		if (is_opaque(x->sc)) {
+			/* no CFI, no frame pointer, %rsp from a register: stop
+			 * there, say where */
 			const char *last = addr_name(x, x->ips[b][n[b] - 1] - 1);
 			good = res[b].end == UNWIND_NO_CFI && res[b].end_dso &&
 			       !strcmp(res[b].end_dso, "unwind_wl") && last &&
-			       !strcmp(last, "nocfi_nofp_call") && res[b].fp_frames == 0;
+			       !strcmp(last, "nocfi_opaque_call") && res[b].fp_frames == 0;
 		}
 		if (good)
 			st->ok++;
@@ -809,7 +825,7 @@ static void check_stats(const struct scenario *sc, const struct stats st[2], lon
 		CHECK(s->ok * 100 >= s->leaf * 99, "%s/%s: %.2f%% of leaf stacks %s (want >= 99%%); first bad: %s",
 		      sc->name, be, 100.0 * s->ok / s->leaf,
 		      sc->expect_truncated ? (sc->copy ? "end truncated" : "end no-stack at the leaf") :
-		      is_nofp(sc) ? "end no-cfi in nocfi_nofp_call" : "complete and exact", s->why);
+		      is_opaque(sc) ? "end no-cfi in nocfi_opaque_call" : "complete and exact", s->why);
 		if (all_complete(sc)) {
 			/* every sample counts here, also one taken while the
 			 * thread leaves or enters the recursion: 1 in 500 of
@@ -821,7 +837,7 @@ static void check_stats(const struct scenario *sc, const struct stats st[2], lon
 			      "%s/%s: %ld of %ld stacks not complete (want all but 0.2%%)",
 			      sc->name, be, s->samples - s->complete, s->samples);
 		}
-		if (!sc->expect_truncated && !is_nofp(sc))
+		if (!sc->expect_truncated && !is_opaque(sc))
 			CHECK(s->complete * 100 >= s->samples * 99, "%s/%s: %.2f%% of all stacks complete (want >= 99%%)",
 			      sc->name, be, 100.0 * s->complete / s->samples);
 	}
@@ -863,6 +879,7 @@ int main(int argc, char **argv)
 		{ "vdso-10", "unwind_wl", "unwind_wl", "vdso", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		{ "nocfi-10", "unwind_wl", "unwind_wl", "nocfi", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		{ "nofp-10", "unwind_wl", "unwind_wl", "nofp", 10, DEFAULT_COPY, true, 1000000, 1.0, false, true, NULL },
+		{ "opaque-10", "unwind_wl", "unwind_wl", "opaque", 10, DEFAULT_COPY, true, 1000000, 1.0, false, true, NULL },
 		{ "inline-10", "unwind_wl", "unwind_wl", "inline", 10, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },
 		/* the copy ends in a buffer the leaf keeps rewriting */
 		{ "buffer-60", "unwind_wl", "unwind_wl", "buffer", 60, DEFAULT_COPY, true, 1000000, 1.5, false, true, NULL },

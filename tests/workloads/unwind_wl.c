@@ -12,6 +12,8 @@
  *   unwind_wl vdso DEPTH SECONDS       leaf_vdso -> clock_gettime in [vdso]
  *   unwind_wl nocfi DEPTH SECONDS      leaf_nocfi -> nocfi_call (no CFI, frame pointer) -> leaf_sort
  *   unwind_wl nofp DEPTH SECONDS       leaf_nofp -> nocfi_nofp_call (no CFI, no fp) -> leaf_sort
+ *   unwind_wl opaque DEPTH SECONDS     leaf_opaque -> nocfi_opaque_call (no CFI, no fp, %rsp
+ *                                      restored from a register) -> leaf_sort
  *   unwind_wl nocfileaf DEPTH SECONDS  leaf_nocfileaf -> nocfi_leaf_spin (no CFI, no fp, a leaf
  *                                      that pushes nothing: its return address at sp)
  *   unwind_wl entrylib DEPTH SECONDS   leaf_entrylib -> nocfi_call in libunwind_entrylib.so, whose
@@ -148,6 +150,12 @@ NOINL void leaf_nofp(void)
 	sink += (unsigned long)nocfi_nofp_call(leaf_sort);
 }
 
+int nocfi_opaque_call(void (*fn)(void));	/* unwind_nocfi_nofp.c: no CFI, no fp, opaque */
+NOINL void leaf_opaque(void)
+{
+	sink += (unsigned long)nocfi_opaque_call(leaf_sort);
+}
+
 void nocfi_leaf_spin(unsigned long n);	/* unwind_nocfi_nofp.c: no CFI, no push */
 NOINL void leaf_nocfileaf(void)
 {
@@ -248,6 +256,8 @@ NOINL int run(const char *mode)
 		leaf = leaf_inline;
 	} else if (!strcmp(mode, "nofp")) {
 		leaf = leaf_nofp;
+	} else if (!strcmp(mode, "opaque")) {
+		leaf = leaf_opaque;
 	} else if (!strcmp(mode, "nocfi")) {
 		leaf = leaf_nocfi;
 	} else if (!strcmp(mode, "vdso")) {
@@ -280,7 +290,7 @@ NOINL int run(const char *mode)
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
-		fprintf(stderr, "usage: unwind_wl sort|qsort|signal|threads|dlopen|entrylib|nocfileaf|inline|vdso|nocfi|nofp|buffer DEPTH SECONDS | exitburst DEPTH N\n");
+		fprintf(stderr, "usage: unwind_wl sort|qsort|signal|threads|dlopen|entrylib|nocfileaf|inline|vdso|nocfi|nofp|opaque|buffer DEPTH SECONDS | exitburst DEPTH N\n");
 		return 2;
 	}
 	depth = atoi(argv[2]);
