@@ -13,13 +13,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chunk_pool.h"
 #include "util.h"
 
 /* 2 MiB (a huge page) holds 480 samples with a 4 KB DWARF stack copy, and
- * any record (64 KiB at most); spares are kept so a steady stream does not
- * map and unmap a chunk per pass (at least MIN_SPARE; see drain__init). */
-#define CHUNK_BYTES (2u * 1024u * 1024u)
-#define MIN_SPARE 16
+ * any record (64 KiB at most); from the pool the queue's chunks come from
+ * too (chunk_pool.h), which keeps spares so a steady stream does not map
+ * and unmap a chunk per pass (see drain__init). */
+#define CHUNK_BYTES POOL_CHUNK_BYTES
 /* The thread's pace at least, where the consumer passes at its own ticks */
 #define CONSUMER_TICKS_MS 20
 /* Chunks populated at the start where the records come at a pace */
@@ -65,8 +66,6 @@ static void note_peak(struct drain *d, uint64_t total)
 		;
 }
 
-static struct drain_chunk *chunk_new(bool populate);
-
 int drain__init(struct drain *d, struct ring *rings, int nr_rings, uint64_t max_bytes, int poll_ms, bool paced)
 {
 	memset(d, 0, sizeof(*d));
@@ -95,7 +94,7 @@ int drain__init(struct drain *d, struct ring *rings, int nr_rings, uint64_t max_
 	 * meets fresh memory, and the drain thread, clearing a page for every
 	 * 4 KiB it copied, fell behind the kernel (10,000 DWARF samples, 43 MB
 	 * in 8 ms: an 8 MiB ring kept 19-100% with fresh chunks). Reused
-	 * chunks stay (max_spare) for the next burst. Events that come at a
+	 * chunks stay in the pool for the next burst. Events that come at a
 	 * rate get two (below); a chunk made later is populated when made. */
 	uint64_t want = 0;
 	for (int i = 0; i < nr_rings; i++)
@@ -103,53 +102,27 @@ int drain__init(struct drain *d, struct ring *rings, int nr_rings, uint64_t max_
 			want = rings[i].mask + 1;
 	if (want > max_bytes / 2)
 		want = max_bytes / 2;
-	d->max_spare = (int)((want + CHUNK_BYTES - 1) / CHUNK_BYTES);
-	if (d->max_spare > 32)
-		d->max_spare = 32;
+	int keep = (int)((want + CHUNK_BYTES - 1) / CHUNK_BYTES);
+	if (keep > 32)
+		keep = 32;
 	/* Rate-sampled events (large stack copies at F Hz) come at a pace:
 	 * their chunks are populated as they are first taken. A 99 Hz -a run
 	 * used 3 MiB of the 34 it populated, and populating took 3-140 ms
 	 * depending on the memory the system had free. */
-	int prefill = paced ? (d->max_spare < PACED_PREFILL ? d->max_spare : PACED_PREFILL) : d->max_spare;
-	for (int i = 0; i < prefill; i++) {
-		struct drain_chunk *ch = chunk_new(true);
-		if (!ch)
-			break;
-		ch->next = d->spare;
-		d->spare = ch;
-		d->nr_spare++;
-	}
-	if (d->max_spare < MIN_SPARE)
-		d->max_spare = MIN_SPARE;
+	chunk_pool__reserve(keep, paced ? (keep < PACED_PREFILL ? keep : PACED_PREFILL) : keep);
 	return 0;
 }
 
-/* A fresh chunk, its pages touched (populate) or not; NULL when the system
- * has no memory for it. mmap, not malloc: the drain thread never waits on
- * an allocator lock the main thread (which frees chunks) holds. Huge pages
- * where the system allows them on request: one fault per 2 MiB, not 512. */
-static struct drain_chunk *chunk_new(bool populate)
-{
-	void *m = pp_map_anon(CHUNK_BYTES, populate);
-	if (!m)
-		return NULL;
-	struct drain_chunk *ch = m;
-	ch->cap = CHUNK_BYTES - sizeof(*ch);
-	return ch;
-}
-
-/* A chunk to fill: a spare, else a fresh one, populated (NULL: out of memory). */
+/* A chunk to fill, from the pool (NULL: out of memory). mmap'd there, not
+ * malloc'd: the drain thread never waits on an allocator lock the main
+ * thread (which frees chunks) holds. */
 static struct drain_chunk *chunk_get(struct drain *d)
 {
-	pthread_mutex_lock(&d->lock);
-	struct drain_chunk *ch = d->spare;
-	if (ch) {
-		d->spare = ch->next;
-		d->nr_spare--;
-	}
-	pthread_mutex_unlock(&d->lock);
-	if (!ch && !(ch = chunk_new(true)))
+	(void)d;
+	struct drain_chunk *ch = chunk_pool__get();
+	if (!ch)
 		return NULL;
+	ch->cap = CHUNK_BYTES - sizeof(*ch);
 	ch->next = NULL;
 	ch->used = 0;
 	ch->pub = 0;
@@ -411,23 +384,15 @@ void drain__tick(struct drain *d)
 	__atomic_store_n(&d->pass_ns, t0, __ATOMIC_RELEASE);
 }
 
-/* A read, sealed chunk (the list's head) leaves the list: kept spare or
- * unmapped. */
+/* A read, sealed chunk (the list's head) leaves the list, back to the pool. */
 static void retire(struct drain *d, struct drain_chunk *ch)
 {
 	pthread_mutex_lock(&d->lock);
 	d->head = ch->next;
 	if (!d->head)
 		d->tail = NULL;
-	bool keep = d->nr_spare < d->max_spare;
-	if (keep) {
-		ch->next = d->spare;
-		d->spare = ch;
-		d->nr_spare++;
-	}
 	pthread_mutex_unlock(&d->lock);
-	if (!keep)
-		munmap(ch, CHUNK_BYTES);
+	chunk_pool__put(ch);
 }
 
 size_t drain__pull(struct drain *d, drain_fn fn, void *ctx)
@@ -497,7 +462,7 @@ static void free_chunks(struct drain_chunk *ch)
 {
 	while (ch) {
 		struct drain_chunk *next = ch->next;
-		munmap(ch, CHUNK_BYTES);
+		chunk_pool__put(ch);
 		ch = next;
 	}
 }
@@ -510,9 +475,9 @@ void drain__exit(struct drain *d)
 	if (d->fill && !d->fill->linked)
 		free_chunks(d->fill);	/* else it is on the list */
 	free_chunks(d->head);
-	free_chunks(d->spare);
+	chunk_pool__release();	/* the queue's chunks go when it goes */
 	free(d->stalled);
-	d->head = d->tail = d->spare = d->fill = NULL;
+	d->head = d->tail = d->fill = NULL;
 	d->stalled = NULL;
 	pthread_cond_destroy(&d->room);
 	pthread_mutex_destroy(&d->lock);

@@ -35,15 +35,13 @@ struct drain {
 	int poll_ms;			/* read the rings at least this often (atomic: the
 					 * consumer may change it while the thread runs) */
 	pthread_mutex_t ring_lock;	/* held while reading the rings */
-	pthread_mutex_t lock;		/* published chunks, spare chunks */
+	pthread_mutex_t lock;		/* published chunks */
 	pthread_cond_t room;		/* the consumer freed memory */
 	bool *stalled;			/* per ring (ring_lock): left unread at the bound */
 	struct drain_chunk *fill;	/* being filled (ring_lock) */
 	bool published;			/* a chunk was published this pass (ring_lock) */
 	struct drain_chunk *head, *tail;	/* published, oldest first (lock) */
 	size_t rd;			/* the consumer's offset in head */
-	struct drain_chunk *spare;	/* (lock) */
-	int nr_spare, max_spare;
 	int wake_fd;			/* eventfd: records were staged (poll it) */
 	int stop_fd;			/* eventfd: the thread must stop */
 	pthread_t thread;

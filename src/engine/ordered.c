@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "chunk_pool.h"
 #include "util.h"
 
 /* A huge page per chunk where the system gives them on request (one fault
@@ -11,12 +12,13 @@
  * chunk went back to the kernel with the heap's top and the next one was
  * faulted in again, page by page (a clang compile under record -g: 7,305
  * of pprobe's 25,000 page faults were its pushes), populated when mapped
- * (pp_map_anon: faulting a huge page in by the first push was 5% of
- * pprobe's CPU in that compile). Up to MAX_SPARE emptied chunks are kept
- * (32 MiB at most, beside --max-queue): a steady run maps nothing new. */
-#define CHUNK_BYTES (2u << 20)
+ * (faulting a huge page in by the first push was 5% of pprobe's CPU in
+ * that compile). Standard chunks come from, and go back to, the pool the
+ * drain thread's come from (chunk_pool.h): a steady run maps nothing new,
+ * and a backlog pulled from the drain thread's chunks into the queue
+ * reuses them. A record bigger than a chunk gets one of its own. */
+#define CHUNK_BYTES POOL_CHUNK_BYTES
 #define CHUNK_DATA (CHUNK_BYTES - sizeof(struct ordered_chunk))	/* a standard chunk's room */
-#define MAX_SPARE 16
 
 void ordered__init(struct ordered *q)
 {
@@ -26,7 +28,7 @@ void ordered__init(struct ordered *q)
 static struct ordered_chunk *chunk_map(size_t size)
 {
 	size_t bytes = (sizeof(struct ordered_chunk) + size + 4095) & ~(size_t)4095;
-	void *m = pp_map_anon(bytes, true);
+	void *m = bytes == CHUNK_BYTES ? chunk_pool__get() : pp_map_anon(bytes, true);
 	if (!m)
 		pp_oom(bytes);
 	struct ordered_chunk *ch = m;
@@ -36,17 +38,10 @@ static struct ordered_chunk *chunk_map(size_t size)
 
 static void chunk_unmap(struct ordered_chunk *ch)
 {
-	if (ch)
+	if (ch && ch->size == CHUNK_DATA)
+		chunk_pool__put(ch);
+	else if (ch)
 		munmap(ch, sizeof(*ch) + ch->size);
-}
-
-static void chunk_free_list(struct ordered_chunk *ch)
-{
-	while (ch) {
-		struct ordered_chunk *next = ch->next;
-		chunk_unmap(ch);
-		ch = next;
-	}
 }
 
 void ordered__exit(struct ordered *q)
@@ -58,22 +53,16 @@ void ordered__exit(struct ordered *q)
 			chunk_unmap(ch);
 	}
 	chunk_unmap(q->cur);
-	chunk_free_list(q->spare);
+	chunk_pool__release();
 	free(q->ents);
 	memset(q, 0, sizeof(*q));
 }
 
-/* A chunk's last record was delivered: kept spare (a standard one, while
- * few are), else freed. Not the one pushes go to. */
-static void chunk_done(struct ordered *q, struct ordered_chunk *ch)
+/* A chunk's last record was delivered: back to the pool (or unmapped, one
+ * of its own). Not the one pushes go to. */
+static void chunk_done(struct ordered_chunk *ch)
 {
-	if (ch->size == CHUNK_DATA && q->nr_spare < MAX_SPARE) {
-		ch->next = q->spare;
-		q->spare = ch;
-		q->nr_spare++;
-	} else {
-		chunk_unmap(ch);
-	}
+	chunk_unmap(ch);
 }
 
 /* A chunk with room for sz bytes: the current one, else a new current one
@@ -84,15 +73,8 @@ static struct ordered_chunk *chunk_for(struct ordered *q, size_t sz)
 	if (ch && ch->size - ch->used >= sz)
 		return ch;
 	if (ch && !ch->live)
-		chunk_done(q, ch);
-	if (sz <= CHUNK_DATA && q->spare) {
-		ch = q->spare;
-		q->spare = ch->next;
-		q->nr_spare--;
-	} else {
-		ch = chunk_map(sz > CHUNK_DATA ? sz : CHUNK_DATA);
-	}
-	ch->next = NULL;
+		chunk_done(ch);
+	ch = chunk_map(sz > CHUNK_DATA ? sz : CHUNK_DATA);
 	ch->used = 0;
 	ch->live = 0;
 	q->cur = ch;
@@ -138,7 +120,7 @@ static void ent_done(struct ordered *q, const struct ordered_ent *e)
 	struct ordered_chunk *ch = e->chunk;
 	q->len -= (ent_hdr(e)->size + 7u) & ~7u;
 	if (!--ch->live && ch != q->cur)
-		chunk_done(q, ch);
+		chunk_done(ch);
 }
 
 int ordered__flush(struct ordered *q, uint64_t limit, ordered_fn fn, void *ctx)

@@ -10,11 +10,11 @@
 #include <errno.h>
 #include <stdint.h>
 
-/* Records live in chunks of 1 MiB (a bigger record in one of its own),
- * never moved once pushed: a chunk is freed, or kept spare, when its last
- * record was delivered. No flush copies what it leaves queued. */
+/* Records live in chunks of 2 MiB (a bigger record in one of its own),
+ * never moved once pushed: a chunk goes back to the pool (chunk_pool.h)
+ * when its last record was delivered. No flush copies what it leaves
+ * queued. */
 struct ordered_chunk {
-	struct ordered_chunk *next;	/* spare list */
 	size_t size, used;	/* bytes of data[], of them handed out */
 	size_t live;		/* records in it not delivered yet */
 	unsigned char data[];
@@ -30,8 +30,6 @@ struct ordered_ent {
 
 struct ordered {
 	struct ordered_chunk *cur;	/* where pushes go */
-	struct ordered_chunk *spare;	/* emptied chunks kept for reuse */
-	size_t nr_spare;
 	size_t len;		/* bytes of the records queued */
 	struct ordered_ent *ents;
 	size_t nr, alloc;
