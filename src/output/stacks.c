@@ -50,6 +50,7 @@ struct frametab {
 	struct fileref *files;
 	size_t nr_files, alloc_files;
 	struct u64map file_index;	/* hash of file identity -> fileref index + 1 */
+	uint32_t last_file;		/* the fileref last found + 1 */
 	struct u64map offset_index;	/* hash(file, offset, ret) -> frame id + 1 */
 	struct strtab names;
 	bool srcline_names;
@@ -196,6 +197,8 @@ static uint32_t frametab__intern(struct frametab *ft, uint8_t kind, uint32_t map
 	return (uint32_t)ft->nr++;
 }
 
+static uint32_t fileref_find(struct frametab *ft, const struct map *m);
+
 static bool fileref_eq(const struct fileref *f, const struct map *m)
 {
 	if (f->build_id_size != m->build_id_size)
@@ -206,8 +209,19 @@ static bool fileref_eq(const struct fileref *f, const struct map *m)
 	return !strcmp(f->path, m->path);
 }
 
-/* The file m maps (map__is_file): its index, a new one if unseen. */
+/* The file m maps (map__is_file): its index, a new one if unseen. The
+ * last one found is tried first: a stack's frames come in runs of one
+ * file. */
 static uint32_t frametab__fileref(struct frametab *ft, const struct map *m)
+{
+	if (ft->last_file && fileref_eq(&ft->files[ft->last_file - 1], m))
+		return ft->last_file - 1;
+	uint32_t id = fileref_find(ft, m);
+	ft->last_file = id + 1;
+	return id;
+}
+
+static uint32_t fileref_find(struct frametab *ft, const struct map *m)
 {
 	uint64_t h = hash_bytes(m->path, strlen(m->path),
 				m->build_id_size ? hash_bytes(m->build_id, m->build_id_size, 1)

@@ -65,15 +65,31 @@ uint64_t hash_u64(uint64_t x)
 	return x;
 }
 
+static uint64_t rotl64(uint64_t x, unsigned r)
+{
+	return (x << r) | (x >> (64 - r));
+}
+
+/* Eight bytes a step (murmur3's mixing of a lane), not one: a byte a step
+ * hashed every user frame's file path and every stack, 10% of pprobe's
+ * CPU in a system-wide malloc uprobe run. */
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
 {
 	const unsigned char *c = p;
-	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
-	for (size_t i = 0; i < n; i++) {
-		h ^= c[i];
-		h *= 0x100000001b3ULL;
+	uint64_t h = 0xcbf29ce484222325ULL ^ seed, len = n;
+	while (n) {
+		uint64_t w = 0;
+		size_t k = n < 8 ? n : 8;
+		memcpy(&w, c, k);
+		c += k;
+		n -= k;
+		w *= 0x87c37b91114253d5ULL;
+		w = rotl64(w, 31);
+		w *= 0x4cf5ad432745937fULL;
+		h ^= w;
+		h = rotl64(h, 27) * 5 + 0x52dce729;
 	}
-	return hash_u64(h);
+	return hash_u64(h ^ len);
 }
 
 void u64map__init(struct u64map *m)
