@@ -423,6 +423,7 @@ static void uproc__free(struct unwinder *u, struct uproc *p)
 		else
 			uun__free(p);
 	}
+	uhist__free(u, p);
 	free(p->mods);
 	free(p);
 }
@@ -509,10 +510,13 @@ struct unwinder *unwinder__new_cached(enum unwind_backend backend, struct objcac
 	if (!u)
 		return NULL;
 	u->backend = backend;
-	u->live_allowed = true;
 	const char *fast = getenv("PPROBE_UNWIND_FAST"), *check = getenv("PPROBE_UNWIND_CHECK");
 	u->fast = !fast || strcmp(fast, "0");
 	u->check = check && strcmp(check, "0") && u->fast && backend == UNWIND_LIBDW;
+	/* tests: PPROBE_LIVE_STACK=0, PPROBE_UNWIND_HISTORY=0 turn either off */
+	const char *live = getenv("PPROBE_LIVE_STACK"), *hist = getenv("PPROBE_UNWIND_HISTORY");
+	u->live_allowed = !live || strcmp(live, "0");
+	u->history = !hist || strcmp(hist, "0");
 	u->cache = cache ? objcache__get(cache) : objcache__new();
 	if (!u->cache || objcache__add_marker(u->cache, unwinder__mark, u)) {
 		int err = u->cache ? EBUSY : ENOMEM;	/* EBUSY: too many unwinders on one cache */
@@ -542,6 +546,7 @@ void unwinder__delete(struct unwinder *u)
 	objcache__remove_marker(u->cache, unwinder__mark, u);
 	objcache__put(u->cache);
 	unwinder__free_step(u);
+	free(u->hist_buf);
 	free(u->live_buf);
 	free(u);
 }
@@ -910,6 +915,8 @@ bool uctx__read_word(struct uctx *c, uint64_t addr, uint64_t *val)
 
 	if (addr >= c->sp && addr + 8 <= copy_end && addr + 8 > addr) {
 		memcpy(val, c->data + (addr - c->sp), 8);
+		if (c->exact && addr + 8 > c->sp + c->exact)
+			c->used_history = true;
 		return true;
 	}
 	if (addr >= c->sp && addr < copy_end + (uint64_t)64 * 1024 * 1024 && c->stack_end &&
@@ -1130,6 +1137,8 @@ int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
 		c.sp = regs->r[UNWIND_REG_SP];
 	}
 	c.stack_end = stack_end_of(p, maps, regs->r[UNWIND_REG_SP]);
+	pid_t tid = u->history && stack && stack->data && stack->size ? stack->tid : 0;
+	uhist__extend(&c, tid);
 	p->ctx = &c;
 	/* a leaf without CFI: the backends walk from its caller */
 	struct unwind_regs caller;
@@ -1143,11 +1152,19 @@ int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
 		ips[1] = ra;
 	}
 	int n = backend_unwind(u, &c, ips + leaf, max - leaf, res);
-	if (c.used_live && (res->end == UNWIND_UNMAPPED || res->end == UNWIND_ERROR)) {
-		/* Astray beyond the copy: the live stack there was not the
-		 * sample's after all (the thread left and re-entered those
-		 * frames along the same path, with other data in them). Keep
-		 * what the copy alone proves, ending in truncated. */
+	bool astray = (c.used_live || c.used_history) && (res->end == UNWIND_UNMAPPED || res->end == UNWIND_ERROR);
+	if (astray) {
+		/* Astray beyond the copy: the live stack (or the earlier
+		 * samples') there was not the sample's after all (the thread
+		 * left and re-entered those frames along the same path, with
+		 * other data in them). Keep what the copy alone proves, ending
+		 * in truncated. */
+		if (c.exact) {
+			c.data = stack->data;
+			c.size = stack->size;
+			c.exact = 0;
+		}
+		c.used_history = false;
 		c.live_allowed = false;
 		c.live_state = 0;
 		c.live_len = 0;
@@ -1169,6 +1186,8 @@ int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
 	u->live_buf = c.live;
 	u->live_cap = c.live_cap;
 	res->used_live_stack = c.used_live;
+	res->used_history = c.used_history;
+	uhist__note(&c, tid, !astray);
 	if (res->end == UNWIND_TRUNCATED && !c.data) {
 		/* The kernel copied none of the stack (0.2% of a gcc build's
 		 * samples; perf record --call-graph dwarf of the same build

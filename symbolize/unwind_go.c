@@ -149,14 +149,19 @@ int uctx__go_step(struct uctx *c, struct unwind_regs *r)
  * and the pick is checked: a return address right after a call, in
  * runtime.cgocall (the one caller of asmcgocall on a goroutine's stack;
  * the runtime's others call it on the system stack, where it saves no g). */
-bool uctx__is_go_pc(struct uctx *c, uint64_t pc)
+bool uctx__has_go(struct uctx *c)
 {
 	if (!c->go_known) {	/* once a sample: most processes map no Go code */
 		c->go_known = true;
 		for (int i = 0; i < c->proc->nr_mods && !c->has_go; i++)
 			c->has_go = c->proc->mods[i].file->is_go;
 	}
-	if (!c->has_go)
+	return c->has_go;
+}
+
+bool uctx__is_go_pc(struct uctx *c, uint64_t pc)
+{
+	if (!uctx__has_go(c))
 		return false;
 	const struct umod *um = uproc__find_mod(c->proc, pc);
 	return um && um->file->is_go;

@@ -131,6 +131,10 @@ struct uctx {
 	/* a walk done again (unwind_libdw.c's check): the first one's */
 	uint8_t *alt_again;
 	uint64_t alt_again_lo, alt_again_len;
+	/* data's first exact bytes are the sample's copy, the rest the
+	 * thread's earlier samples' (unwind_history.c); 0: all the copy */
+	uint64_t exact;
+	bool used_history;		/* the walk read past exact */
 	/* the sampled frame's register save slots below sp, which its
 	 * epilogue already popped, with the values the pops restored */
 	bool popped_done;
@@ -154,6 +158,8 @@ struct uproc {
 #define UPROC_STACKS 16
 	struct { uint64_t start, end; } stacks[UPROC_STACKS];
 	int next_stack;
+	struct ustack_img *imgs;	/* threads' last stacks, most recent first */
+	int nr_imgs;
 };
 
 struct unwinder {
@@ -165,7 +171,11 @@ struct unwinder {
 	uint64_t live_cap;
 	bool fast;			/* libdw backend: the fast path first (unwind_fast.c) */
 	bool check;			/* PPROBE_UNWIND_CHECK: every walk also without it */
+	bool history;			/* threads' earlier stacks kept (unwind_history.c) */
 	struct unwind_check check_stats;
+	uint8_t *hist_buf;		/* a copy joined with history (unwind_history.c) */
+	uint64_t hist_cap;
+	uint64_t hist_bytes;		/* of all threads' images */
 	size_t cs;			/* capstone's handle (unwind_step.c), */
 	int cs_state;			/* once cs_state is 1 (-1: refused) */
 };
@@ -259,6 +269,16 @@ int uctx__go_cgo_step(struct uctx *c, struct unwind_regs *r);
 /* pc, a return address, is runtime.systemstack_switch's entry (a pc the
  * runtime saves, not one a call left): its frame is looked up at pc */
 bool uctx__go_switch_pc(const struct uctx *c, uint64_t pc);
+
+/* unwind_history.c: c's copy joined with what tid's last sample saw above
+ * it (true: c->data, c->size now the joined bytes, c->exact the copy's);
+ * after the walk, tid's stack noted from c (without the joined part unless
+ * keep_extension); the images of a process freed */
+bool uhist__extend(struct uctx *c, pid_t tid);
+void uhist__note(struct uctx *c, pid_t tid, bool keep_extension);
+void uhist__free(struct unwinder *u, struct uproc *p);
+/* unwind_go.c: the process maps Go code */
+bool uctx__has_go(struct uctx *c);
 
 /* unwind_step.c: one step from a frame without CFI (r: its registers, the
  * pc exact), r becomes the caller's; 0 when no way is sure enough, else

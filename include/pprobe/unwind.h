@@ -87,6 +87,10 @@ struct unwind_stack {
 	const void *data;
 	size_t size;
 	uint64_t live_floor;
+	/* the sampled thread: its earlier samples' stack bytes may complete a
+	 * copy that ends short (every sample of it must come here, in time
+	 * order); 0: none kept */
+	pid_t tid;
 };
 
 enum unwind_end {
@@ -106,6 +110,7 @@ struct unwind_result {
 	const char *end_dso;	/* basename of the object where the walk stopped
 				 * (valid until unwinder__delete), NULL if none */
 	bool used_live_stack;	/* read beyond the copy with process_vm_readv */
+	bool used_history;	/* read beyond the copy in the thread's earlier samples' */
 	int fp_frames;		/* frames stepped without CFI (unwind_step.c) */
 };
 

@@ -61,7 +61,7 @@ struct record {
 	bool hold_exits;		/* --hold-exits */
 	bool srcline;			/* --srcline: func:file.c:LINE frames */
 	uint32_t stack_size;
-	uint64_t unwound, complete, live_stack, unwind_ns;
+	uint64_t unwound, complete, live_stack, history, unwind_ns;
 	struct strtab objs;		/* leaf object names */
 	struct quality *quality;	/* indexed by objs id */
 	size_t nr_quality;
@@ -120,6 +120,8 @@ static uint32_t unwind_user(struct record *r, struct collect *c, const struct sa
 		fr[n++] = frametab__user(r->frames, pid, maps__find(p->maps, r->ips[i]), r->ips[i], i > 0);
 	if (res.used_live_stack)
 		r->live_stack++;
+	if (res.used_history && res.end == UNWIND_COMPLETE)
+		r->history++;
 
 	const struct map *leaf = nr > 0 ? maps__find(p->maps, r->ips[0]) : NULL;
 	uint32_t obj = strtab__intern(&r->objs, leaf && leaf->path ? basename_of(leaf->path) : "[unknown]");
@@ -170,11 +172,14 @@ static void print_unwind_quality(const struct record *r)
 {
 	if (!r->unwound)
 		return;
-	fprintf(stderr, "pprobe record: %s unwinding: %llu user stacks, %.1f%% complete, %.1f us per stack%s\n",
+	char hist[96] = "";
+	if (r->history)
+		snprintf(hist, sizeof(hist), ", %llu from the thread's earlier samples", (unsigned long long)r->history);
+	fprintf(stderr, "pprobe record: %s unwinding: %llu user stacks, %.1f%% complete, %.1f us per stack%s%s\n",
 		unwind_backend__str(r->backend), (unsigned long long)r->unwound,
 		100.0 * (double)r->complete / (double)r->unwound,
 		(double)r->unwind_ns / 1e3 / (double)r->unwound,
-		r->live_stack ? ", some completed from the live stack" : "");
+		r->live_stack ? ", some completed from the live stack" : "", hist);
 	/* PPROBE_UNWIND_CHECK=1, or a file the line is also added to (tests) */
 	const struct unwind_check *chk = unwinder__check(r->unwinder);
 	const char *log = getenv("PPROBE_UNWIND_CHECK");
@@ -553,7 +558,8 @@ static const struct opt record_table[] = {
 	OPT_SET('g', NULL, R, cg, CG_DWARF, "kernel callchains and DWARF-unwound user stacks"),
 	OPT_FN(0, "call-graph", "MODE", R, cg, parse_call_graph,
 	       "dwarf[,SIZE]: user stacks unwound with CFI from a SIZE-byte stack copy, completed from the "
-	       "live stack when the copy ends early (default: 65528 for events sampled at a rate, of which "
+	       "thread's earlier samples (where the frames above were live at both) or from the live stack "
+	       "when the copy ends early (default: 65528 for events sampled at a rate, of which "
 	       "only what the stack fills is kept; 4096 for tracepoints and probes, which come in bursts); "
 	       "fp: frame-pointer user stacks"),
 	OPT_FN(0, "unwinder", "NAME", R, backend, parse_unwinder, "libdw (default) or libunwind"),

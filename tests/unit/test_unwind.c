@@ -445,7 +445,7 @@ static void handle_sample(struct ctx *x, const uint8_t *p, size_t len)
 
 	struct unwind_regs regs;
 	unwind_regs__from_x86_sample(&regs, UNWIND_X86_SAMPLE_REGS_MASK, vals);
-	struct unwind_stack stack = { regs.r[UNWIND_REG_SP], data, dyn, 0 };
+	struct unwind_stack stack = { .sp = regs.r[UNWIND_REG_SP], .data = data, .size = dyn };
 	struct unwind_result res[2];
 	int n[2];
 	for (int b = 0; b < 2; b++) {
