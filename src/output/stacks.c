@@ -91,6 +91,7 @@ void frametab__clear(struct frametab *ft)
 	for (size_t i = 0; i < ft->nr_files; i++)
 		free(ft->files[i].path);
 	ft->nr_files = 0;
+	ft->last_file = 0;
 	u64map__free(&ft->file_index);
 	u64map__init(&ft->file_index);
 	u64map__free(&ft->offset_index);
@@ -214,7 +215,7 @@ static bool fileref_eq(const struct fileref *f, const struct map *m)
  * file. */
 static uint32_t frametab__fileref(struct frametab *ft, const struct map *m)
 {
-	if (ft->last_file && fileref_eq(&ft->files[ft->last_file - 1], m))
+	if (ft->last_file && ft->last_file <= ft->nr_files && fileref_eq(&ft->files[ft->last_file - 1], m))
 		return ft->last_file - 1;
 	uint32_t id = fileref_find(ft, m);
 	ft->last_file = id + 1;
