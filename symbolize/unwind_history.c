@@ -26,6 +26,7 @@
 #define HIST_MAX_BYTES ((uint64_t)512 * 1024)	/* a thread's image, at most */
 #define HIST_BUDGET ((uint64_t)64 << 20)	/* all images of an unwinder */
 #define HIST_PER_PROC 64			/* threads with an image, per process */
+#define HIST_SMALL_COPY 16384			/* a copy's bytes always kept up to this */
 
 struct ustack_img {
 	struct ustack_img *next;
@@ -148,8 +149,12 @@ void uhist__note(struct uctx *c, pid_t tid, bool keep_extension)
 			im->hi = c->sp + (c->exact ? c->exact : c->size);
 		return;
 	}
-	/* the image becomes this sample's copy */
-	if (!c->data || !c->size || !c->stack_end || uctx__has_go(c)) {
+	/* the image becomes this sample's copy; none where a large copy held
+	 * the whole stack (rate-sampled events' 64 KB): the next copy will
+	 * too, and keeping it would cost its bytes again at every sample */
+	uint64_t end = c->sp + c->size;
+	if (!c->data || !c->size || !c->stack_end || uctx__has_go(c) ||
+	    (c->size > HIST_SMALL_COPY && end >= c->stack_end)) {
 		if (im) {
 			p->imgs = im->next;
 			p->nr_imgs--;
@@ -174,7 +179,6 @@ void uhist__note(struct uctx *c, pid_t tid, bool keep_extension)
 		p->imgs = im;
 		p->nr_imgs++;
 	}
-	uint64_t end = c->sp + c->size;
 	if (!img_cover(u, im, c->sp, end, 0, 0)) {
 		im->lo = im->hi = 0;	/* none this time; the entry stays */
 		return;
