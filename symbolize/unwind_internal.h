@@ -283,7 +283,7 @@ bool uctx__has_go(struct uctx *c);
 /* unwind_step.c: one step from a frame without CFI (r: its registers, the
  * pc exact), r becomes the caller's; 0 when no way is sure enough, else
  * the way taken */
-enum { UNWIND_STEP_GO = 1, UNWIND_STEP_EPILOGUE, UNWIND_STEP_EMULATED, UNWIND_STEP_FP, UNWIND_STEP_LAYOUT };
+enum { UNWIND_STEP_GO = 1, UNWIND_STEP_EPILOGUE, UNWIND_STEP_FP, UNWIND_STEP_EMULATED, UNWIND_STEP_LAYOUT };
 int uctx__nocfi_step(struct uctx *c, struct unwind_regs *r);
 void unwinder__free_step(struct unwinder *u);
 

@@ -5,13 +5,14 @@
  *   - straight-line epilogue code at the pc (pops, add to %rsp, leave, then
  *     ret), emulated: CPython 3.12's trampoline after its call is
  *     "add $8,%rsp; ret", 3.13's "pop %rbp; ret";
+ *   - the frame-pointer chain, checked: %rbp above %rsp inside the stack,
+ *     the return address in executable code (JIT code and V8's builtins
+ *     keep it; emulating those first cost node 55 -> 150 us a stack);
  *   - code in a file (assembly, crt's _init and frame_dummy), emulated
  *     from the pc to its return: any path out of a function meets the
  *     same stack layout at each instruction, so one path's pushes, pops
  *     and %rsp arithmetic give the return address; taken when it follows a
  *     call;
- *   - the frame-pointer chain, checked: %rbp above %rsp inside the stack,
- *     the return address in executable code (JIT code, which keeps it);
  *   - code that is gone: a perf trampoline's layout, if the return address
  *     it gives follows a call. */
 #define _GNU_SOURCE
@@ -296,7 +297,7 @@ static bool is_jcc(unsigned id)
 static bool emulate_to_return(struct uctx *c, struct unwind_regs *r)
 {
 	if (!uproc__find_mod(c->proc, r->r[R_IP]) || !cs_ready(c->u))
-		return false;	/* JIT code: its frame pointers, below */
+		return false;	/* JIT code: its frame pointers or nothing */
 	struct emu *e = calloc(1, sizeof(*e));
 	if (!e || !(e->insn = cs_malloc((csh)c->u->cs))) {
 		free(e);
@@ -434,10 +435,10 @@ int uctx__nocfi_step(struct uctx *c, struct unwind_regs *r)
 		how = UNWIND_STEP_GO;
 	else if (go == 0 && (t = *r, emulate_epilogue(c, &t)))
 		how = UNWIND_STEP_EPILOGUE;
-	else if (go == 0 && (t = *r, emulate_to_return(c, &t)))
-		how = UNWIND_STEP_EMULATED;
 	else if (go == 0 && (t = *r, fp_chain(c, &t)))
 		how = UNWIND_STEP_FP;
+	else if (go == 0 && (t = *r, emulate_to_return(c, &t)))
+		how = UNWIND_STEP_EMULATED;
 	else if (go == 0 && (t = *r, trampoline_layout(c, &t)))
 		how = UNWIND_STEP_LAYOUT;
 	if (!how || t.r[R_SP] <= sp || !uctx__is_exec(c, t.r[R_IP]))
