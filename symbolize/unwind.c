@@ -546,7 +546,6 @@ void unwinder__delete(struct unwinder *u)
 	objcache__remove_marker(u->cache, unwinder__mark, u);
 	objcache__put(u->cache);
 	unwinder__free_step(u);
-	free(u->hist_buf);
 	free(u->live_buf);
 	free(u);
 }

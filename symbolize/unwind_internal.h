@@ -173,8 +173,6 @@ struct unwinder {
 	bool check;			/* PPROBE_UNWIND_CHECK: every walk also without it */
 	bool history;			/* threads' earlier stacks kept (unwind_history.c) */
 	struct unwind_check check_stats;
-	uint8_t *hist_buf;		/* a copy joined with history (unwind_history.c) */
-	uint64_t hist_cap;
 	uint64_t hist_bytes;		/* of all threads' images */
 	size_t cs;			/* capstone's handle (unwind_step.c), */
 	int cs_state;			/* once cs_state is 1 (-1: refused) */

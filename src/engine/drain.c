@@ -116,9 +116,8 @@ int drain__init(struct drain *d, struct ring *rings, int nr_rings, uint64_t max_
 /* A chunk to fill, from the pool (NULL: out of memory). mmap'd there, not
  * malloc'd: the drain thread never waits on an allocator lock the main
  * thread (which frees chunks) holds. */
-static struct drain_chunk *chunk_get(struct drain *d)
+static struct drain_chunk *chunk_get(void)
 {
-	(void)d;
 	struct drain_chunk *ch = chunk_pool__get();
 	if (!ch)
 		return NULL;
@@ -217,7 +216,7 @@ static int copy_record(void *ctx, const struct perf_event_header *h, int cpu)
 	}
 	if (!d->fill || d->fill->used + sz > d->fill->cap) {
 		seal(d);
-		if (!d->fill && !(d->fill = chunk_get(d))) {
+		if (!d->fill && !(d->fill = chunk_get())) {
 			/* No memory: as at the bound, the kernel counts the loss. */
 			d->stalled[x->ring] = true;
 			x->left = true;

@@ -36,6 +36,8 @@ static struct ordered_chunk *chunk_map(size_t size)
 	return ch;
 }
 
+/* Back to the pool (or unmapped, a chunk of its own): its last record was
+ * delivered, or the queue goes. */
 static void chunk_unmap(struct ordered_chunk *ch)
 {
 	if (ch && ch->size == CHUNK_DATA)
@@ -58,13 +60,6 @@ void ordered__exit(struct ordered *q)
 	memset(q, 0, sizeof(*q));
 }
 
-/* A chunk's last record was delivered: back to the pool (or unmapped, one
- * of its own). Not the one pushes go to. */
-static void chunk_done(struct ordered_chunk *ch)
-{
-	chunk_unmap(ch);
-}
-
 /* A chunk with room for sz bytes: the current one, else a new current one
  * (the old stays while it has live records). */
 static struct ordered_chunk *chunk_for(struct ordered *q, size_t sz)
@@ -73,7 +68,7 @@ static struct ordered_chunk *chunk_for(struct ordered *q, size_t sz)
 	if (ch && ch->size - ch->used >= sz)
 		return ch;
 	if (ch && !ch->live)
-		chunk_done(ch);
+		chunk_unmap(ch);
 	ch = chunk_map(sz > CHUNK_DATA ? sz : CHUNK_DATA);
 	ch->used = 0;
 	ch->live = 0;
@@ -120,7 +115,7 @@ static void ent_done(struct ordered *q, const struct ordered_ent *e)
 	struct ordered_chunk *ch = e->chunk;
 	q->len -= (ent_hdr(e)->size + 7u) & ~7u;
 	if (!--ch->live && ch != q->cur)
-		chunk_done(ch);
+		chunk_unmap(ch);
 }
 
 int ordered__flush(struct ordered *q, uint64_t limit, ordered_fn fn, void *ctx)

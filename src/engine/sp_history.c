@@ -108,10 +108,11 @@ int collect__unwind_user(struct collect *c, struct unwinder *u, const struct sam
 {
 	struct unwind_regs regs;
 	unwind_regs__from_x86_sample(&regs, UNWIND_X86_SAMPLE_REGS_MASK, s->regs);
-	struct unwind_stack st = { .sp = regs.r[UNWIND_REG_SP], .data = s->stack, .size = (size_t)s->stack_dyn_size };
+	/* tid: samples come here in time order (unwind_history.c) */
+	struct unwind_stack st = { .sp = regs.r[UNWIND_REG_SP], .data = s->stack, .size = (size_t)s->stack_dyn_size,
+				   .tid = (pid_t)s->tid };
 	const struct map *m = maps__find(p->maps, st.sp);
 	st.live_floor = collect__sp_high_after(c, (pid_t)s->tid, s->time, st.sp, m ? m->end : UINT64_MAX);
-	st.tid = (pid_t)s->tid;	/* samples come here in time order */
 	int n = unwinder__unwind(u, (pid_t)s->pid, p->maps, &regs, &st, ips, max, res);
 	if (res && (res->used_live_stack || res->used_history || res->end == UNWIND_TRUNCATED))
 		c->deep_stacks++;	/* the run's pace: collect__run */
