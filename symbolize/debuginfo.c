@@ -3,6 +3,7 @@
  *   2. .gnu_debuglink: same directory, .debug/, /usr/lib/debug/DIR (CRC or build-id checked)
  *   3. debuginfod, only when DEBUGINFOD_URLS is set
  * and decompressing MiniDebugInfo (.gnu_debugdata: an xz-compressed ELF with a .symtab). */
+#include <pthread.h>
 #include <elfutils/debuginfod.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
@@ -53,7 +54,7 @@ static bool build_id_is(const char *path, const uint8_t *id, size_t size)
 
 static bool crc_is(const char *path, uint32_t want)
 {
-	static char buf[65536];
+	char buf[16384];	/* on the stack: unwinding threads may ask at once */
 	uint32_t crc = 0;
 	ssize_t n;
 	int fd = safe_open_file(path);
@@ -146,9 +147,14 @@ char *debuginfo__fetch(const uint8_t *id, size_t idsize)
 
 	if (!debuginfod_wanted(idsize) || dbgd.later)
 		return NULL;
+	/* one fetch at a time: dbgd is the one under way's */
+	static pthread_mutex_t fetching = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&fetching);
 	c = debuginfod_begin();
-	if (!c)
+	if (!c) {
+		pthread_mutex_unlock(&fetching);
 		return NULL;
+	}
 	debuginfod_set_progressfn(c, debuginfod_progress);
 	long long own = env_size("PPROBE_DEBUGINFOD_MAXSIZE"), lib = env_size("DEBUGINFOD_MAXSIZE");
 	long long max = own ? own : DEBUGINFOD_MAX_BYTES;
@@ -169,6 +175,7 @@ char *debuginfo__fetch(const uint8_t *id, size_t idsize)
 		snprintf(why, sizeof(why), "an answer over %ld bytes (the cap: %s)", dbgd.max, which);
 		safe_open__note(what, why);
 	}
+	pthread_mutex_unlock(&fetching);
 	if (fd < 0)
 		return NULL;
 	close(fd);

@@ -1,6 +1,7 @@
 /* One ELF object: load segments (for runtime -> ELF address translation),
  * build-id, and a symbol table merged from .symtab, .dynsym, a separate
  * debug file and MiniDebugInfo. */
+#include <pthread.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,14 +17,16 @@
 #include "gopclntab.h"
 #include "sym_internal.h"
 
+static void elf_version_once(void)
+{
+	elf_version(EV_CURRENT);
+}
+
 static void elf_init(void)
 {
-	static bool done;
+	static pthread_once_t once = PTHREAD_ONCE_INIT;	/* unwinding threads */
 
-	if (!done) {
-		elf_version(EV_CURRENT);
-		done = true;
-	}
+	pthread_once(&once, elf_version_once);
 }
 
 static int elf_build_id(Elf *elf, uint8_t *out, size_t max)

@@ -13,6 +13,7 @@
 
 #include "collect.h"
 #include "collect_say.h"
+#include "unwind_pool.h"
 #include "commands.h"
 #include "options.h"
 #include "event_spec.h"
@@ -55,13 +56,20 @@ struct record {
 	bool symbolize_timed_out;
 	/* DWARF unwinding */
 	struct symbolizer *sym;		/* opened up front: files are prepared as they are mapped */
-	struct unwinder *unwinder;
+	struct unwinder *unwinder;	/* the main thread's, without workers */
+	struct unwind_pool *pool;	/* --workers N > 1: unwinding on N threads */
 	struct objcache *files;		/* the ELF files of both: each opened once */
 	enum unwind_backend backend;
 	bool hold_exits;		/* --hold-exits */
 	bool srcline;			/* --srcline: func:file.c:LINE frames */
 	uint32_t stack_size;
 	uint64_t unwound, complete, live_stack, history, unwind_ns;
+	int workers;			/* --workers */
+	uint64_t workers_cpu_ns, main_cpu_ns;	/* with workers: their CPU, the main thread's, in the run */
+	/* PPROBE_WORKERS_CHECK=1: each worker's stack unwound again here, by
+	 * r->unwinder, and compared (tests: live stack off) */
+	uint64_t wcheck_walks, wcheck_differ;
+	char wcheck_first[200];
 	struct strtab objs;		/* leaf object names */
 	struct quality *quality;	/* indexed by objs id */
 	size_t nr_quality;
@@ -96,34 +104,56 @@ static const char *basename_of(const char *path)
 	return b ? b + 1 : path;
 }
 
-/* The user part of a sample, unwound from its registers and stack copy. */
+/* A user stack unwound: on this thread (unwind_user) or a worker's (a job
+ * of r->pool). */
+struct unwound {
+	const uint64_t *ips;
+	int nr;
+	struct unwind_result res;
+	uint64_t ns;
+};
+
+/* The user part of a sample, unwound from its registers and stack copy,
+ * here or by a worker (done). */
 static uint32_t unwind_user(struct record *r, struct collect *c, const struct sample *s,
-			    const struct process *p,
+			    const struct process *p, const struct unwound *done,
 			    uint32_t *fr, uint32_t room)
 {
-	struct unwind_result res;
+	struct unwound here;
 	uint32_t n = 0;
 	pid_t pid = (pid_t)s->pid;
 
-	uint64_t t0 = now_ns();
-	int nr = collect__unwind_user(c, r->unwinder, s, p, r->ips,
-				      (int)(room - 1 < MAX_FRAMES ? room - 1 : MAX_FRAMES), &res);
-	r->unwind_ns += now_ns() - t0;
+	if (!done) {
+		uint64_t t0 = now_ns();
+		here.nr = collect__unwind_user(c, r->unwinder, s, p, r->ips,
+					       (int)(room - 1 < MAX_FRAMES ? room - 1 : MAX_FRAMES), &here.res);
+		here.ns = now_ns() - t0;
+		here.ips = r->ips;
+		done = &here;
+	} else {
+		collect__note_unwound(c, &done->res);
+	}
+	r->unwind_ns += done->ns;
 	r->unwound++;
+	const uint64_t *ips = done->ips;
+	struct unwind_result res = done->res;
+	int nr = done->nr;
 	if (nr < 0) {
 		res.end = UNWIND_ERROR;
 		res.nr = 0;
 		res.end_dso = NULL;
 		nr = 0;
 	}
+	if ((uint32_t)nr > room - 1)	/* a worker unwinds up to MAX_FRAMES */
+		nr = (int)(room - 1);
 	for (int i = 0; i < nr; i++)
-		fr[n++] = frametab__user(r->frames, pid, maps__find(p->maps, r->ips[i]), r->ips[i], i > 0);
+		fr[n++] = frametab__user(r->frames, pid, maps__find(p->maps, ips[i]), ips[i], i > 0);
 	if (res.used_live_stack)
 		r->live_stack++;
 	if (res.used_history && res.end == UNWIND_COMPLETE)
 		r->history++;
 
-	const struct map *leaf = nr > 0 ? maps__find(p->maps, r->ips[0]) : NULL;
+	const struct map *leaf = nr > 0 ? maps__find(p->maps, ips[0]) : NULL;
 	uint32_t obj = strtab__intern(&r->objs, leaf && leaf->path ? basename_of(leaf->path) : "[unknown]");
 	if (obj >= r->nr_quality) {
 		size_t nq = (obj + 1) * 2;
@@ -175,13 +205,19 @@ static void print_unwind_quality(const struct record *r)
 	char hist[96] = "";
 	if (r->history)
 		snprintf(hist, sizeof(hist), ", %llu from the thread's earlier samples", (unsigned long long)r->history);
+	/* workers: their CPU (wall time there includes waiting for a CPU) */
+	uint64_t ns = r->pool ? r->workers_cpu_ns : r->unwind_ns;
 	fprintf(stderr, "pprobe record: %s unwinding: %llu user stacks, %.1f%% complete, %.1f us per stack%s%s\n",
 		unwind_backend__str(r->backend), (unsigned long long)r->unwound,
-		100.0 * (double)r->complete / (double)r->unwound,
-		(double)r->unwind_ns / 1e3 / (double)r->unwound,
+		100.0 * (double)r->complete / (double)r->unwound, (double)ns / 1e3 / (double)r->unwound,
 		r->live_stack ? ", some completed from the live stack" : "", hist);
+	if (r->pool)
+		fprintf(stderr, "pprobe record: unwound on %d threads: %.2f s of their CPU; the main thread's %.2f s\n",
+			unwind_pool__workers(r->pool), (double)r->workers_cpu_ns / 1e9, (double)r->main_cpu_ns / 1e9);
 	/* PPROBE_UNWIND_CHECK=1, or a file the line is also added to (tests) */
-	const struct unwind_check *chk = unwinder__check(r->unwinder);
+	struct unwind_check sum;
+	const struct unwind_check *chk = r->pool ? (unwind_pool__check(r->pool, &sum) ? &sum : NULL)
+						 : unwinder__check(r->unwinder);
 	const char *log = getenv("PPROBE_UNWIND_CHECK");
 	FILE *f = chk && log && strchr(log, '/') ? fopen(log, "ae") : NULL;
 	for (int k = 0; chk && k < (f ? 2 : 1); k++)
@@ -190,6 +226,10 @@ static void print_unwind_quality(const struct record *r)
 			chk->first);
 	if (f)
 		fclose(f);
+	if (r->pool && r->unwinder)
+		fprintf(stderr, "pprobe record: workers check: %llu of %llu stacks differ from this thread's%s%s\n",
+			(unsigned long long)r->wcheck_differ, (unsigned long long)r->wcheck_walks,
+			r->wcheck_differ ? "; first: " : "", r->wcheck_first);
 	uint32_t *ids = pp_xmalloc(r->objs.nr * sizeof(*ids) + 1);
 	for (uint32_t i = 0; i < r->objs.nr; i++)
 		ids[i] = i;
@@ -232,7 +272,7 @@ static uint32_t frame_limit(const struct record *r, const struct evsel *ev)
  * its user frames too, with dwarf the user stack unwound here; without -g
  * the sampled address alone. Returns the number of frames. */
 static uint32_t sample_stack(struct record *r, struct collect *c, const struct evsel *ev, const struct sample *s,
-			     struct process *p, uint32_t *fr, uint32_t room)
+			     struct process *p, const struct unwound *done, uint32_t *fr, uint32_t room)
 {
 	uint32_t n = 0;
 	pid_t pid = (pid_t)s->pid;
@@ -262,7 +302,7 @@ static uint32_t sample_stack(struct record *r, struct collect *c, const struct e
 			r->truncated++;
 		}
 		if (r->cg == CG_DWARF && s->regs_abi && s->regs && p && n < room)
-			n += unwind_user(r, c, s, p, fr + n, room - n);
+			n += unwind_user(r, c, s, p, done, fr + n, room - n);
 	} else {
 		uint16_t mode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 		if (mode == PERF_RECORD_MISC_KERNEL)
@@ -299,7 +339,7 @@ static void on_switch_out(struct record *r, struct collect *c, const struct evse
 	if (kind != OFFCPU_EXITING) {
 		fr[0] = frametab__special(r->frames, offcpu_kind__frame(kind));
 		uint32_t limit = frame_limit(r, ev);
-		n = 1 + sample_stack(r, c, ev, s, p, fr + 1, limit < MAX_FRAMES ? limit : MAX_FRAMES - 1);
+		n = 1 + sample_stack(r, c, ev, s, p, NULL, fr + 1, limit < MAX_FRAMES ? limit : MAX_FRAMES - 1);
 	}
 	offcpu__switch_out(&r->off, (pid_t)s->pid, (pid_t)s->tid, stack_owner(s, t).comm, s->time, kind, fr, n);
 }
@@ -320,6 +360,82 @@ static void on_switch(struct collect *c, const struct sample *id, uint16_t misc)
 		offcpu__switch_in(&r->off, (pid_t)id->tid, id->time, add_interval, r);
 }
 
+/* A sample's stack into its event's table; done: its user stack unwound by
+ * a worker. */
+static void add_sample(struct record *r, struct collect *c, struct evsel *ev, const struct sample *s,
+		       struct thread *t, struct process *p, const struct unwound *done)
+{
+	struct evstate *es = ev->priv;
+	uint32_t n = sample_stack(r, c, ev, s, p, done, r->frame_buf, frame_limit(r, ev));
+	struct stack_owner o = stack_owner(s, t);
+	stacktab__add(es->stacks, &o, r->frame_buf, n, r->weight_period ? s->period : 1, s->time);
+}
+
+/* PPROBE_WORKERS_CHECK: the job's stack unwound again on this thread. */
+static void check_worker(struct record *r, const struct unwind_job *j)
+{
+	struct unwind_result res;
+	int nr = unwind_sample(r->unwinder, &j->s, j->p->maps, j->live_floor, r->ips, j->max, &res);
+	r->wcheck_walks++;
+	bool same = nr == j->nr && (nr < 0 || res.end == j->res.end);
+	for (int i = 0; same && i < nr; i++)
+		same = r->ips[i] == j->ips[i];
+	if (same)
+		return;
+	if (!r->wcheck_differ++)
+		snprintf(r->wcheck_first, sizeof(r->wcheck_first),
+			 "tid %u: %d frames, %s here; %d frames, %s by the worker", j->s.tid, nr,
+			 unwind_end__str(res.end), j->nr, unwind_end__str(j->res.end));
+}
+
+/* --workers: the oldest job back, waiting for it or not; false when none
+ * (done) was there. Jobs are taken back in the order they were given, so
+ * the tables are filled as one thread fills them. */
+static bool take_back(struct record *r, struct collect *c, bool wait)
+{
+	struct unwind_job *j = unwind_pool__oldest(r->pool, wait);
+	if (!j)
+		return false;
+	struct unwound u = { .ips = j->ips, .nr = j->nr, .res = j->res, .ns = j->ns };
+	if (j->unwind && r->unwinder)
+		check_worker(r, j);
+	add_sample(r, c, j->ev, &j->s, j->t, j->p, j->unwind ? &u : NULL);
+	unwind_pool__pop(r->pool);
+	return true;
+}
+
+/* Every job of process pid (-1: every job) back, and those before them. */
+static void take_back_through(struct record *r, struct collect *c, pid_t pid)
+{
+	for (size_t k = unwind_pool__out_through(r->pool, pid); k > 0; k--)
+		take_back(r, c, true);
+}
+
+/* The session is about to change pid (collect.h): its jobs first. */
+static void before_task(struct collect *c, pid_t pid)
+{
+	struct record *r = c->priv;
+	take_back_through(r, c, pid);
+}
+
+/* How many user frames sample_stack will let the unwinder find for S:
+ * the room its kernel frames leave, as sample_stack counts them; -1: none
+ * left, not unwound. */
+static int user_room(const struct record *r, const struct evsel *ev, const struct sample *s)
+{
+	uint32_t room = frame_limit(r, ev), n = 0;
+	struct callchain_iter it;
+	uint64_t ip, ctx;
+	bool ret;
+	callchain_iter__init(&it, s);
+	while (n < room && callchain_iter__next(&it, &ip, &ctx, &ret))
+		n += ctx == (uint64_t)PERF_CONTEXT_KERNEL;
+	if (n >= room)
+		return -1;
+	room -= n;
+	return (int)(room - 1 < MAX_FRAMES ? room - 1 : MAX_FRAMES);
+}
+
 static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s,
 		     struct thread *t, struct process *p)
 {
@@ -332,9 +448,28 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 		on_switch_out(r, c, ev, s, t, p);
 		return 0;
 	}
-	uint32_t n = sample_stack(r, c, ev, s, p, r->frame_buf, frame_limit(r, ev));
-	struct stack_owner o = stack_owner(s, t);
-	stacktab__add(es->stacks, &o, r->frame_buf, n, r->weight_period ? s->period : 1, s->time);
+	if (!r->pool) {
+		add_sample(r, c, ev, s, t, p, NULL);
+		return 0;
+	}
+	/* --workers: every sample in the one order, those with a user stack
+	 * to unwind by a worker */
+	while (take_back(r, c, false))
+		;
+	struct unwind_job *j = unwind_pool__next(r->pool);
+	if (!j) {
+		take_back(r, c, true);
+		j = unwind_pool__next(r->pool);
+	}
+	unwind_pool__copy_sample(j, s, __builtin_popcountll(c->layout.regs_user_mask));
+	j->ev = ev;
+	j->t = t;
+	j->p = p;
+	j->max = user_room(r, ev, s);
+	j->unwind = r->cg == CG_DWARF && s->regs_abi && s->regs && p && j->max >= 0;
+	if (j->unwind)
+		j->live_floor = collect__unwind_floor(c, s, p);
+	unwind_pool__submit(r->pool, j);
 	return 0;
 }
 
@@ -367,6 +502,8 @@ static void on_process_gone(struct collect *c, pid_t pid)
 	struct record *r = c->priv;
 	if (r->unwinder)
 		unwinder__forget(r->unwinder, pid);
+	if (r->pool)
+		unwind_pool__forget(r->pool, pid);
 }
 
 /* ---- options ---- */
@@ -382,6 +519,7 @@ struct record_opts {
 	int cg;				/* enum callgraph */
 	uint32_t stack_size;		/* --call-graph dwarf,SIZE; 0: the default */
 	enum unwind_backend backend;
+	int workers;			/* --workers; 0: the default */
 	bool hold_exits, srcline, weight_period;
 	bool weight_given;		/* --weight was given */
 	bool off_cpu, per_thread, root_pid, root_tid;
@@ -459,6 +597,17 @@ static int parse_call_graph(const struct opt *o, void *opts, const char *arg, ch
 			return seterr(err, errlen, "dwarf stack size '%s' must be 8..65528 bytes", arg + 6), -EINVAL;
 		ro->stack_size = (uint32_t)(sz & ~7UL);	/* the kernel wants a multiple of 8 */
 	}
+	return 0;
+}
+
+static int parse_workers(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+{
+	(void)o;
+	char *end;
+	long v = strtol(arg, &end, 10);
+	if (end == arg || *end || v < 1 || v > 64)
+		return seterr(err, errlen, "--workers wants 1 to 64 threads, got '%s'", arg), -EINVAL;
+	((struct record_opts *)opts)->workers = (int)v;
 	return 0;
 }
 
@@ -563,6 +712,9 @@ static const struct opt record_table[] = {
 	       "only what the stack fills is kept; 4096 for tracepoints and probes, which come in bursts); "
 	       "fp: frame-pointer user stacks"),
 	OPT_FN(0, "unwinder", "NAME", R, backend, parse_unwinder, "libdw (default) or libunwind"),
+	OPT_FN(0, "workers", "N", R, workers, parse_workers,
+	       "with dwarf: unwind on N threads (default: one per 16 CPUs, 1 to 16); the output is the same "
+	       "as with one"),
 	OPT_FN(0, "max-stack", "N", R, max_stack, parse_max_stack,
 	       "at most N frames a stack (below comm), the outermost dropped, as perf's max-stack: the "
 	       "kernel's callchain is asked for no more (sample_max_stack), the unwinder stops there"),
@@ -847,8 +999,24 @@ static int setup_stacks(struct record *rec, struct collect *c, struct collect_op
 		 * kernel gives (see UNWIND_RATED_STACK_COPY). */
 		co->stack_user_size = rec->stack_size ? rec->stack_size : UNWIND_DEFAULT_STACK_COPY;
 		co->stack_user_size_rated = rec->stack_size ? rec->stack_size : UNWIND_RATED_STACK_COPY;
-		rec->unwinder = unwinder__new_cached(rec->backend, rec->files);
-		if (!rec->unwinder) {
+		/* Several workers: each its own unwinder (and files); the
+		 * samples still go in order (unwind_pool.h). --off-cpu's
+		 * switch-outs pair with context switches here: one thread. */
+		if (rec->workers > 1 && !rec->off_cpu) {
+			char err[300];
+			rec->pool = unwind_pool__new(rec->workers, rec->backend, MAX_FRAMES, err, sizeof(err));
+			if (!rec->pool) {
+				fprintf(stderr, "pprobe record: %s\n", err);
+				return 1;
+			}
+			c->before_task = before_task;
+			const char *chk = getenv("PPROBE_WORKERS_CHECK");
+			if (chk && strcmp(chk, "0"))
+				rec->unwinder = unwinder__new_cached(rec->backend, rec->files);
+		} else {
+			rec->unwinder = unwinder__new_cached(rec->backend, rec->files);
+		}
+		if (!rec->pool && !rec->unwinder) {
 			fprintf(stderr, "pprobe record: cannot set up the %s unwinder: %s\n",
 				unwind_backend__str(rec->backend), strerror(errno));
 			return 1;
@@ -988,6 +1156,8 @@ static int write_one(struct collect *c, const struct evsel *ev, const struct rec
 static void push_cut(struct collect *c, struct record *r, double now)
 {
 	struct pprof_opts po;
+	if (r->pool)	/* the interval's samples, all of them */
+		take_back_through(r, c, -1);
 	frametab__symbolize(r->frames, r->sym);	/* the frames new since the last cut */
 	pprof_opts_of(c, r->push_ev, r, &po);
 	record_push__cut(&r->push, ((struct evstate *)r->push_ev->priv)->stacks, r->frames, &po, now);
@@ -1011,6 +1181,8 @@ static void push_cut(struct collect *c, struct record *r, double now)
 		}
 	}
 	objcache__sweep(r->files);	/* the symbolizer's and the unwinder's */
+	if (r->pool)	/* the workers' own */
+		unwind_pool__sweep(r->pool);
 	malloc_trim(0);	/* what was freed goes back: RSS shows what is in use */
 }
 
@@ -1237,6 +1409,7 @@ static void record_exit(struct record *rec)
 	frametab__delete(rec->frames);
 	symbolizer__delete(rec->sym);
 	unwinder__delete(rec->unwinder);
+	unwind_pool__delete(rec->pool);
 	objcache__put(rec->files);
 	strtab__free(&rec->objs);
 	free(rec->quality);
@@ -1282,6 +1455,7 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	rec->cg = (enum callgraph)o->cg;
 	rec->stack_size = o->stack_size;
 	rec->backend = o->backend;
+	rec->workers = o->workers ? o->workers : unwind_pool__default_workers();
 	rec->hold_exits = o->hold_exits;
 	rec->srcline = o->srcline;
 	rec->weight_period = o->weight_period || o->off_cpu;
@@ -1419,6 +1593,13 @@ int cmd_record(int argc, char **argv)
 	if (!ret) {
 		ret = collect_say__status(&c, collect__run(&c, err, sizeof(err)));
 		collect_say__error(err);
+	}
+	if (rec.pool) {	/* what the workers still have */
+		take_back_through(&rec, &c, -1);
+		rec.workers_cpu_ns = unwind_pool__cpu_ns(rec.pool);
+		struct timespec ts;
+		if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+			rec.main_cpu_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	}
 	if (!ret && c.out_err == EPIPE) {
 		ret = CMD_EXIT_SIGPIPE;	/* nobody reads the stacks: none are written */

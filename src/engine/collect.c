@@ -637,6 +637,8 @@ int collect__run(struct collect *c, char *err, size_t len)
 			next_pace = now + PACE_PERIOD_S;
 		}
 		if (now >= next_reap) {
+			if (c->before_task)
+				c->before_task(c, -1);
 			session__reap(&c->session, process_reaped, c);
 			next_reap = now + REAP_PERIOD_S;
 		}

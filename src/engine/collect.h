@@ -70,6 +70,12 @@ struct collect {
 	collect_sample_fn on_sample;
 	/* A mapping appeared (MMAP2), after the session recorded it. */
 	void (*on_mmap)(struct collect *c, pid_t pid, const struct map *m);
+	/* A sideband record of process pid (MMAP2, COMM, FORK, EXIT) is about
+	 * to change the session (its maps, threads, comm); pid -1: exited
+	 * processes are about to be forgotten, or threads held at their exit
+	 * let go. For work still out that reads them (record's unwinding
+	 * workers, unwind_pool.h): finish it now. */
+	void (*before_task)(struct collect *c, pid_t pid);
 	/* A process exited or replaced its image (exec): drop state kept for it. */
 	void (*on_process_gone)(struct collect *c, pid_t pid);
 	/* A context switch (opts.context_switch): id is the record's sample_id
@@ -157,6 +163,12 @@ struct unwinder;
 struct unwind_result;
 int collect__unwind_user(struct collect *c, struct unwinder *u, const struct sample *s,
 			 const struct process *p, uint64_t *ips, int max, struct unwind_result *res);
+
+/* The two halves of collect__unwind_user, for unwinding elsewhere
+ * (unwind_pool.h): on_sample's answer of collect__sp_high_after for S,
+ * and, with the unwinding's result, the run's pace told. */
+uint64_t collect__unwind_floor(struct collect *c, const struct sample *s, const struct process *p);
+void collect__note_unwound(struct collect *c, const struct unwind_result *res);
 
 /* Zero the engine: always first, so collect__cleanup is safe on any path. */
 void collect__init(struct collect *c);

@@ -28,6 +28,8 @@ int collect_sideband(struct collect *c, const struct perf_event_header *hdr)
 			m.ino = r->ino;
 		}
 		m.path = (char *)r->filename;
+		if (c->before_task)
+			c->before_task(c, (pid_t)r->pid);
 		session__mmap(&c->session, (pid_t)r->pid, &m);
 		if (c->on_mmap)
 			c->on_mmap(c, (pid_t)r->pid, &m);
@@ -36,6 +38,8 @@ int collect_sideband(struct collect *c, const struct perf_event_header *hdr)
 	case PERF_RECORD_COMM: {
 		const struct comm_record *r = (const void *)hdr;
 		bool exec = hdr->misc & PERF_RECORD_MISC_COMM_EXEC;
+		if (c->before_task)
+			c->before_task(c, (pid_t)r->pid);
 		session__comm(&c->session, (pid_t)r->pid, (pid_t)r->tid, r->comm, exec);
 		if (exec && c->on_process_gone)
 			c->on_process_gone(c, (pid_t)r->pid);
@@ -44,6 +48,8 @@ int collect_sideband(struct collect *c, const struct perf_event_header *hdr)
 	case PERF_RECORD_FORK:
 	case PERF_RECORD_EXIT: {
 		const struct task_record *r = (const void *)hdr;
+		if (c->before_task)
+			c->before_task(c, (pid_t)r->pid);
 		if (hdr->type == PERF_RECORD_FORK)
 			session__fork(&c->session, (pid_t)r->pid, (pid_t)r->ppid, (pid_t)r->tid, (pid_t)r->ptid);
 		else {

@@ -8,6 +8,7 @@
 
 #include "collect_internal.h"
 #include "pprobe/unwind.h"
+#include "unwind_pool.h"
 
 /* A ring of (time, sp), oldest at head, and the running maximum of its sps
  * (a monotonic queue: the seqs of entries each with a higher sp than every
@@ -106,17 +107,23 @@ uint64_t collect__sp_high_after(struct collect *c, pid_t tid, uint64_t time,
 int collect__unwind_user(struct collect *c, struct unwinder *u, const struct sample *s,
 			 const struct process *p, uint64_t *ips, int max, struct unwind_result *res)
 {
-	struct unwind_regs regs;
-	unwind_regs__from_x86_sample(&regs, UNWIND_X86_SAMPLE_REGS_MASK, s->regs);
-	/* tid: samples come here in time order (unwind_history.c) */
-	struct unwind_stack st = { .sp = regs.r[UNWIND_REG_SP], .data = s->stack, .size = (size_t)s->stack_dyn_size,
-				   .tid = (pid_t)s->tid };
-	const struct map *m = maps__find(p->maps, st.sp);
-	st.live_floor = collect__sp_high_after(c, (pid_t)s->tid, s->time, st.sp, m ? m->end : UINT64_MAX);
-	int n = unwinder__unwind(u, (pid_t)s->pid, p->maps, &regs, &st, ips, max, res);
-	if (res && (res->used_live_stack || res->used_history || res->end == UNWIND_TRUNCATED))
-		c->deep_stacks++;	/* the run's pace: collect__run */
+	int n = unwind_sample(u, s, p->maps, collect__unwind_floor(c, s, p), ips, max, res);
+	if (res)
+		collect__note_unwound(c, res);
 	return n;
+}
+
+uint64_t collect__unwind_floor(struct collect *c, const struct sample *s, const struct process *p)
+{
+	uint64_t sp = s->regs[__builtin_popcountll(c->layout.regs_user_mask & ((1ULL << PERF_REG_X86_SP) - 1))];
+	const struct map *m = maps__find(p->maps, sp);
+	return collect__sp_high_after(c, (pid_t)s->tid, s->time, sp, m ? m->end : UINT64_MAX);
+}
+
+void collect__note_unwound(struct collect *c, const struct unwind_result *res)
+{
+	if (res->used_live_stack || res->used_history || res->end == UNWIND_TRUNCATED)
+		c->deep_stacks++;	/* the run's pace: collect__run */
 }
 
 /* On the drain thread: where a sample's stack copy size is (drain.h). */

@@ -107,6 +107,8 @@ void collect_release_held(struct collect *c, bool drain)
 		return;
 	if (drain)
 		collect_drain_until(c, now_ns());
+	if (c->before_task)	/* samples still being unwound elsewhere */
+		c->before_task(c, -1);
 	for (int i = 0; i < c->nr_held; i++)
 		ptrace(PTRACE_CONT, c->held[i], NULL, NULL);
 	c->nr_held = 0;

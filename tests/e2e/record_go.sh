@@ -48,6 +48,21 @@ for run in gwl gwl_nz gwl_s gwl:libunwind gwl_s:libunwind; do
 	echo "$bin: for comparison, --call-graph fp: $fpfull stacks from runtime.goexit to main.leaf"
 done
 
+# Unwound on two worker threads (record --workers): each stack the same as
+# the main thread unwinds it again (PPROBE_WORKERS_CHECK; the live stack off,
+# which is read at a moment of its own), and Go's stacks as complete.
+PPROBE_LIVE_STACK=0 PPROBE_WORKERS_CHECK=1 "$PPROBE" record -g --workers 2 -o "$T/w.folded" -- "$T/gwl" \
+	>/dev/null 2>"$T/err"
+check "--workers 2: exit 0" test $? -eq 0
+grep -E 'unwinding:|workers check' "$T/err"
+walks=$(sed -nE 's/.*workers check: ([0-9]+) of ([0-9]+) stacks.*/\1 \2/p' "$T/err")
+check "--workers 2: >= 500 stacks checked (${walks#* }), none differ (${walks% *})" \
+	test "${walks#* }" -ge 500 -a "${walks% *}" -eq 0
+w_through=$(folded_user "$T/w.folded" | folded_sum /dev/stdin '^gwl;.*;main\.mid;main\.leaf( |$)')
+w_full=$(folded_user "$T/w.folded" | folded_sum /dev/stdin '^gwl;runtime\.goexit;.*;main\.mid;main\.leaf( |$)')
+check "--workers 2: >= 99% of main.leaf's stacks from runtime.goexit ($w_full of $w_through)" \
+	test "$w_through" -ge 1000 -a $((w_full * 100)) -ge $((w_through * 99))
+
 # system-wide while a Go program runs
 "$T/gwl" >/dev/null &
 g=$!
