@@ -34,291 +34,7 @@
 #include "pprobe/symbolize.h"
 #include "pprobe/unwind.h"
 
-#define MAX_FRAMES 4096
-
-enum callgraph { CG_NONE, CG_FP, CG_DWARF };
-
-/* Unwind quality of the samples whose leaf is in one object. */
-struct quality {
-	uint64_t samples, complete;
-	uint64_t ends[UNWIND_ERROR + 1];
-};
-
-struct record {
-	struct frametab *frames;
-	enum callgraph cg;
-	bool weight_period;
-	uint16_t max_stack;
-	uint32_t frame_limit;		/* --max-stack N: at most N frames a stack (MAX_FRAMES: none) */
-	uint64_t truncated;
-	size_t unsymbolized;		/* frames left to their objects: timeout or signal */
-	double symbolize_timeout;
-	bool symbolize_timed_out;
-	/* DWARF unwinding */
-	struct symbolizer *sym;		/* opened up front: files are prepared as they are mapped */
-	struct unwinder *unwinder;	/* the main thread's, without workers */
-	struct unwind_pool *pool;	/* --workers N > 1: unwinding on N threads */
-	struct objcache *files;		/* the ELF files of both: each opened once */
-	enum unwind_backend backend;
-	bool hold_exits;		/* --hold-exits */
-	bool srcline;			/* --srcline: func:file.c:LINE frames */
-	uint32_t stack_size;
-	uint64_t unwound, complete, live_stack, history, unwind_ns;
-	int workers;			/* --workers */
-	uint64_t workers_cpu_ns, main_cpu_ns;	/* with workers: their CPU, the main thread's, in the run */
-	/* PPROBE_WORKERS_CHECK=1: each worker's stack unwound again here, by
-	 * r->unwinder, and compared (tests: live stack off) */
-	uint64_t wcheck_walks, wcheck_differ;
-	char wcheck_first[200];
-	struct strtab objs;		/* leaf object names */
-	struct quality *quality;	/* indexed by objs id */
-	size_t nr_quality;
-	uint64_t ips[MAX_FRAMES];
-	uint32_t frame_buf[MAX_FRAMES + 8];
-	enum stack_root root;		/* the folded root frame: comm, comm-PID, comm-PID/TID, comm/TID */
-	bool speedscope;		/* --format speedscope: every sample kept in time order */
-	bool keep_ids;			/* an output shows pids or tids (stacktab__drop_ids) */
-	/* --off-cpu: switch-outs (sched:sched_switch samples) paired with
-	 * switch-ins (PERF_RECORD_SWITCH), weighed in ns into off_stacks,
-	 * the on-CPU event's table */
-	bool off_cpu;
-	struct offcpu off;
-	struct stacktab *off_stacks;
-	struct tp_format *switch_fmt;
-	const struct tp_field *prev_state;
-	uint64_t bad_prev_state;
-	struct output *outs;		/* -o, each with its format */
-	size_t nr_outs;
-	bool to_stdout;			/* one of them is '-' */
-	/* --push: each interval of push_ev's stacks to Pyroscope */
-	bool pushing;
-	struct record_push push;
-	struct evsel *push_ev;
-	double next_report;
-	const char **filters;		/* --filter of each event (evl index), NULL none */
-};
-
-static const char *basename_of(const char *path)
-{
-	const char *b = strrchr(path, '/');
-	return b ? b + 1 : path;
-}
-
-/* A user stack unwound: on this thread (unwind_user) or a worker's (a job
- * of r->pool). */
-struct unwound {
-	const uint64_t *ips;
-	int nr;
-	struct unwind_result res;
-	uint64_t ns;
-};
-
-/* The user part of a sample, unwound from its registers and stack copy,
- * here or by a worker (done). */
-static uint32_t unwind_user(struct record *r, struct collect *c, const struct sample *s,
-			    const struct process *p, const struct unwound *done,
-			    uint32_t *fr, uint32_t room)
-{
-	struct unwound here;
-	uint32_t n = 0;
-	pid_t pid = (pid_t)s->pid;
-
-	if (!done) {
-		uint64_t t0 = now_ns();
-		here.nr = collect__unwind_user(c, r->unwinder, s, p, r->ips,
-					       (int)(room - 1 < MAX_FRAMES ? room - 1 : MAX_FRAMES), &here.res);
-		here.ns = now_ns() - t0;
-		here.ips = r->ips;
-		done = &here;
-	} else {
-		collect__note_unwound(c, &done->res);
-	}
-	r->unwind_ns += done->ns;
-	r->unwound++;
-	const uint64_t *ips = done->ips;
-	struct unwind_result res = done->res;
-	int nr = done->nr;
-	if (nr < 0) {
-		res.end = UNWIND_ERROR;
-		res.nr = 0;
-		res.end_dso = NULL;
-		nr = 0;
-	}
-	if ((uint32_t)nr > room - 1)	/* a worker unwinds up to MAX_FRAMES */
-		nr = (int)(room - 1);
-	for (int i = 0; i < nr; i++)
-		fr[n++] = frametab__user(r->frames, pid, maps__find(p->maps, ips[i]), ips[i], i > 0);
-	if (res.used_live_stack)
-		r->live_stack++;
-	if (res.used_history && res.end == UNWIND_COMPLETE)
-		r->history++;
-
-	const struct map *leaf = nr > 0 ? maps__find(p->maps, ips[0]) : NULL;
-	uint32_t obj = strtab__intern(&r->objs, leaf && leaf->path ? basename_of(leaf->path) : "[unknown]");
-	if (obj >= r->nr_quality) {
-		size_t nq = (obj + 1) * 2;
-		r->quality = pp_xrealloc(r->quality, nq * sizeof(*r->quality));
-		memset(r->quality + r->nr_quality, 0, (nq - r->nr_quality) * sizeof(*r->quality));
-		r->nr_quality = nq;
-	}
-	r->quality[obj].samples++;
-	r->quality[obj].ends[res.end]++;
-	if (res.end == UNWIND_COMPLETE) {
-		r->quality[obj].complete++;
-		r->complete++;
-		return n;
-	}
-	/* An incomplete stack says why at its outer end. */
-	char why[300];
-	switch (res.end) {
-	case UNWIND_NO_CFI:
-		snprintf(why, sizeof(why), "[no-cfi %s]", res.end_dso ? res.end_dso : "?");
-		break;
-	case UNWIND_UNMAPPED:
-		snprintf(why, sizeof(why), "[unmapped]");
-		break;
-	case UNWIND_NO_STACK:
-		snprintf(why, sizeof(why), "[no-stack]");
-		break;
-	case UNWIND_ERROR:
-		snprintf(why, sizeof(why), "[unwind-error%s%s]", res.end_dso ? " " : "", res.end_dso ? res.end_dso : "");
-		break;
-	default:	/* truncated, max-depth */
-		snprintf(why, sizeof(why), "[truncated]");
-		break;
-	}
-	fr[n++] = frametab__special(r->frames, why);
-	return n;
-}
-
-static int quality_cmp(const void *a, const void *b, void *arg)
-{
-	const struct quality *q = arg;
-	uint64_t x = q[*(const uint32_t *)a].samples, y = q[*(const uint32_t *)b].samples;
-	return x < y ? 1 : x > y ? -1 : 0;
-}
-
-static void print_unwind_quality(const struct record *r)
-{
-	if (!r->unwound)
-		return;
-	char hist[96] = "";
-	if (r->history)
-		snprintf(hist, sizeof(hist), ", %llu from the thread's earlier samples", (unsigned long long)r->history);
-	/* workers: their CPU (wall time there includes waiting for a CPU) */
-	uint64_t ns = r->pool ? r->workers_cpu_ns : r->unwind_ns;
-	fprintf(stderr, "pprobe record: %s unwinding: %llu user stacks, %.1f%% complete, %.1f us per stack%s%s\n",
-		unwind_backend__str(r->backend), (unsigned long long)r->unwound,
-		100.0 * (double)r->complete / (double)r->unwound, (double)ns / 1e3 / (double)r->unwound,
-		r->live_stack ? ", some completed from the live stack" : "", hist);
-	if (r->pool)
-		fprintf(stderr, "pprobe record: unwound on %d threads: %.2f s of their CPU; the main thread's %.2f s\n",
-			unwind_pool__workers(r->pool), (double)r->workers_cpu_ns / 1e9, (double)r->main_cpu_ns / 1e9);
-	/* PPROBE_UNWIND_CHECK=1, or a file the line is also added to (tests) */
-	struct unwind_check sum;
-	const struct unwind_check *chk = r->pool ? (unwind_pool__check(r->pool, &sum) ? &sum : NULL)
-						 : unwinder__check(r->unwinder);
-	const char *log = getenv("PPROBE_UNWIND_CHECK");
-	FILE *f = chk && log && strchr(log, '/') ? fopen(log, "ae") : NULL;
-	for (int k = 0; chk && k < (f ? 2 : 1); k++)
-		fprintf(k ? f : stderr, "pprobe record: unwind check: %llu of %llu walks differ without the fast path%s%s\n",
-			(unsigned long long)chk->differ, (unsigned long long)chk->walks, chk->differ ? "; first: " : "",
-			chk->first);
-	if (f)
-		fclose(f);
-	if (r->pool && r->unwinder)
-		fprintf(stderr, "pprobe record: workers check: %llu of %llu stacks differ from this thread's%s%s\n",
-			(unsigned long long)r->wcheck_differ, (unsigned long long)r->wcheck_walks,
-			r->wcheck_differ ? "; first: " : "", r->wcheck_first);
-	uint32_t *ids = pp_xmalloc(r->objs.nr * sizeof(*ids) + 1);
-	for (uint32_t i = 0; i < r->objs.nr; i++)
-		ids[i] = i;
-	qsort_r(ids, r->objs.nr, sizeof(*ids), quality_cmp, r->quality);
-	for (size_t k = 0; k < r->objs.nr && k < 8; k++) {
-		const struct quality *q = &r->quality[ids[k]];
-		char reasons[256] = "";
-		size_t len = 0;
-		for (int e = UNWIND_TRUNCATED; e <= UNWIND_ERROR; e++)
-			if (q->ends[e])
-				len += (size_t)snprintf(reasons + len, sizeof(reasons) - len, "%s %llu %s",
-							len ? "," : " (", (unsigned long long)q->ends[e],
-							unwind_end__str((enum unwind_end)e));
-		fprintf(stderr, "  %-28s %8llu stacks %6.1f%% complete%s%s\n", strtab__str(&r->objs, ids[k]),
-			(unsigned long long)q->samples, 100.0 * (double)q->complete / (double)q->samples,
-			reasons, len ? ")" : "");
-	}
-	free(ids);
-}
-
-struct evstate {
-	struct stacktab *stacks;
-	char **paths;		/* its file for each -o, tried before the command starts */
-	bool shared;		/* another site of a probe: stacks are the first site's */
-	bool switch_out;	/* --off-cpu's sched:sched_switch: switch-outs, not an output */
-	char rate_buf[64];	/* "999 Hz", "every event", "every 1000 events" */
-};
-
-/* At most this many frames a stack of EV: its max-stack=N term, else
- * --max-stack's (the kernel's callchain is cut there too, see
- * collect__kernel_max_stack). */
-static uint32_t frame_limit(const struct record *r, const struct evsel *ev)
-{
-	if (ev->spec && ev->spec->max_stack)
-		return ev->spec->max_stack < MAX_FRAMES ? ev->spec->max_stack : MAX_FRAMES;
-	return r->frame_limit;
-}
-
-/* A sample's stack into fr (leaf first): the kernel's callchain, with fp
- * its user frames too, with dwarf the user stack unwound here; without -g
- * the sampled address alone. Returns the number of frames. */
-static uint32_t sample_stack(struct record *r, struct collect *c, const struct evsel *ev, const struct sample *s,
-			     struct process *p, const struct unwound *done, uint32_t *fr, uint32_t room)
-{
-	uint32_t n = 0;
-	pid_t pid = (pid_t)s->pid;
-
-	if (r->cg != CG_NONE) {
-		/* The kernel's callchain: kernel frames, and with fp the user
-		 * frames too. Each context starts with its exact ip; the rest are
-		 * return addresses. */
-		struct callchain_iter it;
-		uint64_t ip, ctx;
-		bool ret;
-		callchain_iter__init(&it, s);
-		while (n < room && callchain_iter__next(&it, &ip, &ctx, &ret)) {
-			if (ctx == (uint64_t)PERF_CONTEXT_KERNEL)
-				fr[n++] = frametab__kernel(r->frames, ip, ret);
-			else if (ctx == (uint64_t)PERF_CONTEXT_USER && r->cg == CG_FP)
-				fr[n++] = frametab__user(r->frames, pid, p ? maps__find(p->maps, ip) : NULL, ip, ret);
-			/* hypervisor/guest contexts: not ours */
-		}
-		/* The kernel stops at sample_max_stack addresses (its context
-		 * markers not counted): a chain that long may have been cut. */
-		uint64_t addrs = 0;
-		for (uint64_t i = 0; i < s->callchain_nr; i++)
-			addrs += s->callchain[i] < (uint64_t)PERF_CONTEXT_MAX;
-		if (r->cg == CG_FP && addrs >= ev->attr.sample_max_stack && n < room) {
-			fr[n++] = frametab__special(r->frames, "[truncated]");
-			r->truncated++;
-		}
-		if (r->cg == CG_DWARF && s->regs_abi && s->regs && p && n < room)
-			n += unwind_user(r, c, s, p, done, fr + n, room - n);
-	} else {
-		uint16_t mode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-		if (mode == PERF_RECORD_MISC_KERNEL)
-			fr[n++] = frametab__kernel(r->frames, s->ip, false);
-		else
-			fr[n++] = frametab__user(r->frames, pid, p ? maps__find(p->maps, s->ip) : NULL, s->ip, false);
-	}
-	return n;
-}
-
-/* Whose stack: the stack table puts comm, pid and tid in the root frame as
- * asked (--per-thread, --pid, --tid) and in pprof's labels. */
-static struct stack_owner stack_owner(const struct sample *s, const struct thread *t)
-{
-	return (struct stack_owner){ .comm = t ? t->comm : "[unknown]", .pid = (pid_t)s->pid, .tid = (pid_t)s->tid };
-}
+#include "record_internal.h"
 
 /* --off-cpu: a sched_switch sample, in the thread that leaves the CPU:
  * its stack, under a leaf frame saying whether it blocked or was
@@ -338,10 +54,10 @@ static void on_switch_out(struct record *r, struct collect *c, const struct evse
 	uint32_t n = 0;
 	if (kind != OFFCPU_EXITING) {
 		fr[0] = frametab__special(r->frames, offcpu_kind__frame(kind));
-		uint32_t limit = frame_limit(r, ev);
-		n = 1 + sample_stack(r, c, ev, s, p, NULL, fr + 1, limit < MAX_FRAMES ? limit : MAX_FRAMES - 1);
+		uint32_t limit = record_frame_limit(r, ev);
+		n = 1 + record_sample_stack(r, c, ev, s, p, NULL, fr + 1, limit < MAX_FRAMES ? limit : MAX_FRAMES - 1);
 	}
-	offcpu__switch_out(&r->off, (pid_t)s->pid, (pid_t)s->tid, stack_owner(s, t).comm, s->time, kind, fr, n);
+	offcpu__switch_out(&r->off, (pid_t)s->pid, (pid_t)s->tid, record_stack_owner(s, t).comm, s->time, kind, fr, n);
 }
 
 static void add_interval(void *ctx, const struct offcpu_interval *iv)
@@ -360,82 +76,6 @@ static void on_switch(struct collect *c, const struct sample *id, uint16_t misc)
 		offcpu__switch_in(&r->off, (pid_t)id->tid, id->time, add_interval, r);
 }
 
-/* A sample's stack into its event's table; done: its user stack unwound by
- * a worker. */
-static void add_sample(struct record *r, struct collect *c, struct evsel *ev, const struct sample *s,
-		       struct thread *t, struct process *p, const struct unwound *done)
-{
-	struct evstate *es = ev->priv;
-	uint32_t n = sample_stack(r, c, ev, s, p, done, r->frame_buf, frame_limit(r, ev));
-	struct stack_owner o = stack_owner(s, t);
-	stacktab__add(es->stacks, &o, r->frame_buf, n, r->weight_period ? s->period : 1, s->time);
-}
-
-/* PPROBE_WORKERS_CHECK: the job's stack unwound again on this thread. */
-static void check_worker(struct record *r, const struct unwind_job *j)
-{
-	struct unwind_result res;
-	int nr = unwind_sample(r->unwinder, &j->s, j->p->maps, j->live_floor, r->ips, j->max, &res);
-	r->wcheck_walks++;
-	bool same = nr == j->nr && (nr < 0 || res.end == j->res.end);
-	for (int i = 0; same && i < nr; i++)
-		same = r->ips[i] == j->ips[i];
-	if (same)
-		return;
-	if (!r->wcheck_differ++)
-		snprintf(r->wcheck_first, sizeof(r->wcheck_first),
-			 "tid %u: %d frames, %s here; %d frames, %s by the worker", j->s.tid, nr,
-			 unwind_end__str(res.end), j->nr, unwind_end__str(j->res.end));
-}
-
-/* --workers: the oldest job back, waiting for it or not; false when none
- * (done) was there. Jobs are taken back in the order they were given, so
- * the tables are filled as one thread fills them. */
-static bool take_back(struct record *r, struct collect *c, bool wait)
-{
-	struct unwind_job *j = unwind_pool__oldest(r->pool, wait);
-	if (!j)
-		return false;
-	struct unwound u = { .ips = j->ips, .nr = j->nr, .res = j->res, .ns = j->ns };
-	if (j->unwind && r->unwinder)
-		check_worker(r, j);
-	add_sample(r, c, j->ev, &j->s, j->t, j->p, j->unwind ? &u : NULL);
-	unwind_pool__pop(r->pool);
-	return true;
-}
-
-/* Every job of process pid (-1: every job) back, and those before them. */
-static void take_back_through(struct record *r, struct collect *c, pid_t pid)
-{
-	for (size_t k = unwind_pool__out_through(r->pool, pid); k > 0; k--)
-		take_back(r, c, true);
-}
-
-/* The session is about to change pid (collect.h): its jobs first. */
-static void before_task(struct collect *c, pid_t pid)
-{
-	struct record *r = c->priv;
-	take_back_through(r, c, pid);
-}
-
-/* How many user frames sample_stack will let the unwinder find for S:
- * the room its kernel frames leave, as sample_stack counts them; -1: none
- * left, not unwound. */
-static int user_room(const struct record *r, const struct evsel *ev, const struct sample *s)
-{
-	uint32_t room = frame_limit(r, ev), n = 0;
-	struct callchain_iter it;
-	uint64_t ip, ctx;
-	bool ret;
-	callchain_iter__init(&it, s);
-	while (n < room && callchain_iter__next(&it, &ip, &ctx, &ret))
-		n += ctx == (uint64_t)PERF_CONTEXT_KERNEL;
-	if (n >= room)
-		return -1;
-	room -= n;
-	return (int)(room - 1 < MAX_FRAMES ? room - 1 : MAX_FRAMES);
-}
-
 static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s,
 		     struct thread *t, struct process *p)
 {
@@ -448,28 +88,10 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 		on_switch_out(r, c, ev, s, t, p);
 		return 0;
 	}
-	if (!r->pool) {
-		add_sample(r, c, ev, s, t, p, NULL);
-		return 0;
-	}
-	/* --workers: every sample in the one order, those with a user stack
-	 * to unwind by a worker */
-	while (take_back(r, c, false))
-		;
-	struct unwind_job *j = unwind_pool__next(r->pool);
-	if (!j) {
-		take_back(r, c, true);
-		j = unwind_pool__next(r->pool);
-	}
-	unwind_pool__copy_sample(j, s, __builtin_popcountll(c->layout.regs_user_mask));
-	j->ev = ev;
-	j->t = t;
-	j->p = p;
-	j->max = user_room(r, ev, s);
-	j->unwind = r->cg == CG_DWARF && s->regs_abi && s->regs && p && j->max >= 0;
-	if (j->unwind)
-		j->live_floor = collect__unwind_floor(c, s, p);
-	unwind_pool__submit(r->pool, j);
+	if (r->pool)
+		record_to_workers(r, c, ev, s, t, p);
+	else
+		record_add_sample(r, c, ev, s, t, p, NULL);
 	return 0;
 }
 
@@ -1009,7 +631,8 @@ static int setup_stacks(struct record *rec, struct collect *c, struct collect_op
 				fprintf(stderr, "pprobe record: %s\n", err);
 				return 1;
 			}
-			c->before_task = before_task;
+			c->before_task = record_before_task;
+			c->on_tick = record_pool_tick;
 			const char *chk = getenv("PPROBE_WORKERS_CHECK");
 			if (chk && strcmp(chk, "0"))
 				rec->unwinder = unwinder__new_cached(rec->backend, rec->files);
@@ -1157,7 +780,7 @@ static void push_cut(struct collect *c, struct record *r, double now)
 {
 	struct pprof_opts po;
 	if (r->pool)	/* the interval's samples, all of them */
-		take_back_through(r, c, -1);
+		record_take_back(r, c, -1);
 	frametab__symbolize(r->frames, r->sym);	/* the frames new since the last cut */
 	pprof_opts_of(c, r->push_ev, r, &po);
 	record_push__cut(&r->push, ((struct evstate *)r->push_ev->priv)->stacks, r->frames, &po, now);
@@ -1189,6 +812,8 @@ static void push_cut(struct collect *c, struct record *r, double now)
 static void push_tick(struct collect *c)
 {
 	struct record *r = c->priv;
+	if (r->pool)
+		unwind_pool__kick(r->pool);
 	double now = now_seconds();
 	if (record_push__due(&r->push, now))
 		push_cut(c, r, now);
@@ -1351,7 +976,7 @@ static void print_summary(struct collect *c, const struct record *rec)
 	collect_say__lost(c, "pprobe record");
 	if (rec->off_cpu)
 		print_off_cpu(rec);
-	print_unwind_quality(rec);
+	record_print_unwind_quality(rec);
 	int said = 0;
 	if (rec->frames && frametab__unnamed(rec->frames, say_unnamed, &said) > 8)
 		fprintf(stderr, "pprobe record: and %d more objects with code addresses without a name\n", said - 8);
@@ -1595,7 +1220,7 @@ int cmd_record(int argc, char **argv)
 		collect_say__error(err);
 	}
 	if (rec.pool) {	/* what the workers still have */
-		take_back_through(&rec, &c, -1);
+		record_take_back(&rec, &c, -1);
 		rec.workers_cpu_ns = unwind_pool__cpu_ns(rec.pool);
 		struct timespec ts;
 		if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))

@@ -65,7 +65,10 @@ struct unwind_job *unwind_pool__next(struct unwind_pool *p);
 /* s and what it points to (callchain, nregs user registers, the valid part
  * of the stack copy, raw data) into the job. */
 void unwind_pool__copy_sample(struct unwind_job *j, const struct sample *s, int nregs);
+/* Submitted jobs wait for a batch, a wait for one, or unwind_pool__kick
+ * (call it when a pass over the queue is done) before a worker wakes. */
 void unwind_pool__submit(struct unwind_pool *p, struct unwind_job *j);
+void unwind_pool__kick(struct unwind_pool *p);
 /* The oldest job out, once done (with wait, waiting for it), or NULL: none
  * out, or not done and !wait. unwind_pool__pop frees it. */
 struct unwind_job *unwind_pool__oldest(struct unwind_pool *p, bool wait);
