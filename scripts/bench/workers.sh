@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Unwinding on worker threads (issue 27, item 2): record --workers 1, 2, 4.
 #
-#   scripts/bench/workers.sh [BUILD_DIR]      (default: build; root: uprobes)
+#   scripts/bench/workers.sh [BUILD_DIR]      (default: build; root: tracepoints)
 #
-# 1. backlog: a burst of stacks to unwind, then nothing: a uprobe on
-#    unwind_wl's recurse() while its 4 threads each recurse DEPTH levels
-#    (4 x DEPTH samples, 4 KB copies, completed from the threads' earlier
-#    samples; the live stack off, as for a thread that moved on). What is
-#    timed: pprobe's wall time from start to its last output, most of it
+# 1. backlog: a burst of stacks to unwind, then nothing: four processes of
+#    unwind_wl exitburst (each N prctl calls DEPTH frames deep, then exit),
+#    syscalls:sys_enter_prctl -g, --hold-exits (each process held at its
+#    exit until its samples are unwound, the live stack still there). What
+#    is timed: pprobe's wall time from start to its last output, most of it
 #    unwinding what was queued; stacks per second is samples / that time.
 # 2. rate: record -g -F 999 of a compile loop (gcc: process churn), Go
 #    (tests/workloads/go_wl) and node: the unwinding's CPU per stack (the
@@ -22,8 +22,8 @@ PPROBE=$BUILD/pprobe
 WL=$BUILD/tests/workloads
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 [ -x "$PPROBE" ] || { echo "build pprobe first (scripts/build.sh)" >&2; exit 1; }
-[ "$(id -u)" -eq 0 ] || { echo "needs root (a uprobe, -F 999 of a command)" >&2; exit 77; }
-DEPTH=${WORKERS_DEPTH:-1500}
+[ "$(id -u)" -eq 0 ] || { echo "needs root (tracepoints, -F 999 of a command)" >&2; exit 77; }
+DEPTH=${WORKERS_DEPTH:-400} BURST=${WORKERS_BURST:-3000}
 TMP=$(mktemp -d /tmp/pprobe-workers.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 unset DEBUGINFOD_URLS
@@ -32,25 +32,30 @@ echo "pprobe --workers (issue 27): $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CP
 	"pprobe $(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo '?'); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 num() { sed -n "s/$2/\\1/p" "$1" | tail -1; }
-summary() { # ERR -> "samples complete% us_per_stack workers_cpu main_cpu profiler_cpu"
-	local f=$1
-	echo "$(num "$f" '^pprobe record: [0-9.]* s, \([0-9]*\) samples.*') " \
-		"$(num "$f" '.* unwinding: [0-9]* user stacks, \([0-9.]*\)% complete.*') " \
-		"$(num "$f" '.* unwinding: .*complete, \([0-9.]*\) us per stack.*') " \
-		"$(num "$f" '.*unwound on [0-9]* threads: \([0-9.]*\) s of their CPU.*') " \
-		"$(num "$f" ".*the main thread's \\([0-9.]*\\) s.*") " \
-		"$(num "$f" '^pprobe record: profiler CPU \([0-9.]*\) s.*')"
+summary() { # ERR -> "samples complete% us_per_stack workers_cpu main_cpu profiler_cpu", "-" for none
+	local f=$1 v k
+	for k in '^pprobe record: [0-9.]* s, \([0-9]*\) samples.*' \
+		'.* unwinding: [0-9]* user stacks, \([0-9.]*\)% complete.*' \
+		'.* unwinding: .*complete, \([0-9.]*\) us per stack.*' \
+		'.*unwound on [0-9]* threads: \([0-9.]*\) s of their CPU.*' \
+		".*the main thread's \\([0-9.]*\\) s.*" \
+		'^pprobe record: profiler CPU \([0-9.]*\) s.*'; do
+		v=$(num "$f" "$k")
+		printf '%s ' "${v:--}"
+	done
+	echo
 }
 
 echo
-echo "## 1. backlog: uprobe on recurse, unwind_wl threads $DEPTH (4 x $DEPTH deep stacks), live stack off"
+echo "## 1. backlog: 4 x unwind_wl exitburst $DEPTH $BURST, -e syscalls:sys_enter_prctl -g --hold-exits (median of 3 by wall time)"
 echo "| workers | samples | complete | pprobe wall s | stacks/s | unwinding us/stack | workers CPU s | main thread CPU s | profiler CPU s |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for w in 1 2 4; do
 	for rep in 1 2 3; do
 		s=$(date +%s.%N)
-		PPROBE_LIVE_STACK=0 "$PPROBE" record -g --hold-exits --workers "$w" -e "uprobe:$WL/unwind_wl:recurse" \
-			-o "$TMP/b.folded" -- "$WL/unwind_wl" threads "$DEPTH" 0 >/dev/null 2>"$TMP/b$w.$rep.err"
+		"$PPROBE" record -g --hold-exits --workers "$w" -e syscalls:sys_enter_prctl -o "$TMP/b.folded" -- \
+			sh -c "for i in 1 2 3 4; do $WL/unwind_wl exitburst $DEPTH $BURST & done; wait" \
+			>/dev/null 2>"$TMP/b$w.$rep.err"
 		e=$(date +%s.%N)
 		echo "$(awk -v s="$s" -v e="$e" 'BEGIN { printf "%.3f", e - s }') $(summary "$TMP/b$w.$rep.err")"
 	done | sort -n | sed -n 2p > "$TMP/med"	# the median of three by wall time
@@ -63,7 +68,7 @@ echo
 echo "## 2. rate: record -g -F 999 (median of three by profiler CPU)"
 cat > "$TMP/loop.sh" <<EOF
 #!/bin/sh
-for i in 1 2 3 4 5 6; do gcc -O2 -c -x c - -o $TMP/o.o < $SRC/symbolize/unwind.c; done
+for i in 1 2 3 4 5 6 7 8; do gcc -O2 -c -I$SRC/include -I$SRC/symbolize -o $TMP/o.o $SRC/symbolize/unwind.c; done
 EOF
 chmod +x "$TMP/loop.sh"
 GO=
@@ -74,7 +79,7 @@ if command -v go >/dev/null; then
 fi
 cat > "$TMP/loop.js" <<'EOF'
 function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-let s = 0; for (let i = 0; i < 30; i++) s += fib(27); console.log(s);
+let s = 0; for (let i = 0; i < 150; i++) s += fib(27); console.log(s);
 EOF
 echo "| workload | workers | samples | complete | unwinding us/stack | workers CPU s | main thread CPU s | main thread us/sample | profiler CPU s |"
 echo "|---|---|---|---|---|---|---|---|---|"
@@ -92,7 +97,7 @@ for wl in gcc go node; do
 			summary "$TMP/r.err"
 		done | sort -k6 -n | sed -n 2p > "$TMP/med"
 		read -r n comp us wc mc pc < "$TMP/med"
-		mus=$(awk -v c="${mc:-}" -v n="$n" 'BEGIN { if (c != "" && n > 0) printf "%.1f", 1e6 * c / n; else printf "-" }')
+		mus=$(awk -v c="${mc:-}" -v n="$n" 'BEGIN { if (c != "" && c != "-" && n > 0) printf "%.1f", 1e6 * c / n; else printf "-" }')
 		echo "| $wl | $w | $n | $comp% | $us | ${wc:--} | ${mc:--} | $mus | $pc |"
 	done
 done

@@ -125,7 +125,7 @@ void record_print_unwind_quality(const struct record *r)
 		100.0 * (double)r->complete / (double)r->unwound, (double)ns / 1e3 / (double)r->unwound,
 		r->live_stack ? ", some completed from the live stack" : "", hist);
 	if (r->pool)
-		fprintf(stderr, "pprobe record: unwound on %d threads: %.2f s of their CPU; the main thread's %.2f s\n",
+		fprintf(stderr, "pprobe record: unwound on %d threads: %.2f s of their CPU; the main thread's %.2f s in the run\n",
 			unwind_pool__workers(r->pool), (double)r->workers_cpu_ns / 1e9, (double)r->main_cpu_ns / 1e9);
 	/* PPROBE_UNWIND_CHECK=1, or a file the line is also added to (tests) */
 	struct unwind_check sum;
