@@ -126,8 +126,15 @@ void collect_child_exit_now(void *arg)
 int collect_start_child(struct collect *c, bool hold_until_go, char *err, size_t len)
 {
 	int go[2], errp[2];
-	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
+	if (pipe2(go, O_CLOEXEC)) {
 		int e = errno;
+		seterr(err, len, "pipe: %s", strerror(e));
+		return collect_failed(-e);
+	}
+	if (pipe2(errp, O_CLOEXEC)) {
+		int e = errno;
+		close(go[0]);
+		close(go[1]);
 		seterr(err, len, "pipe: %s", strerror(e));
 		return collect_failed(-e);
 	}
@@ -135,6 +142,10 @@ int collect_start_child(struct collect *c, bool hold_until_go, char *err, size_t
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
+		for (int i = 0; i < 2; i++) {
+			close(go[i]);
+			close(errp[i]);
+		}
 		seterr(err, len, "fork: %s", strerror(e));
 		return collect_failed(-e);
 	}
