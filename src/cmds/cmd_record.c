@@ -1014,14 +1014,6 @@ static void print_summary(struct collect *c, const struct record *rec)
 
 /* ---- the command ---- */
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void free_evstates(struct collect *c, size_t nr_outs)
 {
 	for (int i = 0; i < c->evlist.nr_evsels; i++) {
@@ -1223,7 +1215,7 @@ int cmd_record(int argc, char **argv)
 		note_filters(&c, &evl, &rec);
 	if (!ret && rec.to_stdout)
 		collect__watch_output(&c, 1);
-	uint64_t main_before = thread_cpu_ns();	/* the run's, not the set-up's */
+	uint64_t main_before = clock_ns(CLOCK_THREAD_CPUTIME_ID);	/* the run's, not the set-up's */
 	if (!ret) {
 		ret = collect_say__status(&c, collect__run(&c, err, sizeof(err)));
 		collect_say__error(err);
@@ -1231,7 +1223,7 @@ int cmd_record(int argc, char **argv)
 	if (rec.pool) {	/* what the workers still have */
 		record_take_back(&rec, &c, -1);
 		rec.workers_cpu_ns = unwind_pool__cpu_ns(rec.pool);
-		rec.main_cpu_ns = thread_cpu_ns() - main_before;
+		rec.main_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - main_before;
 	}
 	if (!ret && c.out_err == EPIPE) {
 		ret = CMD_EXIT_SIGPIPE;	/* nobody reads the stacks: none are written */

@@ -23,7 +23,6 @@ struct unwound {
 	const uint64_t *ips;
 	int nr;
 	struct unwind_result res;
-	uint64_t ns;
 };
 
 /* The user part of a sample, unwound from its registers and stack copy,
@@ -40,13 +39,12 @@ static uint32_t unwind_user(struct record *r, struct collect *c, const struct sa
 		uint64_t t0 = now_ns();
 		here.nr = collect__unwind_user(c, r->unwinder, s, p, r->ips,
 					       (int)(room - 1 < MAX_FRAMES ? room - 1 : MAX_FRAMES), &here.res);
-		here.ns = now_ns() - t0;
+		r->unwind_ns += now_ns() - t0;	/* with workers: their CPU clocks */
 		here.ips = r->ips;
 		done = &here;
 	} else {
 		collect__note_unwound(c, &done->res);
 	}
-	r->unwind_ns += done->ns;
 	r->unwound++;
 	const uint64_t *ips = done->ips;
 	struct unwind_result res = done->res;
@@ -57,8 +55,6 @@ static uint32_t unwind_user(struct record *r, struct collect *c, const struct sa
 		res.end_dso = NULL;
 		nr = 0;
 	}
-	if ((uint32_t)nr > room - 1)	/* a worker unwinds up to MAX_FRAMES */
-		nr = (int)(room - 1);
 	for (int i = 0; i < nr; i++)
 		fr[n++] = frametab__user(r->frames, pid, maps__find(p->maps, ips[i]), ips[i], i > 0);
 	if (res.used_live_stack)
@@ -261,7 +257,7 @@ static bool take_back(struct record *r, struct collect *c, bool wait)
 	struct unwind_job *j = unwind_pool__oldest(r->pool, wait);
 	if (!j)
 		return false;
-	struct unwound u = { .ips = j->ips, .nr = j->nr, .res = j->res, .ns = j->ns };
+	struct unwound u = { .ips = j->ips, .nr = j->nr, .res = j->res };
 	if (j->unwind && r->unwinder)
 		check_worker(r, j);
 	record_add_sample(r, c, j->ev, &j->s, j->t, j->p, j->unwind ? &u : NULL);

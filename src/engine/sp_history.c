@@ -113,9 +113,15 @@ int collect__unwind_user(struct collect *c, struct unwinder *u, const struct sam
 	return n;
 }
 
+/* A sample's user sp: its value among the sampled user registers (mask). */
+static uint64_t user_sp(uint64_t mask, const uint64_t *regs)
+{
+	return regs[__builtin_popcountll(mask & ((1ULL << PERF_REG_X86_SP) - 1))];
+}
+
 uint64_t collect__unwind_floor(struct collect *c, const struct sample *s, const struct process *p)
 {
-	uint64_t sp = s->regs[__builtin_popcountll(c->layout.regs_user_mask & ((1ULL << PERF_REG_X86_SP) - 1))];
+	uint64_t sp = user_sp(c->layout.regs_user_mask, s->regs);
 	const struct map *m = maps__find(p->maps, sp);
 	return collect__sp_high_after(c, (pid_t)s->tid, s->time, sp, m ? m->end : UINT64_MAX);
 }
@@ -143,5 +149,5 @@ void collect_sp_note_sample(struct collect *c, const struct perf_event_header *h
 	struct sample s;
 	if (!(mask & (1ULL << PERF_REG_X86_SP)) || sample__parse(hdr, &c->layout, &s) || !s.regs_abi)
 		return;
-	collect_sp_note(c, (pid_t)s.tid, s.time, s.regs[__builtin_popcountll(mask & ((1ULL << PERF_REG_X86_SP) - 1))]);
+	collect_sp_note(c, (pid_t)s.tid, s.time, user_sp(mask, s.regs));
 }

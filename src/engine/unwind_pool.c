@@ -64,28 +64,14 @@ int unwind_sample(struct unwinder *u, const struct sample *s, const struct maps 
 	return unwinder__unwind(u, (pid_t)s->pid, maps, &regs, &st, ips, max, res);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void run_job(struct worker *w, struct unwind_job *j)
 {
-	uint64_t t0 = mono_ns();
 	j->nr = unwind_sample(w->u, &j->s, j->p->maps, j->live_floor, j->ips, j->max, &j->res);
-	if (j->nr < 0) {
-		j->res.end = UNWIND_ERROR;
-		j->res.nr = 0;
-		j->res.end_dso = NULL;
-	}
 	/* the name lives in the worker's unwinder: copied, for the consumer */
 	if (j->res.end_dso) {
 		snprintf(j->end_dso, sizeof(j->end_dso), "%s", j->res.end_dso);
 		j->res.end_dso = j->end_dso;
 	}
-	j->ns = mono_ns() - t0;
 	pthread_mutex_lock(&w->pool->done_lock);
 	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&w->pool->done_cond);
@@ -266,7 +252,6 @@ struct unwind_job *unwind_pool__next(struct unwind_pool *p)
 	j->max = p->max_frames;
 	j->nr = 0;
 	memset(&j->res, 0, sizeof(j->res));
-	j->ns = 0;
 	j->done = 0;
 	return j;
 }
@@ -367,9 +352,8 @@ uint64_t unwind_pool__cpu_ns(const struct unwind_pool *p)
 	uint64_t ns = 0;
 	for (int i = 0; i < p->nr_workers; i++) {
 		clockid_t id;
-		struct timespec ts;
-		if (!pthread_getcpuclockid(p->w[i].thread, &id) && !clock_gettime(id, &ts))
-			ns += (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+		if (!pthread_getcpuclockid(p->w[i].thread, &id))
+			ns += clock_ns(id);
 	}
 	return ns;
 }

@@ -41,7 +41,6 @@ struct unwind_job {
 	int nr;				/* unwinder__unwind's return */
 	struct unwind_result res;	/* res.end_dso points into end_dso */
 	char end_dso[128];
-	uint64_t ns;			/* the unwinding's wall time */
 	/* the pool's */
 	unsigned char *buf;		/* the sample's data */
 	size_t cap;

@@ -519,11 +519,17 @@ void outfile__abort(struct outfile *o)
 	memset(o, 0, sizeof(*o));
 }
 
-uint64_t now_ns(void)
+uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (clock_gettime(id, &ts))
+		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 double now_seconds(void)

@@ -3,6 +3,7 @@
 #ifndef PPROBE_UTIL_H
 #define PPROBE_UTIL_H
 
+#include <time.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -101,5 +102,6 @@ int edit_distance(const char *a, const char *b, int cap);
 
 double now_seconds(void);	/* CLOCK_MONOTONIC */
 uint64_t now_ns(void);
+uint64_t clock_ns(clockid_t id);	/* clock_gettime(id) in ns; 0 if it fails */
 
 #endif
