@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elf_zsec.h"
 #include "pprobe/safe_open.h"
 #include "sym_internal.h"
 
@@ -49,20 +50,37 @@ struct dwarf_state {
 	struct cu_index *cus;	/* sorted by cu_off */
 	size_t ncus;
 	bool search_units;	/* no usable .debug_aranges: find units ourselves */
+	bool lines;		/* opened with its line table (debug_image.c) */
+	struct dwarf_state *older;	/* one opened without lines, kept for its strings */
+};
+
+/* What find_debuginfo reads from dwarf_open: libdwfl's callbacks take no
+ * argument but the module's userdata, which is the object itself. */
+struct debug_want {
+	struct elf_object *o;
+	bool lines;
 };
 
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
 			  const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
 			  char **debuginfo_file_name)
 {
-	struct elf_object *o = userdata ? *userdata : NULL;
-	int fd;
+	struct debug_want *w = userdata ? *userdata : NULL;
+	struct elf_object *o = w ? w->o : NULL;
+	int fd, img;
 
 	if (!o || !o->debug_path)
 		return -1;
 	fd = o->debug_fd >= 0 ? dup(o->debug_fd) : safe_open_file(o->debug_path);
-	if (fd >= 0)
-		*debuginfo_file_name = strdup(o->debug_path);
+	if (fd < 0)
+		return fd;
+	/* its compressed sections inflated, or given as it is */
+	img = debug_image__open(fd, w->lines);
+	if (img >= 0) {
+		close(fd);
+		fd = img;
+	}
+	*debuginfo_file_name = strdup(o->debug_path);
 	return fd;
 }
 
@@ -72,8 +90,9 @@ static const Dwfl_Callbacks callbacks = {
 	.section_address = dwfl_offline_section_address,
 };
 
-static struct dwarf_state *dwarf_open(struct elf_object *o)
+static struct dwarf_state *dwarf_open(struct elf_object *o, bool lines)
 {
+	struct debug_want want = { o, lines };
 	struct dwarf_state *st;
 	void **userdata = NULL;
 	int fd;
@@ -100,8 +119,11 @@ static struct dwarf_state *dwarf_open(struct elf_object *o)
 	}
 	dwfl_module_info(st->mod, &userdata, NULL, NULL, NULL, NULL, NULL, NULL);
 	if (userdata)
-		*userdata = o;
+		*userdata = &want;
 	Dwarf *dw = dwfl_module_getdwarf(st->mod, &st->bias);
+	if (userdata)
+		*userdata = NULL;	/* want is gone once we return */
+	st->lines = lines;
 	Dwarf_Aranges *ar;
 	size_t nar = 0;
 
@@ -116,20 +138,47 @@ err:
 	return NULL;
 }
 
+static void state_free(struct dwarf_state *st)
+{
+	while (st) {
+		struct dwarf_state *older = st->older;
+
+		for (size_t i = 0; i < st->ncus; i++) {
+			free(st->cus[i].dies);
+			free(st->cus[i].ranges);
+			free(st->cus[i].by_die);
+		}
+		free(st->cus);
+		dwfl_end(st->dwfl);
+		strpool__free(&st->strings);
+		free(st);
+		st = older;
+	}
+}
+
 void dwarf__free(struct elf_object *o)
 {
-	if (!o->dw)
-		return;
-	for (size_t i = 0; i < o->dw->ncus; i++) {
-		free(o->dw->cus[i].dies);
-		free(o->dw->cus[i].ranges);
-		free(o->dw->cus[i].by_die);
-	}
-	free(o->dw->cus);
-	dwfl_end(o->dw->dwfl);
-	strpool__free(&o->dw->strings);
-	free(o->dw);
+	state_free(o->dw);
 	o->dw = NULL;
+}
+
+/* The object's Dwfl, opened at the first frame asked of it; with its line
+ * table where lines are asked for. One opened without it is opened again
+ * with it, the first kept: names already handed out live in its pool. */
+static struct dwarf_state *dwarf_get(struct elf_object *o, bool lines)
+{
+	if (!o->dw_tried) {
+		o->dw_tried = true;
+		o->dw = dwarf_open(o, lines);
+	} else if (o->dw && lines && !o->dw->lines) {
+		struct dwarf_state *st = dwarf_open(o, true);
+
+		if (st) {
+			st->older = o->dw;
+			o->dw = st;
+		}
+	}
+	return o->dw;
 }
 
 static const char *intern(struct dwarf_state *st, const char *s)
@@ -394,11 +443,7 @@ int dwarf__frames(struct elf_object *o, uint64_t vaddr, bool inlines, bool srcli
 	Dwarf *dw;
 	int d, nout = 0;
 
-	if (!o->dw_tried) {
-		o->dw_tried = true;
-		o->dw = dwarf_open(o);
-	}
-	st = o->dw;
+	st = dwarf_get(o, srcline);
 	if (!st)
 		return 0;
 	a = vaddr + st->bias;
@@ -486,11 +531,7 @@ int dwarf__srcline(struct elf_object *o, uint64_t vaddr, const char **file, int 
 	Dwfl_Line *l;
 	const char *f;
 
-	if (!o->dw_tried) {
-		o->dw_tried = true;
-		o->dw = dwarf_open(o);
-	}
-	if (!o->dw || !(l = dwfl_module_getsrc(o->dw->mod, vaddr + o->dw->bias)))
+	if (!dwarf_get(o, true) || !(l = dwfl_module_getsrc(o->dw->mod, vaddr + o->dw->bias)))
 		return 0;
 	f = dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL);
 	*file = f ? intern(o->dw, f) : NULL;
