@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pprobe/lazylib.h"
 #include "pprobe/safe_open.h"
 #include "sym_internal.h"
 
@@ -87,6 +88,16 @@ static char *try_debuglink(const char *dir, const char *sub, const char *name, c
 	return crc_is(p, crc) ? strdup(p) : NULL;
 }
 
+/* libdebuginfod, loaded at the first fetch (it brings libcurl and its TLS
+ * stack: pprobe/lazylib.h). */
+#define DEBUGINFOD_FNS(X) X(debuginfod_begin) X(debuginfod_end) X(debuginfod_find_debuginfo) \
+	X(debuginfod_set_progressfn)
+static struct {
+	DEBUGINFOD_FNS(LAZYLIB_PTR)
+} dfd;
+static const char *const dfd_names[] = { DEBUGINFOD_FNS(LAZYLIB_NAME) };
+static struct lazylib debuginfod = LAZYLIB_INIT("libdebuginfod.so.1", dfd_names, dfd);
+
 /* When debuginfod may run, and what cancels a fetch (debuginfo.h). */
 static struct {
 	bool later;
@@ -149,13 +160,17 @@ char *debuginfo__fetch(const uint8_t *id, size_t idsize)
 		return NULL;
 	/* one fetch at a time: dbgd is the one under way's */
 	static pthread_mutex_t fetching = PTHREAD_MUTEX_INITIALIZER;
+	if (!lazylib__load(&debuginfod)) {
+		safe_open__note("debuginfod", debuginfod.why);
+		return NULL;
+	}
 	pthread_mutex_lock(&fetching);
-	c = debuginfod_begin();
+	c = LAZYLIB_CALL(dfd, debuginfod_begin)();
 	if (!c) {
 		pthread_mutex_unlock(&fetching);
 		return NULL;
 	}
-	debuginfod_set_progressfn(c, debuginfod_progress);
+	LAZYLIB_CALL(dfd, debuginfod_set_progressfn)(c, debuginfod_progress);
 	long long own = env_size("PPROBE_DEBUGINFOD_MAXSIZE"), lib = env_size("DEBUGINFOD_MAXSIZE");
 	long long max = own ? own : DEBUGINFOD_MAX_BYTES;
 	const char *which = own ? "PPROBE_DEBUGINFOD_MAXSIZE" : "pprobe's; PPROBE_DEBUGINFOD_MAXSIZE sets it";
@@ -165,8 +180,8 @@ char *debuginfo__fetch(const uint8_t *id, size_t idsize)
 	}
 	dbgd.max = (long)max;
 	dbgd.too_big = false;
-	fd = debuginfod_find_debuginfo(c, id, (int)idsize, &path);
-	debuginfod_end(c);
+	fd = LAZYLIB_CALL(dfd, debuginfod_find_debuginfo)(c, id, (int)idsize, &path);
+	LAZYLIB_CALL(dfd, debuginfod_end)(c);
 	if (dbgd.too_big || fd == -EFBIG) {
 		char what[2 * 64 + 16], why[96];
 		int n = snprintf(what, sizeof(what), "debuginfod ");

@@ -19,6 +19,7 @@
 #include <capstone/capstone.h>
 #include <string.h>
 
+#include "pprobe/lazylib.h"
 #include "unwind_internal.h"
 
 enum { R_AX = 0, R_BP = 6, R_SP = 7, R_IP = UNWIND_REG_IP };
@@ -141,12 +142,12 @@ static bool cs_ready(struct unwinder *u)
 	if (!u->cs_state) {
 		csh h;
 		u->cs_state = -1;
-		if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) == CS_ERR_OK) {
-			if (cs_option(h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK) {
+		if (capstone__load() && CS(cs_open)(CS_ARCH_X86, CS_MODE_64, &h) == CS_ERR_OK) {
+			if (CS(cs_option)(h, CS_OPT_DETAIL, CS_OPT_ON) == CS_ERR_OK) {
 				u->cs = h;
 				u->cs_state = 1;
 			} else {
-				cs_close(&h);
+				CS(cs_close)(&h);
 			}
 		}
 	}
@@ -157,7 +158,7 @@ void unwinder__free_step(struct unwinder *u)
 {
 	if (u->cs_state > 0) {
 		csh h = u->cs;
-		cs_close(&h);
+		CS(cs_close)(&h);
 	}
 	u->cs_state = 0;
 }
@@ -203,7 +204,7 @@ static bool emu_decode(struct emu *e, uint64_t pc)
 	const uint8_t *p = e->code + (pc - e->code_at);
 	size_t n = e->code_len - (pc - e->code_at);
 	uint64_t a = pc;
-	return cs_disasm_iter(e->h, &p, &n, &a, e->insn);
+	return CS(cs_disasm_iter)(e->h, &p, &n, &a, e->insn);
 }
 
 static bool is_reg(const cs_x86_op *op, unsigned reg)
@@ -260,7 +261,7 @@ static bool emu_writes(struct emu *e, const cs_x86 *x)
 {
 	cs_regs rd, wr;
 	uint8_t nrd = 0, nwr = 0;
-	if (cs_regs_access(e->h, e->insn, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+	if (CS(cs_regs_access)(e->h, e->insn, rd, &nrd, wr, &nwr) != CS_ERR_OK)
 		return false;
 	for (unsigned i = 0; i < nwr; i++) {
 		int d = gpr_dwarf(wr[i]);
@@ -299,7 +300,7 @@ static bool emulate_to_return(struct uctx *c, struct unwind_regs *r)
 	if (!uproc__find_mod(c->proc, r->r[R_IP]) || !cs_ready(c->u))
 		return false;	/* JIT code: its frame pointers or nothing */
 	struct emu *e = calloc(1, sizeof(*e));
-	if (!e || !(e->insn = cs_malloc((csh)c->u->cs))) {
+	if (!e || !(e->insn = CS(cs_malloc)((csh)c->u->cs))) {
 		free(e);
 		return false;
 	}
@@ -385,7 +386,7 @@ static bool emulate_to_return(struct uctx *c, struct unwind_regs *r)
 		t.valid &= ~e->clobbered;
 		ok = uctx__after_call(c, t.r[R_IP]);
 	}
-	cs_free(e->insn, 1);
+	CS(cs_free)(e->insn, 1);
 	free(e);
 	if (ok)
 		*r = t;

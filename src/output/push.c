@@ -13,7 +13,21 @@
 #include <string.h>
 #include <time.h>
 
+#include "pprobe/lazylib.h"
 #include "util.h"
+
+/* libcurl, loaded by the first pusher (pprobe/lazylib.h): a start-up
+ * cost of every command otherwise, for the runs that push. */
+#define CURL_FNS(X) X(curl_global_init) X(curl_easy_init) X(curl_easy_cleanup) X(curl_easy_setopt) \
+	X(curl_easy_perform) X(curl_easy_getinfo) X(curl_easy_strerror) X(curl_easy_escape) X(curl_free) \
+	X(curl_mime_init) X(curl_mime_addpart) X(curl_mime_name) X(curl_mime_filename) X(curl_mime_type) \
+	X(curl_mime_data) X(curl_mime_free) X(curl_slist_append) X(curl_slist_free_all)
+static struct {
+	CURL_FNS(LAZYLIB_PTR)
+} cu;
+static const char *const cu_names[] = { CURL_FNS(LAZYLIB_NAME) };
+static struct lazylib libcurl = LAZYLIB_INIT("libcurl.so.4", cu_names, cu);
+#define CU(f) LAZYLIB_CALL(cu, f)
 
 #define BACKOFF_MIN_S 1.0
 #define BACKOFF_MAX_S 30.0
@@ -106,6 +120,8 @@ char *pusher__ingest_url(const struct pusher_opts *o, int64_t from, int64_t unti
 {
 	char *name = NULL, *esc = NULL, *url = NULL, rate[32] = "";
 	size_t nl = strlen(o->app) + 3;
+	if (!lazylib__load(&libcurl))
+		return NULL;
 	for (size_t i = 0; i < o->nr_labels; i++)
 		nl += strlen(o->labels[i]) + 1;
 	name = pp_xmalloc(nl);
@@ -113,13 +129,13 @@ char *pusher__ingest_url(const struct pusher_opts *o, int64_t from, int64_t unti
 	for (size_t i = 0; i < o->nr_labels; i++)
 		k += (size_t)snprintf(name + k, nl - k, "%s%s", i ? "," : "", o->labels[i]);
 	snprintf(name + k, nl - k, "}");
-	esc = curl_easy_escape(NULL, name, 0);	/* no handle needed since curl 7.82 */
+	esc = CU(curl_easy_escape)(NULL, name, 0);	/* no handle needed since curl 7.82 */
 	if (o->sample_rate)
 		snprintf(rate, sizeof(rate), "&sampleRate=%u", o->sample_rate);
 	if (!esc || asprintf(&url, "%.*s/ingest?name=%s&from=%lld&until=%lld&format=pprof&spyName=pprobe%s",
 			     (int)base_len(o->url), o->url, esc, (long long)from, (long long)until, rate) < 0)
 		url = NULL;
-	curl_free(esc);
+	CU(curl_free)(esc);
 	free(name);
 	return url;
 }
@@ -142,31 +158,31 @@ static enum send_result send_one(struct pusher *p, const struct push_item *it, d
 		snprintf(err, errlen, "out of memory for the ingest URL");
 		return RETRY;
 	}
-	curl_mime *mime = curl_mime_init(p->curl);
-	curl_mimepart *part = curl_mime_addpart(mime);
-	curl_mime_name(part, "profile");
-	curl_mime_filename(part, "profile.pb.gz");
-	curl_mime_type(part, "application/octet-stream");
-	curl_mime_data(part, (const char *)it->buf, it->len);
+	curl_mime *mime = CU(curl_mime_init)(p->curl);
+	curl_mimepart *part = CU(curl_mime_addpart)(mime);
+	CU(curl_mime_name)(part, "profile");
+	CU(curl_mime_filename)(part, "profile.pb.gz");
+	CU(curl_mime_type)(part, "application/octet-stream");
+	CU(curl_mime_data)(part, (const char *)it->buf, it->len);
 	if (p->o.sample_type_config) {
-		part = curl_mime_addpart(mime);
-		curl_mime_name(part, "sample_type_config");
-		curl_mime_filename(part, "sample_type_config.json");
-		curl_mime_type(part, "application/json");
-		curl_mime_data(part, p->o.sample_type_config, CURL_ZERO_TERMINATED);
+		part = CU(curl_mime_addpart)(mime);
+		CU(curl_mime_name)(part, "sample_type_config");
+		CU(curl_mime_filename)(part, "sample_type_config.json");
+		CU(curl_mime_type)(part, "application/json");
+		CU(curl_mime_data)(part, p->o.sample_type_config, CURL_ZERO_TERMINATED);
 	}
 	long ms = (long)(timeout_s * 1000);
-	curl_easy_setopt(p->curl, CURLOPT_URL, url);
-	curl_easy_setopt(p->curl, CURLOPT_MIMEPOST, mime);
-	curl_easy_setopt(p->curl, CURLOPT_TIMEOUT_MS, ms > 0 ? ms : 1);
-	curl_easy_setopt(p->curl, CURLOPT_CONNECTTIMEOUT_MS, ms > 0 && ms < 10000 ? ms : 10000L);
-	curl_easy_setopt(p->curl, CURLOPT_ERRORBUFFER, curl_err);
-	CURLcode rc = curl_easy_perform(p->curl);
+	CU(curl_easy_setopt)(p->curl, CURLOPT_URL, url);
+	CU(curl_easy_setopt)(p->curl, CURLOPT_MIMEPOST, mime);
+	CU(curl_easy_setopt)(p->curl, CURLOPT_TIMEOUT_MS, ms > 0 ? ms : 1);
+	CU(curl_easy_setopt)(p->curl, CURLOPT_CONNECTTIMEOUT_MS, ms > 0 && ms < 10000 ? ms : 10000L);
+	CU(curl_easy_setopt)(p->curl, CURLOPT_ERRORBUFFER, curl_err);
+	CURLcode rc = CU(curl_easy_perform)(p->curl);
 	long status = 0;
-	curl_easy_getinfo(p->curl, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_setopt(p->curl, CURLOPT_MIMEPOST, NULL);
-	curl_easy_setopt(p->curl, CURLOPT_ERRORBUFFER, NULL);
-	curl_mime_free(mime);
+	CU(curl_easy_getinfo)(p->curl, CURLINFO_RESPONSE_CODE, &status);
+	CU(curl_easy_setopt)(p->curl, CURLOPT_MIMEPOST, NULL);
+	CU(curl_easy_setopt)(p->curl, CURLOPT_ERRORBUFFER, NULL);
+	CU(curl_mime_free)(mime);
 	free(url);
 	if (rc == CURLE_ABORTED_BY_CALLBACK) {	/* xfer_cut */
 		pthread_mutex_lock(&p->lock);
@@ -175,7 +191,7 @@ static enum send_result send_one(struct pusher *p, const struct push_item *it, d
 		return RETRY;
 	}
 	if (rc != CURLE_OK) {
-		snprintf(err, errlen, "%s", curl_err[0] ? curl_err : curl_easy_strerror(rc));
+		snprintf(err, errlen, "%s", curl_err[0] ? curl_err : CU(curl_easy_strerror)(rc));
 		return RETRY;
 	}
 	if (status >= 200 && status < 300)
@@ -289,7 +305,12 @@ struct pusher *pusher__new(const struct pusher_opts *opts, char *err, size_t err
 			errno = EINVAL;
 			return NULL;
 		}
-	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
+	if (!lazylib__load(&libcurl)) {
+		snprintf(err, errlen, "%s", libcurl.why);
+		errno = ENOENT;
+		return NULL;
+	}
+	if (CU(curl_global_init)(CURL_GLOBAL_DEFAULT)) {
 		snprintf(err, errlen, "libcurl cannot be initialized");
 		errno = EIO;
 		return NULL;
@@ -313,22 +334,22 @@ struct pusher *pusher__new(const struct pusher_opts *opts, char *err, size_t err
 	p->backoff = BACKOFF_MIN_S;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
-	p->curl = curl_easy_init();
+	p->curl = CU(curl_easy_init)();
 	if (p->curl) {
-		curl_easy_setopt(p->curl, CURLOPT_NOSIGNAL, 1L);	/* a thread: no SIGALRM for timeouts */
-		curl_easy_setopt(p->curl, CURLOPT_WRITEFUNCTION, discard_body);
-		curl_easy_setopt(p->curl, CURLOPT_USERAGENT, "pprobe");
+		CU(curl_easy_setopt)(p->curl, CURLOPT_NOSIGNAL, 1L);	/* a thread: no SIGALRM for timeouts */
+		CU(curl_easy_setopt)(p->curl, CURLOPT_WRITEFUNCTION, discard_body);
+		CU(curl_easy_setopt)(p->curl, CURLOPT_USERAGENT, "pprobe");
 		/* a redirect (http to https behind a proxy, a moved ingest path)
 		 * is followed as curl -L would, the POST kept as a POST */
-		curl_easy_setopt(p->curl, CURLOPT_FOLLOWLOCATION, 1L);
-		curl_easy_setopt(p->curl, CURLOPT_MAXREDIRS, 5L);
-		curl_easy_setopt(p->curl, CURLOPT_POSTREDIR, (long)CURL_REDIR_POST_ALL);
-		curl_easy_setopt(p->curl, CURLOPT_NOPROGRESS, 0L);
-		curl_easy_setopt(p->curl, CURLOPT_XFERINFOFUNCTION, xfer_cut);
-		curl_easy_setopt(p->curl, CURLOPT_XFERINFODATA, p);
+		CU(curl_easy_setopt)(p->curl, CURLOPT_FOLLOWLOCATION, 1L);
+		CU(curl_easy_setopt)(p->curl, CURLOPT_MAXREDIRS, 5L);
+		CU(curl_easy_setopt)(p->curl, CURLOPT_POSTREDIR, (long)CURL_REDIR_POST_ALL);
+		CU(curl_easy_setopt)(p->curl, CURLOPT_NOPROGRESS, 0L);
+		CU(curl_easy_setopt)(p->curl, CURLOPT_XFERINFOFUNCTION, xfer_cut);
+		CU(curl_easy_setopt)(p->curl, CURLOPT_XFERINFODATA, p);
 		/* no "Expect: 100-continue" round trip before each body */
-		p->headers = curl_slist_append(NULL, "Expect:");
-		curl_easy_setopt(p->curl, CURLOPT_HTTPHEADER, p->headers);
+		p->headers = CU(curl_slist_append)(NULL, "Expect:");
+		CU(curl_easy_setopt)(p->curl, CURLOPT_HTTPHEADER, p->headers);
 		/* The thread takes no signal: a SIGCHLD delivered to it would be
 		 * lost to the caller's signalfd (and the command's exit with it). */
 		sigset_t all, old;
@@ -403,8 +424,8 @@ void pusher__delete(struct pusher *p)
 	while (p->nr)
 		pop_head(p);
 	if (p->curl)
-		curl_easy_cleanup(p->curl);
-	curl_slist_free_all(p->headers);
+		CU(curl_easy_cleanup)(p->curl);
+	CU(curl_slist_free_all)(p->headers);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->cond);
 	for (size_t i = 0; i < p->o.nr_labels; i++)

@@ -309,10 +309,10 @@ struct probe_finder *probe_finder__new(const struct probe_finder_opts *o, char *
 		arch = CS_ARCH_ARM64, mode = CS_MODE_ARM;
 	else if (pf->ehdr.e_machine != EM_X86_64)
 		known = false;
-	if (known && cs_open(arch, mode, &pf->cs) == CS_ERR_OK) {
+	if (known && capstone__load() && CS(cs_open)(arch, mode, &pf->cs) == CS_ERR_OK) {
 		pf->cs_ok = true;
 		if (arch == CS_ARCH_X86)
-			cs_option(pf->cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+			CS(cs_option)(pf->cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
 	}
 	if (!pf->dw)
 		snprintf(pf->nodwarf, sizeof(pf->nodwarf), "%s", pf->err);
@@ -335,7 +335,7 @@ void probe_finder__delete(struct probe_finder *pf)
 	if (!pf)
 		return;
 	if (pf->cs_ok)
-		cs_close(&pf->cs);
+		CS(cs_close)(&pf->cs);
 	if (pf->dw)
 		dwarf_end(pf->dw);
 	elf_end(pf->delf);

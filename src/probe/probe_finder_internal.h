@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pprobe/lazylib.h"
 #include "pprobe/probe_finder.h"
 #include "pprobe/sym_table.h"
 

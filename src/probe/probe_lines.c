@@ -152,10 +152,10 @@ static int disasm(struct probe_finder *pf, uint64_t start, uint64_t end, struct 
 		return -ENOENT;
 	size_t size = end - start < avail ? end - start : avail;
 	uint64_t a = start;
-	cs_insn *insn = cs_malloc(pf->cs);
+	cs_insn *insn = CS(cs_malloc)(pf->cs);
 	if (!insn)
 		return -ENOMEM;
-	while (size && cs_disasm_iter(pf->cs, &code, &size, &a, insn)) {
+	while (size && CS(cs_disasm_iter)(pf->cs, &code, &size, &a, insn)) {
 		struct pf_insn *v = realloc(*out, (size_t)(*nout + 1) * sizeof(**out));
 		if (!v)
 			break;
@@ -171,7 +171,7 @@ static int disasm(struct probe_finder *pf, uint64_t start, uint64_t end, struct 
 		v[*nout].text = strdup(buf);
 		(*nout)++;
 	}
-	cs_free(insn, 1);
+	CS(cs_free)(insn, 1);
 	return 0;
 }
 
@@ -188,17 +188,17 @@ int probe_finder__check_insn(struct probe_finder *pf, uint64_t addr)
 		return pf_fail(pf, -EINVAL, "cannot decode the code of %s in %s", s->name, pf->path);
 	size_t size = s->size < avail ? s->size : avail;
 	uint64_t a = s->addr;
-	cs_insn *insn = cs_malloc(pf->cs);
+	cs_insn *insn = CS(cs_malloc)(pf->cs);
 	if (!insn)
 		return -ENOMEM;
 	uint64_t prev = a;
 	int ret = -EINVAL;
 	while (a < addr && size) {
 		prev = a;
-		if (!cs_disasm_iter(pf->cs, &code, &size, &a, insn))
+		if (!CS(cs_disasm_iter)(pf->cs, &code, &size, &a, insn))
 			break;
 	}
-	cs_free(insn, 1);
+	CS(cs_free)(insn, 1);
 	if (a == addr)
 		ret = 0;
 	else if (a > addr)

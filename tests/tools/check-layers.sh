@@ -39,6 +39,7 @@ declare -A owner=(
 	[sym_table.h]=symbolize
 	[debuginfo.h]=symbolize
 	[safe_open.h]=symbolize
+	[lazylib.h]=symbolize
 	[probe_finder.h]=src/probe
 	[usdt.h]=src/probe
 )
