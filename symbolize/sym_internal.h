@@ -43,6 +43,8 @@ struct symtab {
 /* size 0: the symbol extends to the next symbol, at most to limit. */
 int symtab__add(struct symtab *t, uint64_t start, uint64_t size, uint64_t limit,
 		const char *name, size_t namelen, const char *dso, uint32_t prio);
+/* Room for more entries at once (0, or -ENOMEM). */
+int symtab__reserve(struct symtab *t, size_t more);
 int symtab__finish(struct symtab *t);	/* sort, dedupe, fix ends. O(n log n) */
 const struct symtab_entry *symtab__find(const struct symtab *t, uint64_t addr); /* O(log n) */
 void symtab__free(struct symtab *t);
@@ -213,7 +215,13 @@ typedef int kallsyms_fn(void *arg, uint64_t addr, char type, const char *name, c
 int kallsyms__foreach(const char *path, kallsyms_fn *fn, void *arg);
 struct kallsyms;
 struct kallsyms *kallsyms__load(const char *path);	/* NULL + errno */
-const struct symtab_entry *kallsyms__find(const struct kallsyms *k, uint64_t addr);
+/* The text symbol covering addr: its name and dso ("[kernel.kallsyms]",
+ * "[ext4]"), which live as long as k, and its start. */
+struct kallsyms_sym {
+	const char *name, *dso;
+	uint64_t start;
+};
+bool kallsyms__find(const struct kallsyms *k, uint64_t addr, struct kallsyms_sym *out);
 void kallsyms__delete(struct kallsyms *k);
 
 #endif

@@ -671,7 +671,7 @@ int symbolizer__prepare(struct symbolizer *s, pid_t pid, const struct map *m)
 int symbolizer__kernel(struct symbolizer *s, uint64_t addr, bool is_return,
 		       struct sym_frame *out, int max)
 {
-	const struct symtab_entry *e;
+	struct kallsyms_sym e;
 	uint64_t a = is_return ? addr - 1 : addr;
 
 	if (!s || !out || max < 1)
@@ -685,11 +685,10 @@ int symbolizer__kernel(struct symbolizer *s, uint64_t addr, bool is_return,
 	out->dso = "[kernel.kallsyms]";
 	if (!s->kallsyms)
 		return 1;
-	e = kallsyms__find(s->kallsyms, a);
-	if (e) {
-		out->name = e->name;
-		out->dso = e->dso;
-		out->offset = a - e->start;
+	if (kallsyms__find(s->kallsyms, a, &e)) {
+		out->name = e.name;
+		out->dso = e.dso;
+		out->offset = a - e.start;
 	}
 	return 1;
 }

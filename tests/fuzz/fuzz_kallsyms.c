@@ -26,8 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct kallsyms *k = kallsyms__load(path);
 	if (k) {
 		for (uint64_t i = 0; i < addrs[0]; i++) {
-			(void)kallsyms__find(k, addrs[1 + i]);
-			(void)kallsyms__find(k, addrs[1 + i] + 1);
+			struct kallsyms_sym e;
+			if (kallsyms__find(k, addrs[1 + i], &e) && (!e.name || !e.dso || e.start > addrs[1 + i]))
+				abort();
+			(void)kallsyms__find(k, addrs[1 + i] + 1, &e);
 		}
 		kallsyms__delete(k);
 	}
