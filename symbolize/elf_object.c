@@ -144,6 +144,10 @@ int elf_file__foreach_symbol(Elf *elf, elf_sym_fn *fn, void *arg)
 struct add_symbols {
 	struct symtab *t;
 	uint32_t bonus;
+	/* the section of the last symbol: most follow one another's */
+	size_t shndx;
+	bool sh_ok;
+	GElf_Shdr sh;
 };
 
 /* Adds a function symbol (or an assembler label in code) to the symtab. */
@@ -151,16 +155,19 @@ static int add_symbol(void *arg, Elf *elf, const GElf_Sym *sym, const char *name
 {
 	struct add_symbols *a = arg;
 	int type = GELF_ST_TYPE(sym->st_info), bind = GELF_ST_BIND(sym->st_info);
-	GElf_Shdr ssh;
-	Elf_Scn *sscn;
 	uint64_t limit = 0;
 	uint32_t prio;
 
 	if (sym->st_shndx >= SHN_LORESERVE || !sym->st_value)
 		return 0;
-	sscn = elf_getscn(elf, sym->st_shndx);
-	if (!sscn || !gelf_getshdr(sscn, &ssh))
+	if (sym->st_shndx != a->shndx) {
+		Elf_Scn *sscn = elf_getscn(elf, sym->st_shndx);
+		a->shndx = sym->st_shndx;
+		a->sh_ok = sscn && gelf_getshdr(sscn, &a->sh);
+	}
+	if (!a->sh_ok)
 		return 0;
+	const GElf_Shdr ssh = a->sh;
 	if (type == STT_FUNC || type == STT_GNU_IFUNC) {
 		prio = 2;
 	} else if (type == STT_NOTYPE && (ssh.sh_flags & SHF_EXECINSTR)) {
@@ -184,8 +191,25 @@ static int add_symbol(void *arg, Elf *elf, const GElf_Sym *sym, const char *name
 /* .symtab and .dynsym of elf. Returns how many symbol sections were read, or -errno. */
 static int elf_symbols(struct symtab *t, Elf *elf, uint32_t bonus)
 {
-	struct add_symbols a = { t, bonus };
+	struct add_symbols a = { t, bonus, SHN_UNDEF, false, { 0 } };
+	Elf_Scn *scn = NULL;
+	size_t n = 0;
 
+	/* room for every symbol at once: a table grown by doubling copied
+	 * and faulted in its pages twice (libLLVM: 45,000 symbols) */
+	size_t fsize = 0;
+	elf_rawfile(elf, &fsize);
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) &&
+		    sh.sh_entsize)
+			n += sh.sh_size / sh.sh_entsize;
+	}
+	/* what the file can hold: a header may claim any size */
+	if (n > fsize / sizeof(Elf32_Sym))
+		n = fsize / sizeof(Elf32_Sym);
+	if (symtab__reserve(t, n))
+		return -ENOMEM;
 	return elf_file__foreach_symbol(elf, add_symbol, &a);
 }
 

@@ -48,6 +48,19 @@ void strpool__free(struct strpool *p)
 	p->head = NULL;
 }
 
+int symtab__reserve(struct symtab *t, size_t more)
+{
+	if (more > (SIZE_MAX / sizeof(*t->v)) / 2 || t->n + more <= t->cap)
+		return 0;	/* a count past any file is left to grow */
+	struct symtab_entry *v = realloc(t->v, (t->n + more) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	t->v = v;
+	t->cap = t->n + more;
+	return 0;
+}
+
 int symtab__add(struct symtab *t, uint64_t start, uint64_t size, uint64_t limit,
 		const char *name, size_t namelen, const char *dso, uint32_t prio)
 {
