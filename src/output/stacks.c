@@ -815,10 +815,18 @@ static size_t fold_text(const struct frametab *ft, const struct fold_ent *e, cha
 	return len;
 }
 
+static int fold_cmp_ptr(const void *pa, const void *pb, void *arg)
+{
+	return fold_cmp(*(const struct fold_ent *const *)pa, *(const struct fold_ent *const *)pb, arg);
+}
+
 size_t stacktab__folded(struct stacktab *st, folded_line_fn fn, void *ctx)
 {
 	struct frametab *ft = st->ft;
 	struct fold_ent *v = pp_xcalloc(st->nr ? st->nr : 1, sizeof(*v));
+	/* sorted by pointer: a fold_ent is 144 bytes, and the sort moved
+	 * each about log2(n) times (21,000 stacks of a clang loop) */
+	struct fold_ent **p = pp_xcalloc(st->nr ? st->nr : 1, sizeof(*p));
 	size_t cap = 4096;
 	char *buf = pp_xmalloc(cap);
 
@@ -826,27 +834,38 @@ size_t stacktab__folded(struct stacktab *st, folded_line_fn fn, void *ctx)
 		v[e].w = st->words + st->ents[e].off;
 		v[e].count = st->ents[e].count;
 		root_label(st, v[e].w, v[e].root, sizeof(v[e].root));
+		p[e] = &v[e];
 	}
-	qsort_r(v, st->nr, sizeof(*v), fold_cmp, ft);
+	qsort_r(p, st->nr, sizeof(*p), fold_cmp_ptr, ft);
 	size_t out = 0;
 	for (size_t i = 0; i < st->nr;) {
 		size_t j = i + 1;
-		uint64_t count = v[i].count;
-		while (j < st->nr && !fold_cmp(&v[i], &v[j], ft))
-			count += v[j++].count;
-		fold_text(ft, &v[i], &buf, &cap);
-		fn(ctx, buf, count);
+		uint64_t count = p[i]->count;
+		while (j < st->nr && !fold_cmp(p[i], p[j], ft))
+			count += p[j++]->count;
+		size_t len = fold_text(ft, p[i], &buf, &cap);
+		fn(ctx, buf, len, count);
 		out++;
 		i = j;
 	}
 	free(buf);
+	free(p);
 	free(v);
 	return out;
 }
 
-static void write_line(void *ctx, const char *stack, uint64_t weight)
+/* "STACK COUNT\n" without printf: 94 MB of folded lines for a clang loop
+ * went through vfprintf and a strlen of each. */
+static void write_line(void *ctx, const char *stack, size_t len, uint64_t weight)
 {
-	fprintf((FILE *)ctx, "%s %llu\n", stack, (unsigned long long)weight);
+	char num[24], *q = num + sizeof(num);
+	*--q = '\n';
+	do
+		*--q = (char)('0' + weight % 10);
+	while ((weight /= 10));
+	*--q = ' ';
+	fwrite(stack, 1, len, (FILE *)ctx);
+	fwrite(q, 1, (size_t)(num + sizeof(num) - q), (FILE *)ctx);
 }
 
 size_t stacktab__write_folded(struct stacktab *st, FILE *f)

@@ -134,9 +134,9 @@ void frametab__get(const struct frametab *ft, uint32_t id, struct frame_view *v)
 void frametab__srcline_names(struct frametab *ft, bool on);
 
 /* Folded lines "comm;outer;...;leaf WEIGHT", sorted, identical lines merged.
- * The frame table must be symbolized. Calls fn for each line (no newline);
- * returns the number of lines. */
-typedef void (*folded_line_fn)(void *ctx, const char *stack, uint64_t weight);
+ * The frame table must be symbolized. Calls fn for each line (no newline;
+ * len is strlen(stack)); returns the number of lines. */
+typedef void (*folded_line_fn)(void *ctx, const char *stack, size_t len, uint64_t weight);
 size_t stacktab__folded(struct stacktab *st, folded_line_fn fn, void *ctx);
 /* Convenience: write the lines to f. */
 size_t stacktab__write_folded(struct stacktab *st, FILE *f);

@@ -15,10 +15,10 @@ struct svg_feed {
 	int err;
 };
 
-static void feed_line(void *ctx, const char *stack, uint64_t weight)
+static void feed_line(void *ctx, const char *stack, size_t len, uint64_t weight)
 {
 	struct svg_feed *f = ctx;
-	size_t need = strlen(stack) + 32;
+	size_t need = len + 32;
 	if (need > f->cap) {
 		f->cap = need * 2;
 		f->line = pp_xrealloc(f->line, f->cap);

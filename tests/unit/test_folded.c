@@ -18,9 +18,10 @@ struct out {
 	size_t len;
 };
 
-static void line(void *ctx, const char *stack, uint64_t w)
+static void line(void *ctx, const char *stack, size_t len, uint64_t w)
 {
 	struct out *o = ctx;
+	CHECK(len == strlen(stack), "len %zu is the stack's length %zu", len, strlen(stack));
 	o->len += (size_t)snprintf(o->buf + o->len, sizeof(o->buf) - o->len, "%s %llu\n", stack,
 				   (unsigned long long)w);
 }
@@ -30,9 +31,10 @@ struct big {
 	size_t len, cap;
 };
 
-static void big_line(void *ctx, const char *stack, uint64_t w)
+static void big_line(void *ctx, const char *stack, size_t len, uint64_t w)
 {
 	struct big *o = ctx;
+	(void)len;
 	size_t need = strlen(stack) + 32;
 	if (o->len + need > o->cap) {
 		o->cap = (o->len + need) * 2;
@@ -99,7 +101,7 @@ static void test_order(void)
 		for (int s = 0; s < NS; s++)
 			if (!strcmp(want[s], sorted[i]))
 				sum += wcount[s];
-		big_line(&exp, sorted[i], sum);
+		big_line(&exp, sorted[i], strlen(sorted[i]), sum);
 		i = j;
 	}
 	stacktab__folded(st, big_line, &got);
