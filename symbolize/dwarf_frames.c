@@ -50,15 +50,17 @@ struct dwarf_state {
 	struct cu_index *cus;	/* sorted by cu_off */
 	size_t ncus;
 	bool search_units;	/* no usable .debug_aranges: find units ourselves */
-	bool lines;		/* opened with its line table (debug_image.c) */
+	bool lines;		/* its line table is there (debug_image.c hides it) */
+	bool relined;		/* opening it again with lines was tried */
 	struct dwarf_state *older;	/* one opened without lines, kept for its strings */
 };
 
-/* What find_debuginfo reads from dwarf_open: libdwfl's callbacks take no
- * argument but the module's userdata, which is the object itself. */
+/* What find_debuginfo is given by dwarf_open, through the module's
+ * userdata (libdwfl's callbacks take no other argument), and says back. */
 struct debug_want {
 	struct elf_object *o;
 	bool lines;
+	bool imaged;		/* the debug file was given as debug_image's */
 };
 
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
@@ -79,6 +81,7 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 	if (img >= 0) {
 		close(fd);
 		fd = img;
+		w->imaged = true;
 	}
 	*debuginfo_file_name = strdup(o->debug_path);
 	return fd;
@@ -92,7 +95,7 @@ static const Dwfl_Callbacks callbacks = {
 
 static struct dwarf_state *dwarf_open(struct elf_object *o, bool lines)
 {
-	struct debug_want want = { o, lines };
+	struct debug_want want = { o, lines, false };
 	struct dwarf_state *st;
 	void **userdata = NULL;
 	int fd;
@@ -123,7 +126,7 @@ static struct dwarf_state *dwarf_open(struct elf_object *o, bool lines)
 	Dwarf *dw = dwfl_module_getdwarf(st->mod, &st->bias);
 	if (userdata)
 		*userdata = NULL;	/* want is gone once we return */
-	st->lines = lines;
+	st->lines = lines || !want.imaged;	/* hidden only in an image */
 	Dwarf_Aranges *ar;
 	size_t nar = 0;
 
@@ -170,9 +173,10 @@ static struct dwarf_state *dwarf_get(struct elf_object *o, bool lines)
 	if (!o->dw_tried) {
 		o->dw_tried = true;
 		o->dw = dwarf_open(o, lines);
-	} else if (o->dw && lines && !o->dw->lines) {
+	} else if (o->dw && lines && !o->dw->lines && !o->dw->relined) {
 		struct dwarf_state *st = dwarf_open(o, true);
 
+		o->dw->relined = true;	/* once: a failure is not paid again */
 		if (st) {
 			st->older = o->dw;
 			o->dw = st;
