@@ -476,9 +476,52 @@ static void samples_free(struct samples *s)
 	free(s->label_ptrs);
 }
 
+/* pprof's has_functions/filenames/line_numbers/inline_frames say how far a
+ * file was symbolized, so they are the file's, not one process's mapping's:
+ * OR'd over every mapping of the same path and build id, then given to each.
+ * (Which process's mapping a shared frame's location names depends on
+ * which process hit it first.) */
+static void share_symbolization_flags(struct pw *w)
+{
+	struct u64map first;	/* hash(filename, build id) -> index + 1 of the first such mapping */
+	u64map__init(&first);
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < w->nr_maps; i++) {
+			Mapping *mp = &w->mappings[i];
+			if (w->maps[i].map == NULL)
+				continue;	/* the kernel's */
+			uint64_t key = hash_u64(((uint64_t)mp->filename << 32) ^ (uint64_t)mp->build_id);
+			for (;; key++) {	/* probe on the rare hash collision */
+				uintptr_t j = (uintptr_t)u64map__get(&first, key);
+				if (!j) {
+					u64map__put(&first, key, (void *)(uintptr_t)(i + 1));
+					break;
+				}
+				Mapping *f = &w->mappings[j - 1];
+				if (f->filename != mp->filename || f->build_id != mp->build_id)
+					continue;
+				if (pass == 0) {
+					f->has_functions |= mp->has_functions;
+					f->has_filenames |= mp->has_filenames;
+					f->has_line_numbers |= mp->has_line_numbers;
+					f->has_inline_frames |= mp->has_inline_frames;
+				} else {
+					mp->has_functions = f->has_functions;
+					mp->has_filenames = f->has_filenames;
+					mp->has_line_numbers = f->has_line_numbers;
+					mp->has_inline_frames = f->has_inline_frames;
+				}
+				break;
+			}
+		}
+	}
+	u64map__free(&first);
+}
+
 /* The finished tables into p (pointer arrays owned by the caller: *to_free). */
 static void link_tables(struct pw *w, Profile *p, void ***to_free)
 {
+	share_symbolization_flags(w);
 	if (w->kernel_map) {
 		Mapping *k = &w->mappings[w->kernel_map - 1];
 		char bid[2 * MAP_BUILD_ID_MAX + 1];

@@ -133,6 +133,11 @@ check "-raw: inline lines (a location of several functions)" \
 	awk '/^Locations/ { on = 1; next } /^Mappings/ { on = 0 } on && /^ +[0-9]+: / { prev = 1; next }
 	     on && prev && /^ +[^ 0-9]/ { found = 1 } END { exit !found }' "$T/raw"
 check "-raw: [FN][FL][LN][IN] on the binary's mapping" grep -qE "^1: .* $bin_id \[FN\]\[FL\]\[LN\]\[IN\]" "$T/raw"
+# the flags are the file's: the same on each process's mapping of it (a frame
+# both processes ran is located in whichever mapping hit it first)
+n_bin=$(grep -cE "^[0-9]+: .* $W/wl_cxx_deep $bin_id " "$T/raw")
+n_flag=$(grep -cE "^[0-9]+: .* $W/wl_cxx_deep $bin_id \[FN\]\[FL\]\[LN\]\[IN\]" "$T/raw")
+check "-raw: [FN][FL][LN][IN] on each of the binary's $n_bin mappings ($n_flag)" test "$n_bin" -ge 1 -a "$n_flag" -eq "$n_bin"
 
 # --off-cpu: wall-clock nanoseconds, the folded file's sum.
 "$PPROBE" record -q --off-cpu -g -o "$T/o.folded" -o "$T/o.pb.gz" -- "$W/offcpu_wl" 4 >/dev/null 2>&1

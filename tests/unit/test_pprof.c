@@ -149,6 +149,26 @@ static uint8_t *gzip(const uint8_t *in, size_t len, size_t *out_len)
 	return o;
 }
 
+static uint8_t *gunzip(const uint8_t *in, size_t len, size_t *out_len)
+{
+	z_stream zs;
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit2(&zs, 15 + 32) != Z_OK)
+		return NULL;
+	size_t cap = 1 << 20;
+	uint8_t *o = malloc(cap);
+	zs.next_in = (Bytef *)in, zs.avail_in = (uInt)len;
+	zs.next_out = o, zs.avail_out = (uInt)cap;
+	int r = inflate(&zs, Z_FINISH);
+	*out_len = cap - zs.avail_out;
+	inflateEnd(&zs);
+	if (r != Z_STREAM_END) {
+		free(o);
+		return NULL;
+	}
+	return o;
+}
+
 struct got {
 	int n;
 	char text[2][256];	/* "comm pid tid weight: frame;frame..." with flags */
@@ -532,6 +552,39 @@ static void test_round_trip(void)
 	rt_compare(st, ft, &o, false, "cpu ns");
 	struct pprof_opts counts = { .event = "cpu-clock" };	/* the events per sample vary: samples alone */
 	rt_compare(st, ft, &counts, true, "samples");
+
+	/* A second process of the same binary: its frame at outer's address is
+	 * outer's (frames are the file's), located in the first process's
+	 * mapping; a frame only it ran is in its own. Both mappings of the file
+	 * say what the file was symbolized to, inline frames included. */
+	uint32_t other = frametab__user(ft, 300, self, (uintptr_t)&test_round_trip, true);
+	uint32_t s4[] = { other }, s5[] = { outer };
+	struct stack_owner second = { "app", 300, 300 };
+	stacktab__add(st, &second, s4, 1, 50, 0);	/* the most samples: its mapping is the main one */
+	stacktab__add(st, &second, s5, 1, 1, 0);
+	frametab__symbolize(ft, sym);
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	if (CHECK(pprof__encode(st, ft, &o, &buf, &len) == 0, "pprof__encode with two processes")) {
+		size_t rlen = 0;
+		uint8_t *raw = gunzip(buf, len, &rlen);
+		Profile *p = raw ? perftools__profiles__profile__unpack(NULL, rlen, raw) : NULL;
+		free(raw);
+		size_t n_self = 0, n_flags = 0;
+		for (size_t i = 0; p && i < p->n_mapping; i++) {
+			const Perftools__Profiles__Mapping *m = p->mapping[i];
+			if (m->filename < 0 || (size_t)m->filename >= p->n_string_table ||
+			    strcmp(p->string_table[m->filename], self->path))
+				continue;
+			n_self++;
+			n_flags += m->has_functions && m->has_filenames && m->has_line_numbers && m->has_inline_frames;
+		}
+		CHECK(p && n_self == 2 && n_flags == 2,
+		      "two processes' mappings of this program, both with functions, files, lines, inline frames "
+		      "(%zu mappings, %zu with all four)", n_self, n_flags);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+		free(buf);
+	}
 
 	stacktab__delete(st);
 	frametab__delete(ft);
