@@ -109,20 +109,38 @@ int elf_file__build_id(const char *path, uint8_t *out, size_t max)
 
 int elf_file__foreach_symbol(Elf *elf, elf_sym_fn *fn, void *arg)
 {
+	return elf_file__foreach_symbol_of(elf, false, fn, arg);
+}
+
+int elf_file__foreach_symbol_of(Elf *elf, bool symtab_only, elf_sym_fn *fn, void *arg)
+{
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	int found = 0, err;
 
+	size_t fsize = 0;
+
+	elf_rawfile(elf, &fsize);
 	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *d;
+		Elf_Scn *strscn;
+		GElf_Shdr ssh;
 		size_t n, i;
+		bool in_file;
 
 		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
 		found++;
+		if (symtab_only && sh.sh_type != SHT_SYMTAB)
+			continue;
 		d = elf_getdata(scn, NULL);
 		if (!d || !sh.sh_entsize)
 			continue;
+		/* names read back from the file later (symtab__add_ref) only
+		 * where they are there as libelf reads them now */
+		strscn = elf_getscn(elf, sh.sh_link);
+		in_file = strscn && gelf_getshdr(strscn, &ssh) && ssh.sh_type == SHT_STRTAB &&
+			  !(ssh.sh_flags & SHF_COMPRESSED) && ssh.sh_offset <= fsize && ssh.sh_size <= fsize - ssh.sh_offset;
 		n = sh.sh_size / sh.sh_entsize;
 		for (i = 0; i < n; i++) {
 			GElf_Sym sym;
@@ -133,7 +151,9 @@ int elf_file__foreach_symbol(Elf *elf, elf_sym_fn *fn, void *arg)
 			name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (!name || !*name)
 				continue;
-			err = fn(arg, elf, &sym, name, sh.sh_type == SHT_SYMTAB);
+			struct elf_sym_at at = { sh.sh_type == SHT_SYMTAB,
+						 in_file && sym.st_name < ssh.sh_size ? ssh.sh_offset + sym.st_name : UINT64_MAX };
+			err = fn(arg, elf, &sym, name, &at);
 			if (err)
 				return err;
 		}
@@ -144,6 +164,7 @@ int elf_file__foreach_symbol(Elf *elf, elf_sym_fn *fn, void *arg)
 struct add_symbols {
 	struct symtab *t;
 	uint32_t bonus;
+	uint8_t src;		/* SYMTAB_SRC_COPY: names copied; else left in that file */
 	/* the section of the last symbol: most follow one another's */
 	size_t shndx;
 	bool sh_ok;
@@ -151,8 +172,9 @@ struct add_symbols {
 };
 
 /* Adds a function symbol (or an assembler label in code) to the symtab. */
-static int add_symbol(void *arg, Elf *elf, const GElf_Sym *sym, const char *name, bool symtab)
+static int add_symbol(void *arg, Elf *elf, const GElf_Sym *sym, const char *name, const struct elf_sym_at *at)
 {
+	bool symtab = at->symtab;
 	struct add_symbols *a = arg;
 	int type = GELF_ST_TYPE(sym->st_info), bind = GELF_ST_BIND(sym->st_info);
 	uint64_t limit = 0;
@@ -183,34 +205,45 @@ static int add_symbol(void *arg, Elf *elf, const GElf_Sym *sym, const char *name
 		return 0;
 	/* .symtab entries win over .dynsym ones at the same address */
 	prio = prio * 8 + (bind == STB_GLOBAL ? 4 : bind == STB_WEAK ? 2 : 0) + a->bonus + symtab;
-	if (symtab__add(a->t, sym->st_value, sym->st_size, limit, name, strlen(name), NULL, prio))
+	if (a->src != SYMTAB_SRC_COPY && at->name_off != UINT64_MAX
+		    ? symtab__add_ref(a->t, sym->st_value, sym->st_size, limit, name, at->name_off, a->src, prio)
+		    : symtab__add(a->t, sym->st_value, sym->st_size, limit, name, strlen(name), prio))
 		return -ENOMEM;
 	return 0;
 }
 
-/* .symtab and .dynsym of elf. Returns how many symbol sections were read, or -errno. */
-static int elf_symbols(struct symtab *t, Elf *elf, uint32_t bonus)
+/* .symtab and .dynsym of elf, the names left in the file for src (until
+ * symtab__release; SYMTAB_SRC_COPY: copied). Returns how many symbol
+ * sections were read, or -errno. */
+static int elf_symbols(struct symtab *t, Elf *elf, uint32_t bonus, uint8_t src)
 {
-	struct add_symbols a = { t, bonus, SHN_UNDEF, false, { 0 } };
+	struct add_symbols a = { t, bonus, src, SHN_UNDEF, false, { 0 } };
 	Elf_Scn *scn = NULL;
 	size_t n = 0;
 
 	/* room for every symbol at once: a table grown by doubling copied
 	 * and faulted in its pages twice (libLLVM: 45,000 symbols) */
-	size_t fsize = 0;
+	size_t fsize = 0, n_symtab = 0, n_dynsym = 0;
 	elf_rawfile(elf, &fsize);
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		if (gelf_getshdr(scn, &sh) && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) &&
-		    sh.sh_entsize)
-			n += sh.sh_size / sh.sh_entsize;
+		if (gelf_getshdr(scn, &sh) && sh.sh_entsize && sh.sh_type == SHT_SYMTAB)
+			n_symtab += sh.sh_size / sh.sh_entsize;
+		else if (gelf_getshdr(scn, &sh) && sh.sh_entsize && sh.sh_type == SHT_DYNSYM)
+			n_dynsym += sh.sh_size / sh.sh_entsize;
 	}
+	/* A linker writes every exported (.dynsym) symbol into .symtab too,
+	 * where there is one, so it alone is read (as perf does): node's
+	 * .dynsym was 67,000 of its 153,000 functions, none at an address of
+	 * its own. A .symtab smaller than .dynsym is not the whole table. */
+	bool symtab_only = n_symtab && n_symtab >= n_dynsym;
+	n = n_symtab + (symtab_only ? 0 : n_dynsym);
 	/* what the file can hold: a header may claim any size */
 	if (n > fsize / sizeof(Elf32_Sym))
 		n = fsize / sizeof(Elf32_Sym);
 	if (symtab__reserve(t, n))
 		return -ENOMEM;
-	return elf_file__foreach_symbol(elf, add_symbol, &a);
+	return elf_file__foreach_symbol_of(elf, symtab_only, add_symbol, &a);
 }
 
 Elf_Scn *elf_file__section(Elf *elf, const char *want, GElf_Shdr *sh)
@@ -285,7 +318,7 @@ static int plt_symbols(struct symtab *t, Elf *elf)
 		if (!sn || !*sn)
 			continue;
 		snprintf(name, sizeof(name), "%s@plt", sn);
-		if (symtab__add(t, at, 16, 0, name, strlen(name), NULL, 0))
+		if (symtab__add(t, at, 16, 0, name, strlen(name), 0))
 			return -ENOMEM;
 	}
 	return 0;
@@ -383,26 +416,47 @@ static int entry_symbol(struct symtab *t, Elf *elf)
 	}
 	if (cfi)
 		dwarf_cfi_end(cfi);
-	if (symtab__add(t, eh.e_entry, size, 0, "_start", strlen("_start"), NULL, 0))
+	if (symtab__add(t, eh.e_entry, size, 0, "_start", strlen("_start"), 0))
 		return -ENOMEM;
 	return symtab__finish(t);
 }
 
-/* Symbols from a separate file (debug file or MiniDebugInfo image). */
-static int symbols_from_file(struct elf_object *o, const char *path, uint32_t bonus)
+/* Symbols from the separate debug file at path, their names left in it:
+ * *elfp is the file open, which the names point into until the caller has
+ * finished the table, released SYMTAB_SRC_DEBUG to o->debug_fd (the file's
+ * descriptor, kept: DWARF is read from it later too) and ended *elfp. */
+static int symbols_from_file(struct elf_object *o, const char *path, uint32_t bonus, Elf **elfp)
 {
-	int fd = safe_open_file(path), err = 0;
+	int fd = safe_open_file(path), err;
 	Elf *elf;
 
+	*elfp = NULL;
 	if (fd < 0)
 		return 0;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf) {
-		err = elf_symbols(&o->syms, elf, bonus);
-		elf_end(elf);
+	if (!elf) {
+		close(fd);
+		return 0;
 	}
-	close(fd);
+	if (o->debug_fd >= 0)
+		close(o->debug_fd);
+	o->debug_fd = fd;
+	err = elf_symbols(&o->syms, elf, bonus, SYMTAB_SRC_DEBUG);
+	*elfp = elf;
 	return err < 0 ? err : 0;
+}
+
+/* The table finished while the files its names point into are open, then
+ * the names left to be read from the descriptors. */
+static int finish_and_release(struct elf_object *o, Elf *debug_elf)
+{
+	int err = symtab__finish(&o->syms);
+
+	symtab__release(&o->syms, SYMTAB_SRC_FILE, o->elf_fd);
+	symtab__release(&o->syms, SYMTAB_SRC_DEBUG, o->debug_fd);
+	if (debug_elf)
+		elf_end(debug_elf);
+	return err;
 }
 
 /* A separate debug file whose compressed sections claim no more than it
@@ -451,7 +505,7 @@ static int add_go_func(const struct gopclntab_func *f, void *arg)
 	if (f->end <= f->entry)
 		return 0;
 	/* below every .symtab and .dynsym function (prio 16 and up) */
-	return symtab__add(g->t, f->entry, f->end - f->entry, 0, f->name, strlen(f->name), NULL, 15) ? -ENOMEM : 0;
+	return symtab__add(g->t, f->entry, f->end - f->entry, 0, f->name, strlen(f->name), 15) ? -ENOMEM : 0;
 }
 
 /* A Go program stripped of .symtab (Debian's Go tools, -ldflags=-s) still
@@ -488,6 +542,7 @@ static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
 {
 	int err;
 	bool has_symtab;
+	Elf *debug_elf = NULL;
 
 	if (elf_kind(elf) != ELF_K_ELF)
 		return -ENOEXEC;
@@ -497,12 +552,13 @@ static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
 	o->build_id_size = (uint8_t)elf_build_id(elf, o->build_id, sizeof(o->build_id));
 	has_symtab = elf_has_symtab(elf);
 	o->has_symtab = has_symtab;
-	err = elf_symbols(&o->syms, elf, 0);
+	/* names stay in a file read through a descriptor, not a memory image */
+	err = elf_symbols(&o->syms, elf, 0, o->mem_image || o->elf_fd < 0 ? SYMTAB_SRC_COPY : SYMTAB_SRC_FILE);
 	if (err < 0)
-		return err;
+		goto out;
 	err = plt_symbols(&o->syms, elf);
 	if (err < 0)
-		return err;
+		goto out;
 	if (search_debug) {
 		char why[160];
 
@@ -522,9 +578,9 @@ static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
 		}
 		/* a debug file's .symtab is the full one: it outranks .dynsym */
 		if (o->debug_path && !has_symtab) {
-			err = symbols_from_file(o, o->debug_path, 1);
+			err = symbols_from_file(o, o->debug_path, 1, &debug_elf);
 			if (err)
-				return err;
+				goto out;
 		}
 	}
 	if (!has_symtab && !o->debug_path) {
@@ -535,22 +591,30 @@ static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
 			Elf *mini = elf_memory(image, size);
 
 			if (mini) {
-				err = elf_symbols(&o->syms, mini, 1);
+				err = elf_symbols(&o->syms, mini, 1, SYMTAB_SRC_COPY);
 				o->minidebuginfo = err > 0;
 				elf_end(mini);
 			}
 			free(image);
 			if (err < 0)
-				return err;
+				goto out;
 		}
 	}
 	err = go_symbols(&o->syms, elf);	/* a stripped Go binary: Go's own table */
 	if (err)
-		return err;
-	err = symtab__finish(&o->syms);
+		goto out;
+	err = finish_and_release(o, debug_elf);
+	debug_elf = NULL;
 	if (err)
 		return err;
 	return entry_symbol(&o->syms, elf);
+out:
+	if (debug_elf) {
+		symtab__release(&o->syms, SYMTAB_SRC_DEBUG, -1);
+		elf_end(debug_elf);
+	}
+	symtab__release(&o->syms, SYMTAB_SRC_FILE, -1);
+	return err < 0 ? err : -EINVAL;
 }
 
 static struct elf_object *object_new(const char *path, const char *map_path)
@@ -679,8 +743,13 @@ void elf_object__debuginfod_late(struct elf_object *o)
 	o->debug_path = p;
 	o->debug_how = "debuginfod";
 	/* added to a finished table, then finished again (as entry_symbol) */
-	if (!o->has_symtab && symbols_from_file(o, p, 1) == 0)
-		symtab__finish(&o->syms);
+	Elf *debug_elf = NULL;
+	if (!o->has_symtab && symbols_from_file(o, p, 1, &debug_elf) == 0)
+		finish_and_release(o, debug_elf);
+	else if (debug_elf) {
+		symtab__release(&o->syms, SYMTAB_SRC_DEBUG, -1);
+		elf_end(debug_elf);
+	}
 	dwarf__free(o);		/* opened without it during the run: again, with it */
 	o->dw_tried = false;
 }

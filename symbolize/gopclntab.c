@@ -370,12 +370,12 @@ struct go_syms {
 	size_t shndx;
 };
 
-static int note_go_sym(void *arg, Elf *elf, const GElf_Sym *sym, const char *name, bool symtab)
+static int note_go_sym(void *arg, Elf *elf, const GElf_Sym *sym, const char *name, const struct elf_sym_at *at)
 {
 	struct go_syms *g = arg;
 
 	(void)elf;
-	if (!symtab || strncmp(name, "runtime.", 8))
+	if (!at->symtab || strncmp(name, "runtime.", 8))
 		return 0;
 	if (!strcmp(name + 8, "text")) {
 		g->text = sym->st_value;

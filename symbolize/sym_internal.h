@@ -26,26 +26,45 @@ void strpool__free(struct strpool *p);
 /* ---- symtab ---- */
 struct symtab_entry {
 	uint64_t start, end;	/* [start, end) */
-	const char *name;	/* raw (mangled) name */
+	const char *name;	/* raw (mangled) name; NULL: not read yet (symtab__name) */
 	const char *pretty;	/* demangled, filled lazily; NULL until asked */
-	const char *dso;	/* kallsyms: module ("[ext4]"); else NULL */
+	uint64_t name_off;	/* src != 0: where the name is in the file of name_fd[src] */
 	uint32_t prio;		/* which duplicate at one address wins */
+	uint8_t src;		/* 0: name copied into the pool; else a file (SYMTAB_SRC_*) */
 	bool sized;		/* end came from st_size */
 };
+
+/* Where a name left in its file is read from (symtab__release). */
+enum { SYMTAB_SRC_COPY, SYMTAB_SRC_FILE, SYMTAB_SRC_DEBUG, SYMTAB_SRC_NR };
 
 struct symtab {
 	struct symtab_entry *v;
 	size_t n, cap;
 	size_t *cover;		/* cover[i]: index in 0..i with the largest end */
 	struct strpool strings;
+	int name_fd[SYMTAB_SRC_NR];	/* not owned; 0 until symtab__release says */
 };
 
-/* size 0: the symbol extends to the next symbol, at most to limit. */
+/* size 0: the symbol extends to the next symbol, at most to limit. The name
+ * is copied. */
 int symtab__add(struct symtab *t, uint64_t start, uint64_t size, uint64_t limit,
-		const char *name, size_t namelen, const char *dso, uint32_t prio);
+		const char *name, size_t namelen, uint32_t prio);
+/* The same with a name not copied: name (NUL-terminated) must stay valid
+ * until symtab__release(t, src, ...), after which the entry's name is read
+ * again, at first use, from name_off in the file open at that fd. A big
+ * program's names are most of its table (node: 7.5 MB) and few are ever
+ * looked up: copying them was a quarter of loading its symbols. */
+int symtab__add_ref(struct symtab *t, uint64_t start, uint64_t size, uint64_t limit,
+		    const char *name, uint64_t name_off, uint8_t src, uint32_t prio);
+/* The names added with src are read from fd from now on (fd stays the
+ * caller's and open as long as t; -1: they are not found again). */
+void symtab__release(struct symtab *t, uint8_t src, int fd);
+/* e's name: read from its file the first time (then kept), NULL when it
+ * cannot be read back (the file shrank, or holds no NUL there). */
+const char *symtab__name(struct symtab *t, const struct symtab_entry *e);
 /* Room for more entries at once (0, or -ENOMEM). */
 int symtab__reserve(struct symtab *t, size_t more);
-int symtab__finish(struct symtab *t);	/* sort, dedupe, fix ends. O(n log n) */
+int symtab__finish(struct symtab *t);	/* sort, dedupe, fix ends. O(n) + names of ties */
 const struct symtab_entry *symtab__find(const struct symtab *t, uint64_t addr); /* O(log n) */
 void symtab__free(struct symtab *t);
 
@@ -166,12 +185,20 @@ bool elf_object__to_vaddr(const struct elf_object *o, const struct map *m, uint6
 int elf_fd__build_id(int fd, uint8_t *out, size_t max);
 
 /* Calls fn for every defined (not SHN_UNDEF), named symbol of elf's .symtab
- * and .dynsym sections, in section order; symtab says which section it came
- * from. Stops at fn's first nonzero return and returns it; otherwise returns
- * how many symbol sections were read. The one reader of ELF symbol tables:
- * elf_object's symtab and pprobe/sym_table.h both use it. */
-typedef int elf_sym_fn(void *arg, Elf *elf, const GElf_Sym *sym, const char *name, bool symtab);
+ * and .dynsym sections, in section order; at->symtab says which section it
+ * came from, at->name_off where its name is in the file as it is there
+ * (NUL-terminated in an uncompressed SHT_STRTAB inside the file), or
+ * UINT64_MAX. Stops at fn's first nonzero return and returns it; otherwise
+ * returns how many symbol sections were read. The one reader of ELF symbol
+ * tables: elf_object's symtab and pprobe/sym_table.h both use it. */
+struct elf_sym_at {
+	bool symtab;
+	uint64_t name_off;
+};
+typedef int elf_sym_fn(void *arg, Elf *elf, const GElf_Sym *sym, const char *name, const struct elf_sym_at *at);
 int elf_file__foreach_symbol(Elf *elf, elf_sym_fn *fn, void *arg);
+/* The same, with .dynsym skipped when symtab_only (counted all the same). */
+int elf_file__foreach_symbol_of(Elf *elf, bool symtab_only, elf_sym_fn *fn, void *arg);
 /* The first section named want (its header in *sh), or NULL. */
 Elf_Scn *elf_file__section(Elf *elf, const char *want, GElf_Shdr *sh);
 /* A program, whose e_entry is where the kernel starts its main thread:

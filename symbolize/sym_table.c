@@ -86,12 +86,13 @@ static void uniq(struct sym_table *t)
 	t->n = o;
 }
 
-static int add_elf_sym(void *arg, Elf *elf, const GElf_Sym *sym, const char *name, bool symtab)
+static int add_elf_sym(void *arg, Elf *elf, const GElf_Sym *sym, const char *name, const struct elf_sym_at *where)
 {
 	int type = GELF_ST_TYPE(sym->st_info);
 	size_t len = strlen(name);
 	const char *at;
 
+	(void)where;
 	if (sym->st_shndx == SHN_ABS || (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT))
 		return 0;
 	/* versioned .symtab names ("memcpy@GLIBC_2.2.5") are not ours */

@@ -289,7 +289,7 @@ static int jit_line(struct symtab *t, const char *line)
 
 	if (sscanf(line, "%llx %llx %n", &start, &size, &pos) < 2 || !pos)
 		return 0;
-	return symtab__add(t, start, size, 0, line + pos, strlen(line + pos), NULL, 0) ? -ENOMEM : 0;
+	return symtab__add(t, start, size, 0, line + pos, strlen(line + pos), 0) ? -ENOMEM : 0;
 }
 
 int jitmap__read(struct symtab *t, int fd, char *why, size_t whylen)
@@ -394,7 +394,7 @@ static int dump_code(void *arg, const struct jitdump_code *c)
 	/* code may be freed and its address reused: the later record wins */
 	d->seq++;
 	if (!c->moved)
-		return symtab__add(d->t, c->addr, c->size, 0, c->name, c->namelen, NULL, d->seq);
+		return symtab__add(d->t, c->addr, c->size, 0, c->name, c->namelen, d->seq);
 	if (d->nr_moves == d->cap_moves) {
 		size_t cap = d->cap_moves ? d->cap_moves * 2 : 64;
 		struct jitdump_code *v = realloc(d->moves, cap * sizeof(*v));
@@ -419,7 +419,7 @@ static int dump_moves(struct dump_load *d)
 		if (e && e->start == c->old_addr) {
 			const char *name = e->name;
 
-			if (symtab__add(d->t, c->addr, c->size, 0, name, strlen(name), NULL, (uint32_t)c->index))
+			if (symtab__add(d->t, c->addr, c->size, 0, name, strlen(name), (uint32_t)c->index))
 				return -ENOMEM;
 		}
 	}
@@ -602,6 +602,8 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 			svaddr = vaddr + 1;
 		}
 	}
+	if (e && !symtab__name(&o->syms, e))
+		e = NULL;	/* its name could not be read back from the file */
 	n = dwarf__frames(o, vaddr, s->opts.inlines, s->opts.srcline, s->opts.demangle, out, max);
 	if (n < 0)
 		n = 0;

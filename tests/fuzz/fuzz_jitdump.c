@@ -28,7 +28,7 @@ static int code(void *arg, const struct jitdump_code *c)
 	if (s->n < 64)
 		s->addrs[s->n++] = c->addr;
 	s->codes++;
-	if (c->name && symtab__add(&s->t, c->addr, c->size, 0, c->name, c->namelen, NULL, (uint32_t)s->codes))
+	if (c->name && symtab__add(&s->t, c->addr, c->size, 0, c->name, c->namelen, (uint32_t)s->codes))
 		return -ENOMEM;
 	return 0;
 }

@@ -298,12 +298,13 @@ static void test_elf_object(const char *dir)
 	CHECK(o->syms.n >= w.n, "%zu symbols for %zu functions", o->syms.n, w.n);
 	const struct symtab_entry *e = symtab__find(&o->syms, w.found.entry + 1);
 	if (CHECK(e, "a symbol at main.spin+1")) {
-		CHECK_STREQ(e->name, "main.spin");
+		CHECK_STREQ(symtab__name(&o->syms, e), "main.spin");
 		CHECK_EQ_U64(e->start, w.found.entry);
 		CHECK_EQ_U64(e->end, w.found.end);
 	}
 	if (CHECK(gopclntab__lookup(b.t, w.found.end, &f) == 0, "a function after main.spin"))
-		CHECK(symtab__find(&o->syms, f.entry) && !strcmp(symtab__find(&o->syms, f.entry)->name, f.name),
+		CHECK(symtab__find(&o->syms, f.entry) && symtab__name(&o->syms, symtab__find(&o->syms, f.entry)) &&
+			      !strcmp(symtab__name(&o->syms, symtab__find(&o->syms, f.entry)), f.name),
 		      "%s named", f.name);
 	elf_object__delete(o);
 out:

@@ -607,8 +607,9 @@ static void test_stripped_entry(struct symbolizer *s, struct maps *maps)
 		const struct symtab_entry *e = o ? symtab__find(&o->syms, lf.entry) : NULL;
 
 		seen = true;
-		printf("library entry: %s e_entry %#" PRIx64 " -> %s\n", lm->path, lf.entry, e ? e->name : "(none)");
-		CHECK(o && o->loaded && (!e || strcmp(e->name, "_start")),
+		const char *en = e ? symtab__name(&o->syms, e) : NULL;
+		printf("library entry: %s e_entry %#" PRIx64 " -> %s\n", lm->path, lf.entry, en ? en : "(none)");
+		CHECK(o && o->loaded && (!en || strcmp(en, "_start")),
 		      "%s: library e_entry named _start", lm->path);
 		elf_object__delete(o);
 	}
