@@ -334,6 +334,32 @@ static enum step_res step(struct uctx *c, const struct cfi_row *row, const struc
 	return STEP_OK;
 }
 
+/* Go code's row at lpc, as libdw reads it from the .debug_frame Go's linker
+ * writes from its pcsp table (CFA = %rsp + frame size + 8, the return
+ * address just below it), under the x86-64 ABI's initial rules libdw puts
+ * before every CIE (x86_64_abi_cfi: DWARF registers 0, 6 and 12-16 keep
+ * their values, %rsp is the CFA): the frame size from the pcsp table
+ * itself, without libdw's FDE search and row interpretation, which were
+ * most of a Go stack's cost (Go's frames were libdw's walk). */
+static bool go_row_at(const struct umod *um, uint64_t lpc, struct cfi_row *row)
+{
+	int64_t size;
+
+	if (!uctx__go_frame_size(um, lpc, &size))
+		return false;
+	memset(row, 0, sizeof(*row));
+	row->state = CFI_ROW_FAST;
+	row->cfa_reg = UNWIND_REG_SP;
+	row->cfa_off = (int32_t)(size + 8);
+	static const uint8_t same[] = { 0, UNWIND_REG_BP, 12, 13, 14, 15 };
+	for (size_t i = 0; i < sizeof(same); i++)
+		row->kind[same[i]] = RULE_SAME;
+	row->kind[UNWIND_REG_SP] = RULE_VALOFF;
+	row->kind[UNWIND_REG_IP] = RULE_OFFSET;
+	row->off[UNWIND_REG_IP] = -8;
+	return true;
+}
+
 bool ufast__walk(struct uctx *c, uint64_t *ips, int max, int *n_out, struct unwind_regs *from,
 		 struct unwind_result *res)
 {
@@ -346,11 +372,28 @@ bool ufast__walk(struct uctx *c, uint64_t *ips, int max, int *n_out, struct unwi
 		uint64_t lpc = act ? pc : pc - 1;
 		const struct umod *um = uproc__find_mod(c->proc, lpc);
 		const struct cfi_row *row;
-		/* Go's frames: its runtime's roots and stack switches (libdw's walk) */
-		if (!um || !um->in_dwfl || um->file->is_go || pc < um->low || pc >= um->high ||
-		    !(row = ufile__cfi_row(um->file, lpc - um->bias)) || row->state == CFI_ROW_ABSENT ||
-		    row->signal)
+		struct cfi_row go_row;
+		if (!um || !um->in_dwfl || pc < um->low || pc >= um->high)
 			break;
+		if (um->file->is_go) {
+			/* Go's own steps (a cgo call's system stack, the
+			 * systemstack switch) are libdw's walk's, and so is a
+			 * Go file without .debug_frame (-ldflags=-s), whose
+			 * frames libdw's walk steps as frames without CFI */
+			if (!um->file->has_debug_frame || (!act && uctx__go_special(c, pc)))
+				break;
+			if (uctx__is_root(c, lpc)) {	/* where Go's traceback stops */
+				res->end = UNWIND_COMPLETE;
+				*n_out = n;
+				return true;
+			}
+			if (!go_row_at(um, lpc, &go_row))
+				break;
+			row = &go_row;
+		} else if (!(row = ufile__cfi_row(um->file, lpc - um->bias)) || row->state == CFI_ROW_ABSENT ||
+			   row->signal) {
+			break;
+		}
 		/* a row in other forms (a CFA expression: PLT entries, realigned
 		 * stacks): libdw steps that frame alone, the walk goes on here */
 		if (row->state == CFI_ROW_FAST) {

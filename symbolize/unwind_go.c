@@ -222,6 +222,34 @@ int uctx__go_cgo_step(struct uctx *c, struct unwind_regs *r)
  * frame returns to when C calls Go back. Go's traceback looks it up as
  * is, not as pc - 1, which lies in the function before (runtime.mcall, a
  * root). */
+bool uctx__go_frame_size(const struct umod *um, uint64_t lpc, int64_t *size)
+{
+	struct ufile *f = um->file;
+
+	if (!f->is_go)
+		return false;
+	if (!f->go_ready)
+		ufile__go_setup(f);
+	return f->go_table && !gopclntab__pcsp(f->go_table, lpc - um->bias, size) && *size >= 0 &&
+	       *size < (1 << 30);
+}
+
+bool uctx__go_special(const struct uctx *c, uint64_t pc)
+{
+	const struct umod *um = uproc__find_mod(c->proc, pc);
+
+	if (!um || !um->file->is_go)
+		return false;
+	struct ufile *f = um->file;
+	if (!f->go_ready)
+		ufile__go_setup(f);
+	uint64_t va = pc - um->bias;
+	for (int k = 0; k < f->nr_go_cgo; k++)
+		if (va >= f->go_cgo[k].lo && va < f->go_cgo[k].hi)
+			return true;
+	return uctx__go_switch_pc(c, pc);
+}
+
 bool uctx__go_switch_pc(const struct uctx *c, uint64_t pc)
 {
 	const struct umod *um = uproc__find_mod(c->proc, pc);

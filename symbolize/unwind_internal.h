@@ -268,6 +268,15 @@ int uctx__go_cgo_step(struct uctx *c, struct unwind_regs *r);
  * runtime saves, not one a call left): its frame is looked up at pc */
 bool uctx__go_switch_pc(const struct uctx *c, uint64_t pc);
 
+/* Go code of mapping um at lookup pc lpc: its frame size there by Go's
+ * pcsp table (true), for the fast walk (unwind_fast.c); false: no table,
+ * or lpc in none of its functions. */
+bool uctx__go_frame_size(const struct umod *um, uint64_t lpc, int64_t *size);
+
+/* pc, a return address in Go code, is where libdw's walk takes Go's own
+ * steps (uctx__go_cgo_step's asmcgocall, uctx__go_switch_pc's switch) */
+bool uctx__go_special(const struct uctx *c, uint64_t pc);
+
 /* unwind_history.c: c's copy joined with what tid's last sample saw above
  * it (true: c->data, c->size now the joined bytes, c->exact the copy's);
  * after the walk, tid's stack noted from c (without the joined part unless
