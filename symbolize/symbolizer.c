@@ -48,7 +48,12 @@ struct symbolizer {
 	struct kallsyms *kallsyms;
 	bool kallsyms_tried;
 	struct jit_map *jits;
-	size_t njits;
+	size_t njits, cap_jits;
+	/* pid -> index + 1 in jits, open addressing (a power of two, at most
+	 * half full): a system-wide run's processes are thousands an hour,
+	 * and each mapping asks for its process's entry */
+	uint32_t *jit_slots;
+	size_t nr_jit_slots;
 	struct strpool strings;
 };
 
@@ -97,6 +102,7 @@ void symbolizer__delete(struct symbolizer *s)
 			close(s->jits[i].root_fd);
 	}
 	free(s->jits);
+	free(s->jit_slots);
 	strpool__free(&s->strings);
 	free(s);
 }
@@ -130,18 +136,56 @@ size_t symbolizer__sweep(struct symbolizer *s)
 	return s ? objcache__sweep(s->cache) : 0;
 }
 
+static size_t pid_slot(pid_t pid, size_t nr_slots)
+{
+	return (size_t)(((uint64_t)(uint32_t)pid * 0x9e3779b97f4a7c15ull) >> 32) & (nr_slots - 1);
+}
+
+/* The slot table at twice the entries' count or more (false: ENOMEM). */
+static bool jit_slots_room(struct symbolizer *s)
+{
+	if ((s->njits + 1) * 2 <= s->nr_jit_slots)
+		return true;
+	size_t n = s->nr_jit_slots ? s->nr_jit_slots * 2 : 64;
+	uint32_t *v = calloc(n, sizeof(*v));
+	if (!v)
+		return false;
+	for (size_t i = 0; i < s->njits; i++) {
+		size_t k = pid_slot(s->jits[i].pid, n);
+		while (v[k])
+			k = (k + 1) & (n - 1);
+		v[k] = (uint32_t)(i + 1);
+	}
+	free(s->jit_slots);
+	s->jit_slots = v;
+	s->nr_jit_slots = n;
+	return true;
+}
+
 /* The entry of pid (made when missing), or NULL on ENOMEM. */
 static struct jit_map *proc_entry(struct symbolizer *s, pid_t pid)
 {
-	struct jit_map *j, *v;
+	struct jit_map *j;
+	size_t k = 0;
 
-	for (size_t i = 0; i < s->njits; i++)
-		if (s->jits[i].pid == pid)
-			return &s->jits[i];
-	v = realloc(s->jits, (s->njits + 1) * sizeof(*v));
-	if (!v)
+	if (s->nr_jit_slots) {
+		for (k = pid_slot(pid, s->nr_jit_slots); s->jit_slots[k]; k = (k + 1) & (s->nr_jit_slots - 1))
+			if (s->jits[s->jit_slots[k] - 1].pid == pid)
+				return &s->jits[s->jit_slots[k] - 1];
+	}
+	if (s->njits >= UINT32_MAX - 1 || !jit_slots_room(s))
 		return NULL;
-	s->jits = v;
+	if (s->njits == s->cap_jits) {
+		size_t cap = s->cap_jits ? s->cap_jits * 2 : 16;
+		struct jit_map *v = realloc(s->jits, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		s->jits = v;
+		s->cap_jits = cap;
+	}
+	for (k = pid_slot(pid, s->nr_jit_slots); s->jit_slots[k]; k = (k + 1) & (s->nr_jit_slots - 1))
+		;
+	s->jit_slots[k] = (uint32_t)(s->njits + 1);
 	j = &s->jits[s->njits++];
 	memset(j, 0, sizeof(*j));
 	j->pid = pid;
