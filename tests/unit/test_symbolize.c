@@ -675,6 +675,108 @@ static void test_call_forms(void)
 	}
 }
 
+/* symtab: names left in a file (symtab__add_ref), read back after
+ * symtab__release; the radix sort (and the qsort a table spanning 4 GiB
+ * gets) picks at each address the entry the rules prefer: higher prio,
+ * sized, longer, then the name strcmp puts first. */
+struct lazy_in {
+	uint64_t start, size;
+	uint32_t prio, name;	/* name: index into lazy_names */
+	bool copy;
+};
+static const char *const lazy_names[] = { "alpha", "beta", "_ZN5LevelILi0EE3runEm", "delta", "epsilon", "zeta" };
+
+static void lazy_table(uint64_t span, unsigned seed, const char *what)
+{
+	char path[] = "/tmp/pprobe-symtab.XXXXXX";
+	int fd = mkstemp(path);
+	uint64_t off[6];
+	char blob[256];
+	size_t len = 1;
+	enum { N = 6000 };
+	struct lazy_in *in = calloc(N, sizeof(*in));
+	struct symtab t = { 0 };
+
+	if (!CHECK(fd >= 0 && in, "%s: a names file", what))
+		return;
+	unlink(path);
+	blob[0] = 0;
+	for (int i = 0; i < 6; i++) {	/* "\0alpha\0beta\0...": a .strtab */
+		off[i] = len;
+		memcpy(blob + len, lazy_names[i], strlen(lazy_names[i]) + 1);
+		len += strlen(lazy_names[i]) + 1;
+	}
+	CHECK(write(fd, blob, len) == (ssize_t)len, "%s: names written", what);
+	srand(seed);
+	for (int i = 0; i < N; i++) {
+		struct lazy_in *e = &in[i];
+		/* a few hundred addresses: many entries share one */
+		e->start = 0x400000 + ((uint64_t)(rand() % 400) * (span / 400));
+		e->size = rand() % 3 ? (uint64_t)(rand() % 64) : 0;
+		e->prio = (uint32_t)(rand() % 3);
+		e->name = (uint32_t)(rand() % 6);
+		e->copy = rand() % 5 == 0;
+		int r = e->copy ? symtab__add(&t, e->start, e->size, 0, lazy_names[e->name], strlen(lazy_names[e->name]),
+					      e->prio)
+				: symtab__add_ref(&t, e->start, e->size, 0, blob + off[e->name], off[e->name],
+						  SYMTAB_SRC_FILE, e->prio);
+		if (r)
+			break;
+	}
+	CHECK(symtab__finish(&t) == 0, "%s: finished", what);
+	symtab__release(&t, SYMTAB_SRC_FILE, fd);
+	memset(blob, 'X', sizeof(blob));	/* the borrowed names are gone now */
+	size_t bad_order = 0, bad_pick = 0, bad_name = 0, starts = 0;
+	for (size_t k = 0; k < t.n; k++) {
+		const struct symtab_entry *e = &t.v[k];
+		if (k && t.v[k - 1].start >= e->start)
+			bad_order++;
+		/* the best input at e's address, by the rules */
+		const struct lazy_in *best = NULL;
+		for (int i = 0; i < N; i++) {
+			const struct lazy_in *x = &in[i];
+			if (x->start != e->start)
+				continue;
+			if (!best || x->prio != best->prio ? !best || x->prio > best->prio
+			    : (x->size != 0) != (best->size != 0) ? x->size != 0
+			    : x->size != best->size ? x->size > best->size
+			    : strcmp(lazy_names[x->name], lazy_names[best->name]) < 0)
+				best = x;
+		}
+		starts++;
+		const char *nm = symtab__name(&t, e);
+		if (!best || e->prio != best->prio || e->sized != (best->size != 0) ||
+		    (best->size && e->end != e->start + best->size))
+			bad_pick++;
+		if (!best || !nm || strcmp(nm, lazy_names[best->name]))
+			bad_name++;
+	}
+	CHECK(starts > 300 && !bad_order, "%s: %zu addresses, in order (%zu out of it)", what, starts, bad_order);
+	CHECK(!bad_pick && !bad_name, "%s: the preferred entry at each address (%zu wrong, %zu misnamed)", what,
+	      bad_pick, bad_name);
+	/* a name not read yet, its file shrunk under us: no name, never another */
+	size_t unread = t.n;
+	for (size_t k = 0; k < t.n; k++)
+		if (t.v[k].src == SYMTAB_SRC_FILE && !t.v[k].name)
+			unread = k;
+	CHECK(unread == t.n, "%s: every name was read above", what);
+	struct symtab_entry probe = t.v[0];
+	probe.name = NULL;
+	probe.src = SYMTAB_SRC_FILE;
+	probe.name_off = off[2];
+	CHECK(ftruncate(fd, (off_t)off[2] + 3) == 0, "%s: truncated", what);
+	CHECK(symtab__name(&t, &probe) == NULL, "%s: a name cut by the file's end is no name", what);
+	symtab__free(&t);
+	free(in);
+	close(fd);
+}
+
+static void test_symtab_lazy(void)
+{
+	lazy_table(1 << 20, 1, "radix");
+	lazy_table(1ULL << 40, 2, "qsort (a 1 TiB span)");
+}
+
 int main(void)
 {
 	struct symbolizer_opts o;
@@ -688,6 +790,7 @@ int main(void)
 		return 1;
 	test_demangle();
 	test_call_forms();
+	test_symtab_lazy();
 	test_kallsyms(s);
 	test_kallsyms_modules();
 	test_self(s, maps);
