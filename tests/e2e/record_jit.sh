@@ -125,8 +125,10 @@ if command -v node >/dev/null && node --perf-basic-prof -e 0 2>/dev/null; then
 	named node_perfmap "$T/node_perfmap.folded" 50 '(JS:[*~^]?)?jitFib ' '(JS:[*~^]?)?jitDescend '
 	mkdir -p "$T/cwd"
 	CWD=$T/cwd rec node_jitdump node --perf-prof --interpreted-frames-native-stack "$S/jit_work.js" "$SECS"
+	# (a perf map of that pid older than the run is another process's, whose pid was reused)
 	check "node_jitdump: its jitdump is in the cwd, no perf map in /tmp" eval \
-		'ls "$T"/cwd/jit-*.dump >/dev/null 2>&1 && ! ls /tmp/perf-"$(basename "$T"/cwd/jit-*.dump .dump | cut -d- -f2)".map >/dev/null 2>&1'
+		'ls "$T"/cwd/jit-*.dump >/dev/null 2>&1 &&
+		 test -z "$(find /tmp -maxdepth 1 -name "perf-$(basename "$T"/cwd/jit-*.dump .dump | cut -d- -f2).map" -newer "$T/cwd")"'
 	named node_jitdump "$T/node_jitdump.folded" 50 '(JS:[*~^]?)?jitFib ' '(JS:[*~^]?)?jitDescend '
 else
 	echo "SKIP part: no node with --perf-basic-prof on PATH"
