@@ -216,12 +216,6 @@ int uctx__go_cgo_step(struct uctx *c, struct unwind_regs *r)
 	return 0;
 }
 
-/* runtime.systemstack_switch's entry is a return address only the runtime
- * makes: the pc it saves for a goroutine whose stack it left for the
- * system stack (asmcgocall, systemstack), which runtime.cgocallback's
- * frame returns to when C calls Go back. Go's traceback looks it up as
- * is, not as pc - 1, which lies in the function before (runtime.mcall, a
- * root). */
 bool uctx__go_frame_size(const struct umod *um, uint64_t lpc, int64_t *size)
 {
 	struct ufile *f = um->file;
@@ -250,6 +244,12 @@ bool uctx__go_special(const struct uctx *c, uint64_t pc)
 	return uctx__go_switch_pc(c, pc);
 }
 
+/* runtime.systemstack_switch's entry is a return address only the runtime
+ * makes: the pc it saves for a goroutine whose stack it left for the
+ * system stack (asmcgocall, systemstack), which runtime.cgocallback's
+ * frame returns to when C calls Go back. Go's traceback looks it up as
+ * is, not as pc - 1, which lies in the function before (runtime.mcall, a
+ * root). */
 bool uctx__go_switch_pc(const struct uctx *c, uint64_t pc)
 {
 	const struct umod *um = uproc__find_mod(c->proc, pc);
