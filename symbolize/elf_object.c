@@ -227,9 +227,11 @@ static int elf_symbols(struct symtab *t, Elf *elf, uint32_t bonus, uint8_t src)
 	elf_rawfile(elf, &fsize);
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		if (gelf_getshdr(scn, &sh) && sh.sh_entsize && sh.sh_type == SHT_SYMTAB)
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
 			n_symtab += sh.sh_size / sh.sh_entsize;
-		else if (gelf_getshdr(scn, &sh) && sh.sh_entsize && sh.sh_type == SHT_DYNSYM)
+		else if (sh.sh_type == SHT_DYNSYM)
 			n_dynsym += sh.sh_size / sh.sh_entsize;
 	}
 	/* A linker writes every exported (.dynsym) symbol into .symtab too,
