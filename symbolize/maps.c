@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "pprobe/maps.h"
 
@@ -288,6 +291,90 @@ int maps__load_proc(struct maps *maps, pid_t pid)
 	if (!f)
 		return errno == ENOENT ? -ESRCH : -errno;
 	err = maps__load_file(maps, f);
+	fclose(f);
+	return err;
+}
+
+/* PROCMAP_QUERY (Linux 6.11, include/uapi/linux/fs.h): one mapping of
+ * /proc/PID/maps by address, without the kernel printing all of them.
+ * Declared here: the build's headers may be older than the kernel. */
+struct pp_procmap_query {
+	uint64_t size;
+	uint64_t query_flags;
+	uint64_t query_addr;
+	uint64_t vma_start;
+	uint64_t vma_end;
+	uint64_t vma_flags;
+	uint64_t vma_page_size;
+	uint64_t vma_offset;
+	uint64_t inode;
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	uint32_t vma_name_size;
+	uint32_t build_id_size;
+	uint64_t vma_name_addr;
+	uint64_t build_id_addr;
+};
+#define PP_PROCMAP_QUERY _IOWR('f', 17, struct pp_procmap_query)
+#define PP_PROCMAP_READABLE 0x01
+#define PP_PROCMAP_WRITABLE 0x02
+#define PP_PROCMAP_EXECUTABLE 0x04
+
+static int proc_vma_text(FILE *f, uint64_t addr, uint64_t *start, uint64_t *end, uint32_t *prot)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int err = -ENOENT;
+
+	while (getline(&line, &cap, f) > 0) {
+		struct map m;
+
+		if (maps__parse_line(line, &m) < 0 || addr >= m.end)
+			continue;
+		if (addr >= m.start) {
+			*start = m.start;
+			*end = m.end;
+			*prot = m.prot;
+			err = 0;
+		}
+		break;	/* in order: past addr */
+	}
+	free(line);
+	return err;
+}
+
+int maps__proc_vma(pid_t pid, uint64_t addr, uint64_t *start, uint64_t *end, uint32_t *prot)
+{
+	struct pp_procmap_query q = { .size = sizeof(q), .query_addr = addr };
+	char fn[64];
+	int fd, err;
+	FILE *f;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)pid);
+	fd = open(fn, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	if (ioctl(fd, PP_PROCMAP_QUERY, &q) == 0) {
+		close(fd);
+		*start = q.vma_start;
+		*end = q.vma_end;
+		*prot = (q.vma_flags & PP_PROCMAP_READABLE ? PROT_READ : 0) |
+			(q.vma_flags & PP_PROCMAP_WRITABLE ? PROT_WRITE : 0) |
+			(q.vma_flags & PP_PROCMAP_EXECUTABLE ? PROT_EXEC : 0);
+		return 0;
+	}
+	if (errno != ENOTTY && errno != EINVAL) {	/* ENOENT: nothing holds addr */
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	f = fdopen(fd, "re");	/* a kernel before 6.11: its text */
+	if (!f) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	err = proc_vma_text(f, addr, start, end, prot);
 	fclose(f);
 	return err;
 }

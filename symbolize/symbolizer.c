@@ -31,6 +31,7 @@ struct jit_map {
 	bool dump_tried;	/* the jitdump was looked for */
 	bool dump_loaded;
 	bool proc_read;		/* uids, nspid, root_fd were read */
+	bool maps_scanned;	/* /proc/PID/maps was looked through for a jitdump */
 	int nr_uids;
 	uid_t uids[2];		/* real and effective */
 	pid_t nspid;		/* the pid it sees itself as (NSpid's last field) */
@@ -226,40 +227,67 @@ static void scan_maps_for_dump(struct jit_map *j)
 /* Uid: and NSpid: of /proc/PID/status, and /proc/PID/root when the process
  * sees itself under another pid (a container, or a pid namespace alone that
  * shares our mount namespace: its files are under that root, held open so
- * that they stay reachable after it exits); and a jitdump it has mapped. */
+ * that they stay reachable after it exits). One read(2) into a buffer:
+ * this runs for every process a system-wide run sees start, and stdio's
+ * line by line sscanf was a third of it. */
 static void proc_read(struct jit_map *j)
 {
-	char fn[64], *line = NULL;
-	size_t cap = 0;
-	FILE *f;
+	char fn[64], buf[4096];
+	ssize_t n;
+	int fd;
 
 	snprintf(fn, sizeof(fn), "/proc/%d/status", (int)j->pid);
-	f = fopen(fn, "re");
-	if (!f)
+	fd = open(fn, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = 0;
 	j->proc_read = true;
 	j->nspid = j->pid;
-	while (getline(&line, &cap, f) > 0) {
-		unsigned ruid, euid;
+	for (char *line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (!strncmp(line, "Uid:", 4)) {
+			char *end;
+			unsigned long ruid = strtoul(line + 4, &end, 10);
+			unsigned long euid = strtoul(end, &end, 10);
 
-		if (sscanf(line, "Uid: %u %u", &ruid, &euid) == 2) {
-			j->uids[0] = ruid;
-			j->uids[1] = euid;
-			j->nr_uids = 2;
+			if (end != line + 4 && ruid <= UINT32_MAX && euid <= UINT32_MAX) {
+				j->uids[0] = (uid_t)ruid;
+				j->uids[1] = (uid_t)euid;
+				j->nr_uids = 2;
+			}
 		} else if (!strncmp(line, "NSpid:", 6)) {
-			char *last = strrchr(line, '\t');
-			long v = last ? strtol(last + 1, NULL, 10) : 0;
+			char *eol = strchr(line, '\n');
+			char *last;
+			long v;
 
+			if (eol)
+				*eol = 0;
+			last = strrchr(line, '\t');
+			v = last ? strtol(last + 1, NULL, 10) : 0;
+			if (eol)
+				*eol = '\n';
 			if (v > 0)
 				j->nspid = (pid_t)v;
 		}
 	}
-	free(line);
-	fclose(f);
 	if (j->nspid != j->pid) {
 		snprintf(fn, sizeof(fn), "/proc/%d/root", (int)j->pid);
 		j->root_fd = open(fn, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
+}
+
+/* A jitdump among pid's mappings, looked for once: for a process whose
+ * mappings were read from /proc, not reported (there before us, or one
+ * that inherited the mapping from its parent); a mapping reported while
+ * the run watched is noted by symbolizer__prepare. */
+static void scan_once(struct jit_map *j)
+{
+	if (j->maps_scanned || j->dump_path)
+		return;
+	j->maps_scanned = true;
 	scan_maps_for_dump(j);
 }
 
@@ -267,8 +295,11 @@ void symbolizer__note_process(struct symbolizer *s, pid_t pid)
 {
 	struct jit_map *j = s && pid > 0 ? proc_entry(s, pid) : NULL;
 
-	if (j && !j->proc_read)
+	if (!j)
+		return;
+	if (!j->proc_read)
 		proc_read(j);
+	scan_once(j);
 }
 
 /* Caps on a JIT map: a JIT that runs for days appends forever, and the file
@@ -513,6 +544,7 @@ static struct jit_map *dump_for(struct symbolizer *s, pid_t pid)
 	j->dump_tried = true;
 	if (!j->proc_read)
 		proc_read(j);
+	scan_once(j);
 	fd = dump_open(j, fn, sizeof(fn));
 	if (fd < 0)
 		return NULL;
@@ -694,17 +726,24 @@ int symbolizer__prepare(struct symbolizer *s, pid_t pid, const struct map *m)
 		return -EINVAL;
 	struct elf_object *o;
 
-	if (pid > 0)
-		symbolizer__note_process(s, pid);
-	if (!map__is_file(m))
-		return 0;
-	if (jitdump__is_name(m->path)) {	/* not code: where the process's jitdump is */
-		struct jit_map *j = pid > 0 ? proc_entry(s, pid) : NULL;
+	/* A process that maps code of its own making (anonymous, executable:
+	 * a JIT) or its jitdump: what finding and trusting its JIT files needs,
+	 * read now, while it lives. Not its mappings: they come as this one
+	 * did. Not for every process: a system-wide run sees hundreds start
+	 * a second, and /proc/PID/status was half of what each cost. */
+	bool jit_code = !map__is_file(m) && m->path[0] != '[';	/* not [vdso] */
+	bool dump = !jit_code && map__is_file(m) && jitdump__is_name(m->path);
 
-		if (j)
-			note_dump(j, m->path);
-		return 0;
+	if (pid > 0 && (jit_code || dump)) {
+		struct jit_map *j = proc_entry(s, pid);
+
+		if (j && !j->proc_read)
+			proc_read(j);
+		if (j && dump)
+			note_dump(j, m->path);	/* not code: where its jitdump is */
 	}
+	if (!map__is_file(m) || dump)
+		return 0;
 	o = object_for(s, pid, m, true);
 	if (!o)
 		return -ENOMEM;

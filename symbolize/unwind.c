@@ -1053,7 +1053,7 @@ const char *uctx__dso_name(const struct uctx *c, uint64_t addr)
 
 /* End of the mapping that holds sp: from maps, else from /proc/PID/maps
  * (perf's MMAP2 records carry no stack mappings), cached per process so a
- * sampled thread costs one read of /proc/PID/maps, not one per sample. */
+ * sampled thread costs one query of /proc/PID/maps, not one per sample. */
 static uint64_t stack_end_of(struct uproc *p, const struct maps *maps, uint64_t sp)
 {
 	const struct map *m = maps__find(maps, sp);
@@ -1062,29 +1062,14 @@ static uint64_t stack_end_of(struct uproc *p, const struct maps *maps, uint64_t 
 	for (int i = 0; i < UPROC_STACKS; i++)
 		if (sp >= p->stacks[i].start && sp < p->stacks[i].end)
 			return p->stacks[i].end;
-	char path[64], line[512];
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
-	FILE *fp = fopen(path, "re");
-	uint64_t end = 0;
-	if (!fp)
+	uint64_t s, e;
+	uint32_t prot;
+	if (maps__proc_vma(p->pid, sp, &s, &e, &prot) || !(prot & PROT_WRITE) || (prot & PROT_EXEC))
 		return 0;
-	while (fgets(line, sizeof(line), fp)) {
-		unsigned long long s, e;
-		char perm[8];
-		if (sscanf(line, "%llx-%llx %7s", &s, &e, perm) != 3)
-			continue;
-		if (sp >= s && sp < e) {
-			if (perm[1] == 'w' && perm[2] != 'x') {
-				end = e;
-				p->stacks[p->next_stack].start = s;
-				p->stacks[p->next_stack].end = e;
-				p->next_stack = (p->next_stack + 1) % UPROC_STACKS;
-			}
-			break;
-		}
-	}
-	fclose(fp);
-	return end;
+	p->stacks[p->next_stack].start = s;
+	p->stacks[p->next_stack].end = e;
+	p->next_stack = (p->next_stack + 1) % UPROC_STACKS;
+	return e;
 }
 
 static int backend_unwind(const struct unwinder *u, struct uctx *c, uint64_t *ips, int max,

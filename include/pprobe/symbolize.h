@@ -68,9 +68,11 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
  * lives: a deleted file (/proc/PID/map_files) or one in another mount
  * namespace (/proc/PID/root) is then still symbolized after the process
  * exited. Optional; symbolizer__user does the same lazily. Call it for
- * executable file mappings (e.g. on MMAP2 or before EXIT). A mapping of a
+ * executable mappings (e.g. on MMAP2 or before EXIT). A mapping of a
  * jitdump ("jit-*.dump", which JIT runtimes map executable to be found) is
- * noted as the process's jitdump, not opened. 0 or -errno. */
+ * noted as the process's jitdump, not opened; it and anonymous executable
+ * memory (JIT code) make the process's JIT facts read now
+ * (symbolizer__note_process, less the mappings). 0 or -errno. */
 int symbolizer__prepare(struct symbolizer *s, pid_t pid, const struct map *m);
 
 /* Read what finding and trusting pid's JIT map (/tmp/perf-PID.map) and
@@ -80,9 +82,11 @@ int symbolizer__prepare(struct symbolizer *s, pid_t pid, const struct map *m);
  * /proc/PID/root/tmp/perf-NSPID.map, as perf reads it; so is that of a
  * process in a pid namespace alone, whose root is ours), and a jitdump
  * among its mappings.
- * symbolizer__prepare does it on a process's first mapping; call it for a
- * process attached to (-p), whose mappings were read, not reported. Once per
- * pid; later calls do nothing. */
+ * symbolizer__prepare reads all but the mappings when a process maps JIT
+ * code or its jitdump (a jitdump it maps later comes as a mapping too); call
+ * this for a process attached to (-p), whose mappings were read, not
+ * reported. Once per pid; later calls do nothing. Otherwise a process is
+ * read at its first JIT lookup, if it still lives. */
 void symbolizer__note_process(struct symbolizer *s, pid_t pid);
 
 /* Bounding a long run's cache (record --push): symbolizer__keep marks the

@@ -97,11 +97,12 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 
 /* Open each executable file as it is mapped, while the process lives: a
  * deleted binary or one in another mount namespace is still readable then
- * (through /proc/PID/map_files or /proc/PID/root), not at the end. */
+ * (through /proc/PID/map_files or /proc/PID/root), not at the end; and for
+ * JIT code, what finding its perf map and jitdump needs. */
 static void on_mmap(struct collect *c, pid_t pid, const struct map *m)
 {
 	struct record *r = c->priv;
-	if ((m->prot & PROT_EXEC) && map__is_file(m))
+	if (m->prot & PROT_EXEC)
 		symbolizer__prepare(r->sym, pid, m);
 }
 

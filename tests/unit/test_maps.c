@@ -196,10 +196,54 @@ static void test_proc(void)
 	maps__delete(maps);
 }
 
+/* maps__proc_vma asks for one mapping (PROCMAP_QUERY on 6.11+, the text
+ * before): the same bounds and protection as the whole table read, for a
+ * stack variable, our code, a fresh anonymous mapping carved in three by
+ * mprotect, and -ENOENT in the hole after it. */
+static void test_proc_vma(void)
+{
+	struct maps *maps = maps__new();
+	int stackvar = 0;
+	long pg = sysconf(_SC_PAGESIZE);
+	char *a = mmap(NULL, (size_t)pg * 4, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t s, e;
+	uint32_t prot;
+
+	if (!CHECK(maps && a != MAP_FAILED, "mmap"))
+		return;
+	/* a guard after it, so the hole is ours: unmap the last page */
+	munmap(a + 3 * pg, (size_t)pg);
+	mprotect(a + pg, (size_t)pg, PROT_READ);
+	uint64_t addrs[] = { (uint64_t)(uintptr_t)&stackvar, (uint64_t)(uintptr_t)&test_proc_vma,
+			     (uint64_t)(uintptr_t)a, (uint64_t)(uintptr_t)(a + pg + 8),
+			     (uint64_t)(uintptr_t)(a + 2 * pg + 100) };
+	for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+		int err = maps__proc_vma(getpid(), addrs[i], &s, &e, &prot);
+		CHECK(maps__load_proc(maps, getpid()) == 0, "load self");
+		const struct map *m = maps__find(maps, addrs[i]);
+		CHECK(!err && m && s == m->start && e == m->end && prot == m->prot,
+		      "address %zu: %d %" PRIx64 "-%" PRIx64 " prot %u vs %" PRIx64 "-%" PRIx64 " prot %u", i, err,
+		      s, e, prot, m ? m->start : 0, m ? m->end : 0, m ? m->prot : 99u);
+	}
+	CHECK(maps__proc_vma(getpid(), (uint64_t)(uintptr_t)(a + pg + 8), &s, &e, &prot) == 0 &&
+	      s == (uint64_t)(uintptr_t)(a + pg) && e == s + (uint64_t)pg && prot == PROT_READ,
+	      "the read-only page alone");
+	/* the hole, unless something was mapped there since (the table says) */
+	CHECK(maps__load_proc(maps, getpid()) == 0, "load self");
+	if (!maps__find(maps, (uint64_t)(uintptr_t)(a + 3 * pg))) {
+		int err = maps__proc_vma(getpid(), (uint64_t)(uintptr_t)(a + 3 * pg), &s, &e, &prot);
+		CHECK(err == -ENOENT, "the unmapped page: %d", err);
+	}
+	CHECK(maps__proc_vma(0x7ffffff0, 4096, &s, &e, &prot) == -ESRCH, "no such pid");
+	munmap(a, (size_t)pg * 3);
+	maps__delete(maps);
+}
+
 int main(void)
 {
 	test_fixed();
 	test_random();
 	test_proc();
+	test_proc_vma();
 	return check_summary();
 }
