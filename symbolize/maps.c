@@ -324,11 +324,12 @@ static int proc_vma_text(FILE *f, uint64_t addr, uint64_t *start, uint64_t *end,
 {
 	char *line = NULL;
 	size_t cap = 0;
-	int err = -ENOENT;
+	int err = -ESRCH;	/* no line: a zombie's, its memory gone (as the ioctl says) */
 
 	while (getline(&line, &cap, f) > 0) {
 		struct map m;
 
+		err = -ENOENT;
 		if (maps__parse_line(line, &m) < 0 || addr >= m.end)
 			continue;
 		if (addr >= m.start) {

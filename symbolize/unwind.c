@@ -1053,9 +1053,11 @@ const char *uctx__dso_name(const struct uctx *c, uint64_t addr)
 
 /* End of the mapping that holds sp: from maps, else from /proc/PID/maps
  * (perf's MMAP2 records carry no stack mappings), cached per process so a
- * sampled thread costs one query of /proc/PID/maps, not one per sample. */
-static uint64_t stack_end_of(struct uproc *p, const struct maps *maps, uint64_t sp)
+ * sampled thread costs one query of /proc/PID/maps, not one per sample.
+ * *gone: 0 because the process has exited (its samples unwound late). */
+static uint64_t stack_end_of(struct uproc *p, const struct maps *maps, uint64_t sp, bool *gone)
 {
+	*gone = false;
 	const struct map *m = maps__find(maps, sp);
 	if (m)
 		return (m->prot & PROT_WRITE) && !(m->prot & PROT_EXEC) ? m->end : 0;
@@ -1064,7 +1066,9 @@ static uint64_t stack_end_of(struct uproc *p, const struct maps *maps, uint64_t 
 			return p->stacks[i].end;
 	uint64_t s, e;
 	uint32_t prot;
-	if (maps__proc_vma(p->pid, sp, &s, &e, &prot) || !(prot & PROT_WRITE) || (prot & PROT_EXEC))
+	int err = maps__proc_vma(p->pid, sp, &s, &e, &prot);
+	*gone = err == -ESRCH;
+	if (err || !(prot & PROT_WRITE) || (prot & PROT_EXEC))
 		return 0;
 	p->stacks[p->next_stack].start = s;
 	p->stacks[p->next_stack].end = e;
@@ -1120,7 +1124,7 @@ int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
 	} else {
 		c.sp = regs->r[UNWIND_REG_SP];
 	}
-	c.stack_end = stack_end_of(p, maps, regs->r[UNWIND_REG_SP]);
+	c.stack_end = stack_end_of(p, maps, regs->r[UNWIND_REG_SP], &c.stack_gone);
 	pid_t tid = u->history && stack && stack->data && stack->size ? stack->tid : 0;
 	uhist__extend(&c, tid);
 	p->ctx = &c;

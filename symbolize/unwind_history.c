@@ -15,7 +15,8 @@
  * them. Each sample's stack then becomes the thread's: its copy, and what
  * is still valid of the old one above it. Not for Go (goroutine stacks are
  * switched, moved and reused without a return), nor across stacks
- * (sigaltstack): the stack mapping must be the same. */
+ * (sigaltstack): the stack mapping must be the same (where it can no longer
+ * be asked, the process gone, the one the image was taken in, or none). */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -99,17 +100,31 @@ static bool img_cover(struct unwinder *u, struct ustack_img *im, uint64_t lo, ui
 	return true;
 }
 
+/* The end of the stack mapping the thread's bytes lie in: the sample's;
+ * else, its process gone before the sample was unwound (nothing to ask
+ * /proc any more), the one the thread's image was taken in, else "above"
+ * (UINT64_MAX): so that a thread whose process exited before its first
+ * sample was unwound still joins its samples, every value at or above sp
+ * in the overlap then checked as a stack address. 0: no history. */
+static uint64_t hist_end(const struct uctx *c, const struct ustack_img *im)
+{
+	if (c->stack_end || !c->stack_gone)
+		return c->stack_end;
+	return im && im->stack_end ? im->stack_end : UINT64_MAX;
+}
+
 bool uhist__extend(struct uctx *c, pid_t tid)
 {
 	struct uproc *p = c->proc;
 	uint64_t sp = c->sp, copy_end = c->sp + c->size;
-	if (!tid || !c->data || !c->stack_end || copy_end >= c->stack_end || c->size < HIST_OVERLAP)
+	if (!tid || !c->data || (!c->stack_end && !c->stack_gone) || c->size < HIST_OVERLAP)
 		return false;
 	struct ustack_img *im = img_find(p, tid);
 	if (!im)
 		return false;
 	im->joined = false;
-	if (im->stack_end != c->stack_end || im->hi <= copy_end || im->hi - sp > HIST_MAX_BYTES)
+	uint64_t stack_end = hist_end(c, im);
+	if (copy_end >= stack_end || im->stack_end != stack_end || im->hi <= copy_end || im->hi - sp > HIST_MAX_BYTES)
 		return false;
 	/* valid: above the sps of both samples; joined: the overlap within */
 	uint64_t valid = im->lo > sp ? im->lo : sp;
@@ -121,7 +136,7 @@ bool uhist__extend(struct uctx *c, pid_t tid)
 		uint64_t a, b;
 		memcpy(&a, was + off, 8);
 		memcpy(&b, now + off, 8);
-		if (a != b && ((a >= sp && a < c->stack_end) || uctx__is_exec(c, a)))
+		if (a != b && ((a >= sp && a < stack_end) || uctx__is_exec(c, a)))
 			return false;
 	}
 	/* the copy written over the old bytes: the image is the joined stack */
@@ -152,9 +167,9 @@ void uhist__note(struct uctx *c, pid_t tid, bool keep_extension)
 	/* the image becomes this sample's copy; none where a large copy held
 	 * the whole stack (rate-sampled events' 64 KB): the next copy will
 	 * too, and keeping it would cost its bytes again at every sample */
-	uint64_t end = c->sp + c->size;
-	if (!c->data || !c->size || !c->stack_end || uctx__has_go(c) ||
-	    (c->size > HIST_SMALL_COPY && end >= c->stack_end)) {
+	uint64_t end = c->sp + c->size, stack_end = hist_end(c, im);
+	if (!c->data || !c->size || !stack_end || uctx__has_go(c) ||
+	    (c->size > HIST_SMALL_COPY && end >= stack_end)) {
 		if (im) {
 			p->imgs = im->next;
 			p->nr_imgs--;
@@ -186,5 +201,5 @@ void uhist__note(struct uctx *c, pid_t tid, bool keep_extension)
 	memcpy(im->buf + (c->sp - im->base), c->data, c->size);
 	im->lo = c->sp;
 	im->hi = end;
-	im->stack_end = c->stack_end;
+	im->stack_end = stack_end;
 }

@@ -108,6 +108,7 @@ struct uctx {
 	const uint8_t *data;
 	uint64_t size;
 	uint64_t stack_end;		/* end of the mapping holding sp; 0 if unknown */
+	bool stack_gone;		/* unknown because the process is gone */
 	uint64_t live_floor;		/* see struct unwind_stack */
 	/* live stack beyond the copy: bytes [sp + size, live_end) in live */
 	uint8_t *live;

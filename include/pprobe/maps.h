@@ -56,7 +56,7 @@ int maps__load_file(struct maps *maps, FILE *f);
 /* The mapping of pid that holds addr: its bounds and PROT_* bits, from
  * the kernel's PROCMAP_QUERY where it has it (6.11+: no text for every
  * mapping), else from /proc/PID/maps' text. 0, -ENOENT (none holds addr),
- * -ESRCH (no such process) or -errno. */
+ * -ESRCH (no such process, or a zombie: its memory gone) or -errno. */
 int maps__proc_vma(pid_t pid, uint64_t addr, uint64_t *start, uint64_t *end, uint32_t *prot);
 
 /* True for file-backed mappings whose path names a file (not [vdso], //anon...). */

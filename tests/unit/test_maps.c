@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pprobe/maps.h"
@@ -235,6 +236,27 @@ static void test_proc_vma(void)
 		CHECK(err == -ENOENT, "the unmapped page: %d", err);
 	}
 	CHECK(maps__proc_vma(0x7ffffff0, 4096, &s, &e, &prot) == -ESRCH, "no such pid");
+	/* a zombie: its /proc is there, its memory gone (as a process whose
+	 * samples are unwound after it exited): the same answer */
+	pid_t z = fork();
+	if (z == 0)
+		_exit(0);
+	if (CHECK(z > 0, "fork")) {
+		char fn[64], st[256] = "";
+		snprintf(fn, sizeof(fn), "/proc/%d/stat", (int)z);
+		for (int tries = 0; tries < 500 && !strstr(st, ") Z"); tries++) {
+			FILE *f = fopen(fn, "re");
+			if (f) {
+				if (!fgets(st, sizeof(st), f))
+					st[0] = 0;
+				fclose(f);
+			}
+			usleep(10000);
+		}
+		int err = maps__proc_vma(z, (uint64_t)(uintptr_t)&test_proc_vma, &s, &e, &prot);
+		CHECK(strstr(st, ") Z") && err == -ESRCH, "a zombie's mapping: %d (%s)", err, st);
+		waitpid(z, NULL, 0);
+	}
 	munmap(a, (size_t)pg * 3);
 	maps__delete(maps);
 }
