@@ -227,9 +227,8 @@ static void scan_maps_for_dump(struct jit_map *j)
 /* Uid: and NSpid: of /proc/PID/status, and /proc/PID/root when the process
  * sees itself under another pid (a container, or a pid namespace alone that
  * shares our mount namespace: its files are under that root, held open so
- * that they stay reachable after it exits). One read(2) into a buffer:
- * this runs for every process a system-wide run sees start, and stdio's
- * line by line sscanf was a third of it. */
+ * that they stay reachable after it exits). One read(2) into a buffer
+ * (stdio's line by line sscanf was a third of the cost). */
 static void proc_read(struct jit_map *j)
 {
 	char fn[64], buf[4096];
