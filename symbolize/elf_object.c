@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
@@ -267,11 +268,54 @@ Elf_Scn *elf_file__section(Elf *elf, const char *want, GElf_Shdr *sh)
 	return NULL;
 }
 
+/* An IRELATIVE stub (a call within the object to one of its own IFUNCs:
+ * libc's internal strlen, memcpy...) and what names it: the IFUNC symbol
+ * at the resolver's address, the relocation's addend. */
+struct irel_stub {
+	uint64_t at, resolver;
+	const char *name;
+	bool underscore;	/* name begins with '_': another may be better known */
+};
+
+/* Each stub's name: an IFUNC symbol of .dynsym at its resolver, one
+ * without a leading underscore preferred (strnlen, not __strnlen); else
+ * "*ABS*+0xADDEND@plt" as perf writes it. */
+static int irel_symbols(struct symtab *t, Elf *elf, Elf_Data *dd, const GElf_Shdr *dsh,
+			struct irel_stub *v, size_t nv)
+{
+	size_t nsyms = dsh->sh_entsize ? dsh->sh_size / dsh->sh_entsize : 0;
+	char name[512];
+
+	for (size_t i = 0; i < nsyms; i++) {
+		GElf_Sym sym;
+		const char *sn;
+
+		if (!gelf_getsym(dd, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC ||
+		    !(sn = elf_strptr(elf, dsh->sh_link, sym.st_name)) || !*sn)
+			continue;
+		for (size_t k = 0; k < nv; k++)
+			if (v[k].resolver == sym.st_value && (!v[k].name || (v[k].underscore && sn[0] != '_'))) {
+				v[k].name = sn;
+				v[k].underscore = sn[0] == '_';
+			}
+	}
+	for (size_t k = 0; k < nv; k++) {
+		if (v[k].name)
+			snprintf(name, sizeof(name), "%s@plt", v[k].name);
+		else
+			snprintf(name, sizeof(name), "*ABS*+0x%" PRIx64 "@plt", v[k].resolver);
+		if (symtab__add(t, v[k].at, 16, 0, name, strlen(name), 0))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* x86-64 PLT stubs as "name@plt", as objdump and perf name them. A jump
  * slot relocation patches .got.plt slot 3+k (three reserved slots), and the
  * k-th 16-byte stub of .plt.sec (IBT) or of .plt after its header entry
  * jumps through that slot. The relocations' order is not the stubs' order
- * (libc mixes in IRELATIVE slots), the GOT slot is. */
+ * (libc mixes in IRELATIVE slots), the GOT slot is. An IRELATIVE slot's
+ * stub is named by the IFUNC it calls (irel_symbols). */
 static int plt_symbols(struct symtab *t, Elf *elf)
 {
 	GElf_Shdr rsh, psh, dsh, gsh;
@@ -301,14 +345,18 @@ static int plt_symbols(struct symtab *t, Elf *elf)
 	if (!dyn || !gelf_getshdr(dyn, &dsh) || !(rd = elf_getdata(rela, NULL)) || !(dd = elf_getdata(dyn, NULL)))
 		return 0;
 	n = rsh.sh_size / rsh.sh_entsize;
-	for (i = 0; i < n; i++) {
+	struct irel_stub *irel = NULL;
+	size_t nirel = 0;
+	int err = 0;
+	for (i = 0; i < n && !err; i++) {
 		GElf_Rela r;
 		GElf_Sym sym;
 		const char *sn;
 		uint64_t at, slot;
 
-		if (!gelf_getrela(rd, (int)i, &r) || GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT ||
-		    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym))
+		if (!gelf_getrela(rd, (int)i, &r))
+			continue;
+		if (GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT && GELF_R_TYPE(r.r_info) != R_X86_64_IRELATIVE)
 			continue;
 		if (r.r_offset < gsh.sh_addr + 24 || (r.r_offset - gsh.sh_addr) % 8)
 			continue;
@@ -316,14 +364,26 @@ static int plt_symbols(struct symtab *t, Elf *elf)
 		at = base + 16 * slot;
 		if (at + 16 > psh.sh_addr + psh.sh_size)
 			continue;
+		if (GELF_R_TYPE(r.r_info) == R_X86_64_IRELATIVE) {
+			if (!irel && !(irel = calloc(n, sizeof(*irel))))	/* at most one per relocation */
+				err = -ENOMEM;
+			else
+				irel[nirel++] = (struct irel_stub){ .at = at, .resolver = (uint64_t)r.r_addend };
+			continue;
+		}
+		if (!gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym))
+			continue;
 		sn = elf_strptr(elf, dsh.sh_link, sym.st_name);
 		if (!sn || !*sn)
 			continue;
 		snprintf(name, sizeof(name), "%s@plt", sn);
 		if (symtab__add(t, at, 16, 0, name, strlen(name), 0))
-			return -ENOMEM;
+			err = -ENOMEM;
 	}
-	return 0;
+	if (!err && nirel)
+		err = irel_symbols(t, elf, dd, &dsh, irel, nirel);
+	free(irel);
+	return err;
 }
 
 static bool elf_has_symtab(Elf *elf)

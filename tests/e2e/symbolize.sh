@@ -94,14 +94,18 @@ else
 	fail "libc debug file $LIBC_DBG missing: apt-get install libc6-dbg"
 fi
 
-# --- PLT stubs: named "func@plt" as objdump names them ---
+# --- PLT stubs: named "func@plt" as objdump names them; a stub of an
+# IRELATIVE slot (libc's calls to its own IFUNCs: objdump's *ABS*+0x...@plt)
+# by the IFUNC it calls (strnlen@plt) ---
 for x in "pie $P1 $W/sym_pie $W/sym_pie" "libc $P1 $LIBC_MAP $LIBC"; do
 	set -- $x
-	$LIB plt "$2" "$3" "$4" > "$T/plt.$1"
+	$LIB plt "$2" "$3" "$4" > "$T/plt.$1" 2>"$T/plt.$1.irel"
 	awk '{ print $1 }' "$T/plt.$1" | "$DRV" -I -p "$2" - | grep -v '^0x' > "$T/plt.$1.names"
-	check "plt $1: $(wc -l < "$T/plt.$1") PLT entries named as objdump does" \
+	check "plt $1: $(wc -l < "$T/plt.$1") PLT entries named as objdump does ($(grep -c . "$T/plt.$1.irel") IRELATIVE)" \
 		cmp <(awk '{ print $2 }' "$T/plt.$1") "$T/plt.$1.names"
 done
+check "plt libc: its IRELATIVE stubs named by their IFUNC ($(grep -vc 'ABS' "$T/plt.libc.irel") of $(grep -c . "$T/plt.libc.irel"))" \
+	test "$(grep -vc 'ABS' "$T/plt.libc.irel")" -ge 1
 
 # Workloads built by clang (the CC=clang build): elfutils 0.188 reads none of
 # clang 14's DWARF 5 units without .debug_aranges, so eu-addr2line is no

@@ -86,13 +86,26 @@ if ($cmd eq 'addrs') {
 		printf("%x %s\n", $rt, $name) if defined $rt;
 	}
 } elsif ($cmd eq 'plt') {
-	# plt PID MAPPATH ELF: "runtime-address name@plt" of objdump's PLT entries
+	# plt PID MAPPATH ELF: "runtime-address name@plt" of objdump's PLT entries;
+	# an IRELATIVE slot's (objdump: *ABS*+0xRESOLVER@plt) named by the
+	# IFUNC symbol at its resolver, one without a leading underscore first
 	my ($pid, $mappath, $elf) = @ARGV;
 	layout($pid, $mappath, $elf);
+	my %ifunc;
+	open(my $rs, '-|', 'readelf', '-sW', '--dyn-syms', $elf) or die;
+	while (<$rs>) {
+		my ($v, $name) = /^\s*\d+:\s+([0-9a-f]+)\s+\d+\s+IFUNC\s+\S+\s+\S+\s+\S+\s+(\S+)/ or next;
+		$name =~ s/\@.*//;
+		my $k = hex($v);
+		$ifunc{$k} = $name if !defined $ifunc{$k} || ($ifunc{$k} =~ /^_/ && $name !~ /^_/);
+	}
 	open(my $od, '-|', 'objdump', '-d', '-j', '.plt', '-j', '.plt.sec', $elf) or die;
 	while (<$od>) {
 		my ($v, $name) = /^([0-9a-f]+) <(.*\@plt)>:$/ or next;
-		next if $name =~ /^\*ABS\*/;	# IRELATIVE slots have no symbol
+		if (my ($r) = $name =~ /^\*ABS\*\+0x([0-9a-f]+)\@plt$/) {
+			$name = "$ifunc{hex($r)}\@plt" if defined $ifunc{hex($r)};
+			print STDERR "irelative $name\n";
+		}
 		my $rt = rt(hex($v));
 		printf("%x %s\n", $rt, $name) if defined $rt;
 	}
