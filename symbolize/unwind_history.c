@@ -166,10 +166,12 @@ void uhist__note(struct uctx *c, pid_t tid, bool keep_extension)
 	}
 	/* the image becomes this sample's copy; none where a large copy held
 	 * the whole stack (rate-sampled events' 64 KB): the next copy will
-	 * too, and keeping it would cost its bytes again at every sample */
+	 * too, and keeping it would cost its bytes again at every sample. Where
+	 * the stack's end is not known at all (UINT64_MAX), a large copy is
+	 * taken to hold it, as nearly all do. */
 	uint64_t end = c->sp + c->size, stack_end = hist_end(c, im);
 	if (!c->data || !c->size || !stack_end || uctx__has_go(c) ||
-	    (c->size > HIST_SMALL_COPY && end >= stack_end)) {
+	    (c->size > HIST_SMALL_COPY && (end >= stack_end || stack_end == UINT64_MAX))) {
 		if (im) {
 			p->imgs = im->next;
 			p->nr_imgs--;
