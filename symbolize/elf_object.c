@@ -277,28 +277,49 @@ struct irel_stub {
 	bool underscore;	/* name begins with '_': another may be better known */
 };
 
+static int irel_cmp(const void *a, const void *b)
+{
+	const struct irel_stub *x = a, *y = b;
+
+	return x->resolver < y->resolver ? -1 : x->resolver > y->resolver;
+}
+
 /* Each stub's name: an IFUNC symbol of .dynsym at its resolver, one
  * without a leading underscore preferred (strnlen, not __strnlen); else
- * "*ABS*+0xADDEND@plt" as perf writes it. */
+ * "*ABS*+0xADDEND@plt" as perf writes it. The stubs sorted by resolver,
+ * each symbol found by a binary search: a crafted file's counts cannot
+ * make it symbols times stubs. */
 static int irel_symbols(struct symtab *t, Elf *elf, Elf_Data *dd, const GElf_Shdr *dsh,
 			struct irel_stub *v, size_t nv)
 {
 	size_t nsyms = dsh->sh_entsize ? dsh->sh_size / dsh->sh_entsize : 0;
 	char name[512];
 
-	for (size_t i = 0; i < nsyms; i++) {
+	qsort(v, nv, sizeof(*v), irel_cmp);
+	for (size_t i = 0; i < nsyms && i <= INT32_MAX; i++) {
 		GElf_Sym sym;
 		const char *sn;
+		size_t lo = 0, hi = nv;
 
 		if (!gelf_getsym(dd, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC ||
 		    !(sn = elf_strptr(elf, dsh->sh_link, sym.st_name)) || !*sn)
 			continue;
-		for (size_t k = 0; k < nv; k++)
-			if (v[k].resolver == sym.st_value && (!v[k].name || (v[k].underscore && sn[0] != '_'))) {
-				v[k].name = sn;
-				v[k].underscore = sn[0] == '_';
-			}
+		while (lo < hi) {	/* the first stub at or above the symbol */
+			size_t mid = lo + (hi - lo) / 2;
+			if (v[mid].resolver < sym.st_value)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		/* the group's first stub holds its name; the rest get it below */
+		if (lo < nv && v[lo].resolver == sym.st_value && (!v[lo].name || (v[lo].underscore && sn[0] != '_'))) {
+			v[lo].name = sn;
+			v[lo].underscore = sn[0] == '_';
+		}
 	}
+	for (size_t k = 1; k < nv; k++)
+		if (v[k].resolver == v[k - 1].resolver)
+			v[k].name = v[k - 1].name;
 	for (size_t k = 0; k < nv; k++) {
 		if (v[k].name)
 			snprintf(name, sizeof(name), "%s@plt", v[k].name);
