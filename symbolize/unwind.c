@@ -845,15 +845,17 @@ static bool cfi_less_leaf(struct uctx *c, uint64_t *ra)
 	uint64_t pc = c->regs->r[UNWIND_REG_IP], sp = c->regs->r[UNWIND_REG_SP];
 	const struct umod *m;
 
-	/* every sample comes here: the cheap tests on the word at sp first,
-	 * the CFI lookup (which the backend repeats) only when it passes */
+	/* every sample comes here: the pc's CFI row first (compiled once per
+	 * address and cached, the row the fast path steps the leaf with), so
+	 * that the code before the word at sp (a page of the file touched,
+	 * for a return address's call) is read only for the rare pc without */
 	if (sp < c->sp || sp - c->sp + 8 > c->size)
 		return false;
-	memcpy(ra, c->data + (sp - c->sp), 8);
-	if (!uctx__is_exec(c, *ra) || !uctx__after_call(c, *ra))
+	m = uproc__find_mod(c->proc, pc);
+	if (!m || m->file->has_debug_frame || m->file->debug_file_cfi > 0 || eh_covers(c, pc, &m))
 		return false;
-	bool has_cfi = eh_covers(c, pc, &m);
-	return !has_cfi && m && !m->file->has_debug_frame && m->file->debug_file_cfi <= 0 && !uctx__is_entry(c, pc);
+	memcpy(ra, c->data + (sp - c->sp), 8);
+	return uctx__is_exec(c, *ra) && uctx__after_call(c, *ra) && !uctx__is_entry(c, pc);
 }
 
 /* gcc's CFI keeps a callee-saved register's offset rule through the
