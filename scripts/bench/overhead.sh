@@ -8,7 +8,7 @@
 #                       2-CPU machine; the numbers are startup-dominated)
 #   default             the full run, sized for at most ~15 minutes on 2 CPUs
 #                       (pprobe -a behind on a busy machine runs past -d)
-#   OVERHEAD_ONLY=workloads|depth|system|occurrence    one section
+#   OVERHEAD_ONLY=workloads|depth|system|occurrence|churn    one section
 #
 # 1. workloads: clang++ -O2 of a template-heavy file, make -j2 of pprobe's
 #    sources (tests/tools/build-workload.sh), tests/workloads/go_wl, node
@@ -24,6 +24,8 @@
 #    share of the stacks, complete stacks.
 # 4. occurrence: -e syscalls:sys_enter_openat -a -g with the compile loop:
 #    stacks, complete, CPU per stack.
+# 5. churn: -a at 99 Hz while the compile loop and a shell loop of short
+#    processes (ls, cat, wc) run: what each new process costs the profiler.
 #
 # Profiler CPU: pprobe's own threads, from its summary ("profiler CPU");
 # perf record's own process, not the workload it forks (perf stat -e
@@ -41,8 +43,8 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 QUICK=${OVERHEAD_QUICK:-}
 ONLY=${OVERHEAD_ONLY:-}
 case "$ONLY" in
-'' | workloads | depth | system | occurrence) ;;
-*) echo "OVERHEAD_ONLY: one of workloads, depth, system, occurrence" >&2; exit 2 ;;
+'' | workloads | depth | system | occurrence | churn) ;;
+*) echo "OVERHEAD_ONLY: one of workloads, depth, system, occurrence, churn" >&2; exit 2 ;;
 esac
 command -v perf >/dev/null || { echo "perf not installed (apt-get install linux-perf)"; exit 77; }
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install time)"; exit 77; }
@@ -399,4 +401,33 @@ if [ -z "$ONLY" ] || [ "$ONLY" = occurrence ]; then
 	rm -f "$TMP/perf.data" "$TMP/occ.folded"
 	stop_loads
 	[ "${ps:-0}" = "$pst" ] || echo "   (pprobe: $ps events, $pst of them with a user stack unwound)"
+fi
+
+# -- 5. churn: new processes all the time ------------------------------------
+if [ -z "$ONLY" ] || [ "$ONLY" = churn ]; then
+	echo
+	LOAD_DESC=
+	compile_loop
+	start_load sh -c 'ls /usr/lib >/dev/null; cat /etc/passwd | wc -l >/dev/null'
+	LOAD_DESC="$LOAD_DESC; a shell loop of ls, cat and wc"
+	sleep 1
+	echo "== 5. system-wide at 99 Hz, $SYS_D s, while processes come and go ($LOAD_DESC) =="
+	echo "   pprobe:  $PPROBE record -a -g -F 99 -d $SYS_D -o F"
+	echo "   perf:    ${PERF_STAT[*]} -o F -- ${PERF_REC[*]} -a -F 99 --call-graph dwarf -o F -- sleep $SYS_D"
+	printf '%-20s %8s %11s %9s %7s %9s %8s\n' profiler samples lost complete cpu_s us/sample machine%
+	"$PPROBE" record -a -g -F 99 -d "$SYS_D" -o "$TMP/churn.folded" >/dev/null 2>"$TMP/pp.err"
+	pcpu=$(pp_cpu "$TMP/pp.err")
+	read -r _ ps pl1 pl2 <<<"$(pp_run "$TMP/pp.err")"
+	read -r _ pcomp _ <<<"$(pp_unwind "$TMP/pp.err")"
+	printf '%-20s %8s %11s %9s %7s %9s %8s\n' "pprobe record -a -g" "${ps:-?}" "${pl1:-?}/${pl2:-?}" "$pcomp%" \
+		"${pcpu:-?}" "$(per_us "$pcpu" "$ps")" \
+		"$(div "$pcpu" "$((SYS_D * NCPU))" %.3f | awk '$1 != "-" { printf "%.2f%%", 100 * $1; next } { print }')"
+	"${PERF_STAT[@]}" -o "$TMP/pst" -- "${PERF_REC[@]}" -a -F 99 --call-graph dwarf -o "$TMP/perf.data" \
+		-- sleep "$SYS_D" >/dev/null 2>&1
+	fcpu=$(perf_cpu "$TMP/pst")
+	read -r pf fl <<<"$(perf_stats "$TMP/perf.data")"
+	printf '%-20s %8s %11s %9s %7s %9s %8s\n' "perf record -a dwarf" "$pf" "$fl" - "${fcpu:-?}" "$(per_us "$fcpu" "$pf")" \
+		"$(div "$fcpu" "$((SYS_D * NCPU))" %.3f | awk '$1 != "-" { printf "%.2f%%", 100 * $1; next } { print }')"
+	rm -f "$TMP/perf.data" "$TMP/churn.folded"
+	stop_loads
 fi
