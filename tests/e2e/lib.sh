@@ -49,13 +49,14 @@ MARKED_ROOT='\[(truncated|unmapped|no-stack|(no-cfi|unwind-error)( [^;]*)?)\]'
 # alone and compares (symbolize/unwind_fast.c); done_testing fails on a
 # record whose walks differed in more than 1 of 1,000 (more than one,
 # below 1,000 walks), or when none reported. One walk in a record has
-# differed twice in CI, each not seen again here (python3.13 -X perf_jit's
-# forked child: the fast path 128 frames complete, libdw alone 1 frame,
-# no-cfi, 0 in 58 runs; binutils' as sampled at an epilogue's pop, as+0x5e51a,
-# a row's first byte: the fast path 7 frames, libdw 8, the return address
-# differing, 0 in 50 runs, 20 of them unwound after as exited); a fast path
-# that steps a function wrongly differs on every walk through it. What
-# differed is printed, with the object and offset.
+# differed twice, in a CI run and in a local one, neither seen again here:
+# python3.13 -X perf_jit's forked child (the fast path 128 frames complete,
+# libdw alone 1 frame, no-cfi; 0 in 58 runs), and binutils' as sampled at
+# an epilogue's pop, as+0x5e51a, a CFI row's first byte (the fast path 7
+# frames, libdw 8, the return address differing; 0 in 36 runs of two
+# builds, 6 of them unwound after as exited). A fast path that steps a
+# function wrongly differs on every walk through it. What differed is
+# printed, with the object and offset.
 unwind_check() { export PPROBE_UNWIND_CHECK=$T/unwind.check; }
 unwind_checked() {
 	local bad
