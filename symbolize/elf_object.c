@@ -274,7 +274,6 @@ Elf_Scn *elf_file__section(Elf *elf, const char *want, GElf_Shdr *sh)
 struct irel_stub {
 	uint64_t at, resolver;
 	const char *name;
-	bool underscore;	/* name begins with '_': another may be better known */
 };
 
 static int irel_cmp(const void *a, const void *b)
@@ -312,10 +311,8 @@ static int irel_symbols(struct symtab *t, Elf *elf, Elf_Data *dd, const GElf_Shd
 				hi = mid;
 		}
 		/* the group's first stub holds its name; the rest get it below */
-		if (lo < nv && v[lo].resolver == sym.st_value && (!v[lo].name || (v[lo].underscore && sn[0] != '_'))) {
+		if (lo < nv && v[lo].resolver == sym.st_value && (!v[lo].name || (v[lo].name[0] == '_' && sn[0] != '_')))
 			v[lo].name = sn;
-			v[lo].underscore = sn[0] == '_';
-		}
 	}
 	for (size_t k = 1; k < nv; k++)
 		if (v[k].resolver == v[k - 1].resolver)

@@ -235,6 +235,8 @@ static void proc_read(struct jit_map *j)
 	ssize_t n;
 	int fd;
 
+	if (j->proc_read)
+		return;
 	snprintf(fn, sizeof(fn), "/proc/%d/status", (int)j->pid);
 	fd = open(fn, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -258,16 +260,10 @@ static void proc_read(struct jit_map *j)
 				j->nr_uids = 2;
 			}
 		} else if (!strncmp(line, "NSpid:", 6)) {
-			char *eol = strchr(line, '\n');
-			char *last;
-			long v;
+			size_t len = strcspn(line, "\n");
+			char *last = memrchr(line, '\t', len);
+			long v = last ? strtol(last + 1, NULL, 10) : 0;
 
-			if (eol)
-				*eol = 0;
-			last = strrchr(line, '\t');
-			v = last ? strtol(last + 1, NULL, 10) : 0;
-			if (eol)
-				*eol = '\n';
 			if (v > 0)
 				j->nspid = (pid_t)v;
 		}
@@ -296,8 +292,7 @@ void symbolizer__note_process(struct symbolizer *s, pid_t pid)
 
 	if (!j)
 		return;
-	if (!j->proc_read)
-		proc_read(j);
+	proc_read(j);
 	scan_once(j);
 }
 
@@ -437,8 +432,7 @@ static struct jit_map *jit_for(struct symbolizer *s, pid_t pid)
 	if (!j || j->tried)
 		return j && j->loaded ? j : NULL;
 	j->tried = true;
-	if (!j->proc_read)
-		proc_read(j);
+	proc_read(j);
 	fd = jit_open(j, "/tmp/perf-%d.map", fn, sizeof(fn));
 	if (fd < 0)
 		return NULL;
@@ -541,8 +535,7 @@ static struct jit_map *dump_for(struct symbolizer *s, pid_t pid)
 	if (!j || j->dump_tried)
 		return j && j->dump_loaded ? j : NULL;
 	j->dump_tried = true;
-	if (!j->proc_read)
-		proc_read(j);
+	proc_read(j);
 	scan_once(j);
 	fd = dump_open(j, fn, sizeof(fn));
 	if (fd < 0)
@@ -731,12 +724,12 @@ int symbolizer__prepare(struct symbolizer *s, pid_t pid, const struct map *m)
 	 * did. Not for every process: a system-wide run sees hundreds start
 	 * a second, and /proc/PID/status was half of what each cost. */
 	bool jit_code = !map__is_file(m) && m->path[0] != '[';	/* not [vdso] */
-	bool dump = !jit_code && map__is_file(m) && jitdump__is_name(m->path);
+	bool dump = map__is_file(m) && jitdump__is_name(m->path);
 
 	if (pid > 0 && (jit_code || dump)) {
 		struct jit_map *j = proc_entry(s, pid);
 
-		if (j && !j->proc_read)
+		if (j)
 			proc_read(j);
 		if (j && dump)
 			note_dump(j, m->path);	/* not code: where its jitdump is */
