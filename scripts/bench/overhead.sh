@@ -22,7 +22,8 @@
 #    node loop keep every CPU busy: the profiler's CPU as a share of the
 #    machine, the span recorded against -d, lost events, the profiler's own
 #    share of the stacks, complete stacks.
-# 4. occurrence: -e syscalls:sys_enter_openat -a -g with the compile loop:
+# 4. occurrence: -e syscalls:sys_enter_openat -a -g with the compile loop
+#    (and a uprobe on libc's malloc, pprobe alone):
 #    stacks, complete, CPU per stack.
 # 5. churn: -a at 99 Hz while the compile loop and a shell loop of short
 #    processes (ls, cat, wc) run: what each new process costs the profiler.
@@ -398,9 +399,22 @@ if [ -z "$ONLY" ] || [ "$ONLY" = occurrence ]; then
 	fcpu=$(perf_cpu "$TMP/pst")
 	read -r pf fl <<<"$(perf_stats "$TMP/perf.data")"
 	printf '%-20s %8s %9s %6s %7s %9s %9s\n' "perf record -a dwarf" "$pf" - "$fl" "${fcpu:-?}" "$(per_us "$fcpu" "$pf")" -
+	[ "${ps:-0}" = "$pst" ] || echo "   (pprobe: $ps events, $pst of them with a user stack unwound)"
+	# libc's malloc, system-wide: ~100,000 hits a second under the loop
+	# (issue 27, item 4). perf needs a probe made first (perf probe -x),
+	# and its stacks are not unwound until perf script: pprobe alone.
+	libc=$(ldd /bin/true | awk '/libc\.so/ { print $3 }')
+	if [ -n "$libc" ]; then
+		echo "   pprobe:  $PPROBE record -e uprobe:$libc:malloc -a -g -d $OCC_D -o F"
+		"$PPROBE" record -e "uprobe:$libc:malloc" -a -g -d "$OCC_D" -o "$TMP/occ.folded" >/dev/null 2>"$TMP/pp.err"
+		pcpu=$(pp_cpu "$TMP/pp.err")
+		read -r _ ps pl1 pl2 <<<"$(pp_run "$TMP/pp.err")"
+		read -r pst pcomp pus <<<"$(pp_unwind "$TMP/pp.err")"
+		printf '%-20s %8s %9s %6s %7s %9s %9s\n' "pprobe malloc -a -g" "$pst" "$pcomp%" "$((${pl1:-0} + ${pl2:-0}))" \
+			"${pcpu:-?}" "$(per_us "$pcpu" "$pst")" "$pus"
+	fi
 	rm -f "$TMP/perf.data" "$TMP/occ.folded"
 	stop_loads
-	[ "${ps:-0}" = "$pst" ] || echo "   (pprobe: $ps events, $pst of them with a user stack unwound)"
 fi
 
 # -- 5. churn: new processes all the time ------------------------------------

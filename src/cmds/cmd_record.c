@@ -332,7 +332,7 @@ static const struct opt record_table[] = {
 	       "dwarf[,SIZE]: user stacks unwound with CFI from a SIZE-byte stack copy, completed from the "
 	       "thread's earlier samples (where the frames above were live at both) or from the live stack "
 	       "when the copy ends early (default: 65528 for events sampled at a rate, of which "
-	       "only what the stack fills is kept; 4096 for tracepoints and probes, which come in bursts); "
+	       "only what the stack fills is kept; 8192, as perf, for tracepoints and probes, which come in bursts); "
 	       "fp: frame-pointer user stacks"),
 	OPT_FN(0, "unwinder", "NAME", R, backend, parse_unwinder, "libdw (default) or libunwind"),
 	OPT_FN(0, "workers", "N", R, workers, parse_workers,
@@ -655,12 +655,12 @@ static int setup_stacks(struct record *rec, struct collect *c, struct collect_op
 	 * out: a sample with a DWARF stack copy weighs stack_size bytes. The
 	 * kernel writes stack copies faster than a reader on another CPU can
 	 * copy them out (about 1.8 GB/s measured here), so the ring takes the
-	 * difference: of a 10,000-prctl burst (41 MB), 16 MB rings kept all in
-	 * 4 runs of 6 on a loaded 2-CPU machine, 32 MB rings in 6 of 6, but
-	 * 0 of 3 right after a compiler build under pprobe and perf (the
-	 * drain thread slower then): so 64 MB, which hold that burst whole
-	 * however late the drain thread comes, where an event fires on every
-	 * occurrence. Events sampled at a rate (1 sample per ms per CPU of up
+	 * difference: of a 10,000-prctl burst (41 MB with 4 KB copies), 16 MB
+	 * rings kept all in 4 runs of 6 on a loaded 2-CPU machine, 32 MB rings
+	 * in 6 of 6, but 0 of 3 right after a compiler build under pprobe and
+	 * perf (the drain thread slower then): so rings that hold that burst
+	 * whole however late the drain thread comes (128 MB with 8 KB copies),
+	 * where an event fires on every occurrence. Events sampled at a rate (1 sample per ms per CPU of up
 	 * to 64 KB) keep 32 MB. These rings are per CPU and locked: on a
 	 * machine with many CPUs the DWARF default halves until all rings
 	 * together take at most 512 MB (2048 pages at least: 8 MB, 64 CPUs). */
@@ -668,11 +668,9 @@ static int setup_stacks(struct record *rec, struct collect *c, struct collect_op
 		bool bursts = false;
 		for (int i = 0; i < c->evlist.nr_evsels; i++)
 			bursts |= !collect__rated(&c->evlist.evsels[i]->attr);
-		co->ring_pages = rec->cg == CG_DWARF ? (bursts ? 16384 : 8192) : rec->cg == CG_FP ? 1024 : 256;
-		long ncpu = sysconf(_SC_NPROCESSORS_ONLN), psz = sysconf(_SC_PAGESIZE);
-		while (rec->cg == CG_DWARF && co->ring_pages > 2048 && ncpu > 0 && psz > 0 &&
-		       (uint64_t)co->ring_pages * (uint64_t)psz * (uint64_t)ncpu > (512ULL << 20))
-			co->ring_pages /= 2;
+		co->ring_pages = rec->cg == CG_DWARF ? (bursts ? COLLECT_BURST_RING_PAGES : 8192) : rec->cg == CG_FP ? 1024 : 256;
+		if (rec->cg == CG_DWARF)
+			co->ring_pages = collect__ring_pages_capped(co->ring_pages, 2048);
 	}
 	return 0;
 }

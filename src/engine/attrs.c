@@ -169,3 +169,11 @@ int collect_open_events(struct collect *c, char *err, size_t len)
 		seterr(err, len, "%s", msg);
 	return collect_failed(ret);
 }
+
+unsigned collect__ring_pages_capped(unsigned pages, unsigned floor)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN), psz = sysconf(_SC_PAGESIZE);
+	while (pages > floor && ncpu > 0 && psz > 0 && (uint64_t)pages * (uint64_t)psz * (uint64_t)ncpu > (512ULL << 20))
+		pages /= 2;
+	return pages;
+}

@@ -223,6 +223,15 @@ static inline bool collect__rated(const struct perf_event_attr *a)
 	return a->freq || a->sample_period > 1;
 }
 
+/* Rings that hold a burst of 10,000 per-occurrence samples with DWARF
+ * stack copies (UNWIND_DEFAULT_STACK_COPY) however late the reader comes:
+ * 128 MB a CPU. */
+#define COLLECT_BURST_RING_PAGES 32768
+
+/* pages, halved until the rings of every CPU together take at most 512 MB
+ * (they are per CPU and locked), but not below floor. */
+unsigned collect__ring_pages_capped(unsigned pages, unsigned floor);
+
 /* sample_max_stack for at most FRAMES frames a stack, as perf sets it:
  * the kernel stops at that many addresses, kernel and user together; its
  * context markers (PERF_CONTEXT_KERNEL, _USER) are not counted (since 4.8,

@@ -14,7 +14,7 @@ lost_of() { grep -o '[0-9]* lost records' "$1" | awk '{ print $1 }'; }
 asan=false
 case "${PPROBE_SANITIZED:-}" in *address*) asan=true ;; esac
 
-# 10,000 prctl(2) with DWARF stacks (41 MB of stack copies in ~20 ms), default options.
+# 10,000 prctl(2) with DWARF stacks (82 MB of stack copies in ~20 ms), default options.
 "$PPROBE" record -g -e syscalls:sys_enter_prctl -o "$T/d.folded" -- "$W/wl_record" prctl 10000 2>"$T/err"
 check "dwarf burst: exit 0" [ $? -eq 0 ]
 kept=$(folded_sum "$T/d.folded"); lost=$(lost_of "$T/err")

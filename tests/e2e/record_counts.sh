@@ -13,7 +13,7 @@ check "nothing lost" grep -q ' 0 lost records, 0 lost samples' "$T/err"
 check "every DWARF stack complete" grep -q '1000 user stacks, 100.0% complete' "$T/err"
 
 # A burst of 10,000 calls with frame-pointer stacks: still nothing lost.
-# (With DWARF stacks each sample carries a 4 KB stack copy: 1,000 of them
+# (With DWARF stacks each sample carries an 8 KB stack copy: 1,000 of them
 # fit the default ring even if pprobe got no CPU during the burst, which the
 # first case checks; for bigger DWARF bursts see scripts/bench/record.sh.)
 "$PPROBE" record -e syscalls:sys_enter_prctl --call-graph fp -o "$T/b.folded" -- "$W/wl_record" prctl 10000 2>"$T/err"

@@ -9,7 +9,7 @@ unwind_check
 W=$WORKLOADS
 
 # depth backend minimum-%: issue 3 asks 99% everywhere. A sample is unwound
-# a few ms after it is taken; beyond its 4 KB copy the unwinder reads the
+# a few ms after it is taken; beyond its 8 KB copy the unwinder reads the
 # live stack, which is only the sample's while the frames there have not
 # returned. So the rings are read every 1 ms, and a later sample of
 # the thread with its sp above the copy's end makes the live stack unusable

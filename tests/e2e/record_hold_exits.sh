@@ -11,7 +11,7 @@ W=$WORKLOADS
 
 # The point: 1000 traced system calls at depth 200, then exit(0) right
 # there. Unwinding them takes ~100 ms; without the hold the process is gone
-# long before, and the live stack beyond each 4 KB copy with it.
+# long before, and the live stack beyond each 8 KB copy with it.
 P=syscalls:sys_enter_prctl
 # complete_at_depth FILE: samples whose stack starts at _start and holds
 # main;run, then exactly 200 recurse frames, then leaf_exitburst.

@@ -81,7 +81,7 @@ check "trace, one SIGTERM: probes removed" not group_left $pid
 
 check "trace: no child left" not pgrep -f "^$B 0 1 3000000$"
 
-# A backlog: every prctl of a burst sampled with its stack (4 KB each),
+# A backlog: every prctl of a burst sampled with its stack (8 KB each),
 # unwound slower than it arrives. A SIGINT ends the run and what is queued
 # gets 0.5 s more, the rest is counted and said, not waited for (a burst of
 # 1M uprobes once kept a SIGINT waiting 42.6 s).
