@@ -9,6 +9,7 @@
 #
 #   scripts/bench/record_rss.sh [BUILD_DIR]        (root)
 #   SECS=3600 STEP=60 scripts/bench/record_rss.sh  (an hour, a row a minute)
+#   ARGS='--max-tables 16G' scripts/bench/record_rss.sh   (more record options)
 #
 # Prints one Markdown row per STEP (elapsed, RSS, anonymous, file-backed,
 # MB), then pprobe's summary lines.
@@ -28,7 +29,8 @@ src=$root/src/engine/event_spec.c
 inc=(-I"$root/include" -I"$root/src/engine" -I"$root/src/util" -I"$build")
 (while :; do gcc -O2 -c "$src" "${inc[@]}" -o "$T/o.o" 2>/dev/null || sleep 1; done) & gccloop=$!
 (while :; do sh -c 'ls /usr/lib >/dev/null; cat /etc/passwd | wc -l >/dev/null'; done) & shloop=$!
-"$PP" record -a -g -F 999 -d "$SECS" -o "$T/out.folded" 2>"$T/err" & pp=$!
+# shellcheck disable=SC2086 # ARGS: options, split as words
+"$PP" record -a -g -F 999 -d "$SECS" ${ARGS:-} -o "$T/out.folded" 2>"$T/err" & pp=$!
 sleep 1
 mb() { awk -v k="$1" '$1 == k ":" { printf "%.0f", $2 / 1024 }' "/proc/$pp/status" 2>/dev/null; }
 echo "| elapsed | RSS | anonymous | file-backed |"
@@ -42,4 +44,4 @@ while kill -0 "$pp" 2>/dev/null; do
 done
 wait "$pp" || true
 pp=
-grep -E 'samples|unwinding|profiler CPU|lost|left out' "$T/err" || cat "$T/err"
+grep -E 'samples|unwinding|profiler CPU|lost|left out|spill' "$T/err" || cat "$T/err"

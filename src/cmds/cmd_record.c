@@ -26,6 +26,7 @@
 #include "record_outputs.h"
 #include "record_push.h"
 #include "speedscope.h"
+#include "spill.h"
 #include "svg.h"
 #include "pprobe/safe_open.h"
 #include "pprobe/debuginfo.h"
@@ -150,7 +151,22 @@ struct record_opts {
 	bool freq_max;			/* -F max */
 	long max_stack;			/* --max-stack N; 0: the default depth */
 	double symbolize_timeout;	/* --symbolize-timeout (s); 0: 60 */
+	uint64_t max_tables;		/* --max-tables; 0: DEFAULT_MAX_TABLES */
 };
+
+/* Stack tables in memory, at most (folded and svg outputs): a run of hours
+ * over a machine whose distinct stacks keep coming stays bounded. */
+#define DEFAULT_MAX_TABLES (64ULL << 20)
+
+static int parse_max_tables(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+{
+	uint64_t v = drain__parse_size(arg);
+	if (!v)
+		return seterr(err, errlen, "--max-tables wants a size in bytes with K, M or G, e.g. 64M; got '%s'",
+			      arg), -EINVAL;
+	*OPT_FIELD(o, opts, uint64_t) = v;
+	return 0;
+}
 
 static int parse_freq(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
 {
@@ -378,6 +394,10 @@ static const struct opt record_table[] = {
 	OPT_FLAG(0, "srcline", R, srcline,
 		 "user frames with debug info as func:file.c:LINE (the sampled line at the leaf, call sites "
 		 "above it)"),
+	OPT_FN(0, "max-tables", "SIZE", R, max_tables, parse_max_tables,
+	       "memory for the stack tables of folded and svg outputs, e.g. 64M, 1G (default 64M); past it "
+	       "they are written to temporary files in TMPDIR (else /tmp) and merged into the output at the "
+	       "end, so that a long run's memory stays bounded (pprof and speedscope keep the whole table)"),
 	OPT_FN(0, "symbolize-timeout", "SECS", R, symbolize_timeout, opt_parse_duration,
 	       "stop symbolizing after SECS (default 60): the frames left are named by their object "
 	       "([libc.so.6]) and the summary says how many"),
@@ -601,6 +621,82 @@ static int callgraph_from_terms(struct record *rec, const struct collect *c)
 	return 0;
 }
 
+/* After the frames were symbolized (a push cut, a spill): the files of
+ * processes still alive stay open, the rest (a build's compilers, a test
+ * suite's fresh binaries) are closed once a cut went by without them. */
+static void sweep_files(struct collect *c, struct record *r)
+{
+	struct u64map *procs = &c->session.processes;
+	for (size_t i = 0; i < procs->cap; i++) {
+		const struct process *p = procs->vals[i];
+		if (!procs->used[i] || p->exited)
+			continue;
+		for (size_t k = 0; k < maps__count(p->maps); k++) {
+			const struct map *m = maps__at(p->maps, k);
+			if (m->prot & PROT_EXEC)
+				symbolizer__keep(r->sym, p->pid, m);
+		}
+	}
+	objcache__sweep(r->files);	/* the symbolizer's and the unwinder's */
+	if (r->pool)	/* the workers' own */
+		unwind_pool__sweep(r->pool);
+	malloc_trim(0);	/* what was freed goes back: RSS shows what is in use */
+}
+
+/* The stack tables' memory: the frames' too where they can go with the
+ * stacks (not with --off-cpu, whose waits still open hold frame ids). */
+static size_t tables_bytes(struct collect *c, const struct record *r)
+{
+	size_t n = r->off_cpu ? 0 : frametab__bytes(r->frames);
+	for (int i = 0; i < c->evlist.nr_evsels; i++) {
+		const struct evstate *es = c->evlist.evsels[i]->priv;
+		if (es && !es->shared && es->stacks)
+			n += stacktab__bytes(es->stacks);
+	}
+	return n;
+}
+
+/* Past --max-tables: each table's lines to a run on disk, the tables and
+ * the frames emptied (spill.h). A spill that fails (the disk) is said at
+ * the end, and the tables stay in memory from then on. */
+static void spill_tables(struct collect *c, struct record *r)
+{
+	frametab__symbolize(r->frames, r->sym);
+	for (int i = 0; i < c->evlist.nr_evsels; i++) {
+		struct evstate *es = c->evlist.evsels[i]->priv;
+		if (!es || es->shared || !es->stacks || !stacktab__count(es->stacks))
+			continue;
+		if (!es->spill && !(es->spill = spill__new()))
+			r->spill_err = -ENOMEM;
+		else
+			r->spill_err = spill__add(es->spill, es->stacks);
+		if (r->spill_err) {	/* none spilled: the table alone, as without */
+			if (es->spill && !spill__runs(es->spill)) {
+				spill__delete(es->spill);
+				es->spill = NULL;
+			}
+			r->max_tables = 0;
+			return;
+		}
+		stacktab__clear(es->stacks);
+	}
+	if (!r->off_cpu)
+		frametab__clear(r->frames);
+	r->spills++;
+	sweep_files(c, r);
+}
+
+/* Each pass of the main loop: the workers' results taken, the tables
+ * spilled past --max-tables. */
+static void record_tick(struct collect *c)
+{
+	struct record *r = c->priv;
+	if (r->pool)
+		unwind_pool__kick(r->pool);
+	if (r->max_tables && tables_bytes(c, r) > r->max_tables)
+		spill_tables(c, r);
+}
+
 /* Stacks: callchains, DWARF unwinding, and rings sized for them. 0, or the
  * exit status after saying why. */
 static int setup_stacks(struct record *rec, struct collect *c, struct collect_opts *co)
@@ -633,7 +729,6 @@ static int setup_stacks(struct record *rec, struct collect *c, struct collect_op
 				return 1;
 			}
 			c->before_task = record_before_task;
-			c->on_tick = record_pool_tick;
 			const char *chk = getenv("PPROBE_WORKERS_CHECK");
 			if (chk && strcmp(chk, "0"))
 				rec->unwinder = unwinder__new_cached(rec->backend, rec->files);
@@ -743,7 +838,7 @@ static int write_one(struct collect *c, const struct evsel *ev, const struct rec
 	case OUT_SVG: {
 		char title[300];
 		snprintf(title, sizeof(title), "pprobe record: %s", ev->name);
-		return stacktab__write_svg(es->stacks, title,
+		return stacktab__write_svg(es->stacks, es->spill, title,
 					   rec->off_cpu ? "ns" : rec->weight_period ? "events" : "samples", f, lines);
 	}
 	case OUT_PPROF: {
@@ -765,8 +860,13 @@ static int write_one(struct collect *c, const struct evsel *ev, const struct rec
 	case OUT_NR:
 		break;
 	}
-	*lines = stacktab__write_folded(es->stacks, f);
-	return 0;
+	if (!es->spill) {
+		*lines = stacktab__write_folded(es->stacks, f);
+		return 0;
+	}
+	int err;
+	*lines = spill__merge(es->spill, es->stacks, folded__write_line, f, &err);
+	return err;
 }
 
 /* ---- --push ---- */
@@ -788,24 +888,7 @@ static void push_cut(struct collect *c, struct record *r, double now)
 	 * already: their names are copies). */
 	if (!r->off_cpu)
 		frametab__clear(r->frames);
-	/* And the files: those of processes still alive stay open, the rest
-	 * (a build's compilers, a test suite's fresh binaries) are closed once
-	 * an interval went by without them. */
-	struct u64map *procs = &c->session.processes;
-	for (size_t i = 0; i < procs->cap; i++) {
-		const struct process *p = procs->vals[i];
-		if (!procs->used[i] || p->exited)
-			continue;
-		for (size_t k = 0; k < maps__count(p->maps); k++) {
-			const struct map *m = maps__at(p->maps, k);
-			if (m->prot & PROT_EXEC)
-				symbolizer__keep(r->sym, p->pid, m);
-		}
-	}
-	objcache__sweep(r->files);	/* the symbolizer's and the unwinder's */
-	if (r->pool)	/* the workers' own */
-		unwind_pool__sweep(r->pool);
-	malloc_trim(0);	/* what was freed goes back: RSS shows what is in use */
+	sweep_files(c, r);
 }
 
 static void push_tick(struct collect *c)
@@ -961,6 +1044,28 @@ static void say_unnamed(const char *dso, const char *why, size_t unnamed, size_t
 			total, why ? why : "no symbol covers them");
 }
 
+/* What --max-tables did. */
+static void print_spills(struct collect *c, const struct record *rec)
+{
+	unsigned long long bytes = 0;
+	for (int i = 0; i < c->evlist.nr_evsels; i++) {
+		const struct evstate *es = c->evlist.evsels[i]->priv;
+		if (es && es->spill)
+			bytes += spill__bytes(es->spill);
+	}
+	const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	unsigned long long max = rec->max_tables_asked;
+	int shift = max >= 1ULL << 30 && !(max & ((1ULL << 30) - 1)) ? 30 : max >= 1ULL << 20 && !(max & ((1ULL << 20) - 1)) ? 20
+		  : !(max & 1023) ? 10 : 0;
+	if (rec->spills)
+		fprintf(stderr, "pprobe record: stack tables past --max-tables %llu%s spilled %u times to temporary "
+			"files in %s (%.1f MB written), merged into the output\n", max >> shift,
+			shift == 30 ? "G" : shift == 20 ? "M" : shift == 10 ? "K" : "", rec->spills, tmp, (double)bytes / 1e6);
+	if (rec->spill_err)
+		fprintf(stderr, "pprobe record: could not spill the stack tables (%s): they stayed in memory from "
+			"then on\n", strerror(-rec->spill_err));
+}
+
 static void print_summary(struct collect *c, const struct record *rec)
 {
 	char queue[96];
@@ -1002,6 +1107,7 @@ static void print_summary(struct collect *c, const struct record *rec)
 		fprintf(stderr, "pprobe record: %llu records arrived after newer ones were "
 			"processed (delivered late, out of order)\n",
 			(unsigned long long)c->queue.out_of_order);
+	print_spills(c, rec);
 	if (rec->unsymbolized && rec->symbolize_timed_out)
 		fprintf(stderr, "pprobe record: symbolizing took longer than --symbolize-timeout %g s: %zu frames "
 			"left named by their object\n", rec->symbolize_timeout, rec->unsymbolized);
@@ -1020,6 +1126,7 @@ static void free_evstates(struct collect *c, size_t nr_outs)
 		if (es) {
 			if (!es->shared)
 				stacktab__delete(es->stacks);
+			spill__delete(es->spill);
 			for (size_t k = 0; es->paths && k < nr_outs; k++)
 				free(es->paths[k]);
 			free(es->paths);
@@ -1110,6 +1217,14 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	}
 	rec->keep_ids |= rec->pushing || rec->root != STACK_ROOT_COMM;
 	so.srcline |= rec->pushing;
+	/* folded and svg are written from merged lines: their tables may go
+	 * to disk; pprof and speedscope need the whole table, --push cuts its
+	 * own intervals */
+	rec->max_tables_asked = o->max_tables ? o->max_tables : DEFAULT_MAX_TABLES;
+	rec->max_tables = rec->pushing ? 0 : rec->max_tables_asked;
+	for (size_t k = 0; k < rec->nr_outs; k++)
+		if (rec->outs[k].fmt != OUT_FOLDED && rec->outs[k].fmt != OUT_SVG)
+			rec->max_tables = 0;
 	/* one cache of ELF files for names and for unwinding (setup_stacks) */
 	rec->files = objcache__new();
 	rec->sym = rec->files ? symbolizer__new_cached(&so, rec->files) : NULL;
@@ -1145,6 +1260,8 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	int ret = setup_stacks(rec, c, &o->co);
 	if (ret)
 		return ret;
+	if (!rec->pushing)	/* push_tick: the workers, the intervals */
+		c->on_tick = record_tick;
 	o->co.status_prefix = "pprobe record";
 	/* stdout carries the folded stacks: the command's own stdout goes to
 	 * our stderr, so that its lines do not become stacks. */

@@ -81,10 +81,17 @@ struct record {
 	struct evsel *push_ev;
 	double next_report;
 	const char **filters;		/* --filter of each event (evl index), NULL none */
+	/* --max-tables: the stack tables spilled to disk past this many
+	 * bytes (0: never: an output needs the whole table, or a spill
+	 * failed) */
+	uint64_t max_tables, max_tables_asked;
+	unsigned spills;
+	int spill_err;			/* the spill that failed: -errno */
 };
 
 struct evstate {
 	struct stacktab *stacks;
+	struct spill *spill;	/* --max-tables: its stacks spilled so far, or NULL */
 	char **paths;		/* its file for each -o, tried before the command starts */
 	bool shared;		/* another site of a probe: stacks are the first site's */
 	bool switch_out;	/* --off-cpu's sched:sched_switch: switch-outs, not an output */
@@ -110,10 +117,9 @@ void record_add_sample(struct record *r, struct collect *c, struct evsel *ev, co
 void record_to_workers(struct record *r, struct collect *c, struct evsel *ev, const struct sample *s,
 		       struct thread *t, struct process *p);
 /* --workers: every job of process pid (-1: every job) back and added,
- * those before them too; collect's before_task and on_tick hooks. */
+ * those before them too; collect's before_task hook. */
 void record_take_back(struct record *r, struct collect *c, pid_t pid);
 void record_before_task(struct collect *c, pid_t pid);
-void record_pool_tick(struct collect *c);
 /* The summary's lines on the user stacks unwound. */
 void record_print_unwind_quality(const struct record *r);
 

@@ -279,13 +279,6 @@ void record_before_task(struct collect *c, pid_t pid)
 	record_take_back(r, c, pid);
 }
 
-/* After each pass over the queue: the workers woken for what it gave them. */
-void record_pool_tick(struct collect *c)
-{
-	struct record *r = c->priv;
-	unwind_pool__kick(r->pool);
-}
-
 /* How many user frames sample_stack will let the unwinder find for S:
  * the room its kernel frames leave, as sample_stack counts them; -1: none
  * left, not unwound. */

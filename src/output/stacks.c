@@ -131,6 +131,14 @@ size_t frametab__count(const struct frametab *ft)
 	return ft->nr;
 }
 
+size_t frametab__bytes(const struct frametab *ft)
+{
+	/* a frame, its entries in two indexes (key, value and used byte, at
+	 * half load), its symbols and labels once symbolized (about 64) */
+	return ft->nr * (sizeof(struct frame) + 2 * 2 * 17 + 64) + ft->nr_maprefs * sizeof(struct mapref) +
+	       ft->nr_files * sizeof(struct fileref);
+}
+
 /* The frame table's indexes map a hash to an index + 1, probing h, h + 1,
  * ... past collisions: INDEX put at the first free key from h. */
 static void probe_put(struct u64map *m, uint64_t h, size_t index)
@@ -558,6 +566,12 @@ size_t stacktab__count(const struct stacktab *st)
 	return st->nr;
 }
 
+size_t stacktab__bytes(const struct stacktab *st)
+{
+	return st->nr_words * sizeof(*st->words) + st->nr * sizeof(*st->ents) + st->cap * sizeof(*st->slots) +
+	       st->nr_ticks * sizeof(*st->ticks);
+}
+
 uint64_t stacktab__total(const struct stacktab *st)
 {
 	return st->total;
@@ -856,7 +870,7 @@ size_t stacktab__folded(struct stacktab *st, folded_line_fn fn, void *ctx)
 
 /* "STACK COUNT\n" without printf: 94 MB of folded lines for a clang loop
  * went through vfprintf and a strlen of each. */
-static void write_line(void *ctx, const char *stack, size_t len, uint64_t weight)
+void folded__write_line(void *ctx, const char *stack, size_t len, uint64_t weight)
 {
 	char num[24], *q = num + sizeof(num);
 	*--q = '\n';
@@ -870,5 +884,5 @@ static void write_line(void *ctx, const char *stack, size_t len, uint64_t weight
 
 size_t stacktab__write_folded(struct stacktab *st, FILE *f)
 {
-	return stacktab__folded(st, write_line, f);
+	return stacktab__folded(st, folded__write_line, f);
 }

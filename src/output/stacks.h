@@ -29,6 +29,8 @@ uint32_t frametab__kernel(struct frametab *ft, uint64_t addr, bool is_return);
 /* A synthetic frame printed as is, e.g. "[truncated]", "[no-cfi libfoo.so]". */
 uint32_t frametab__special(struct frametab *ft, const char *name);
 size_t frametab__count(const struct frametab *ft);
+/* About the memory its frames hold (with their index entries and names). */
+size_t frametab__bytes(const struct frametab *ft);
 /* Forget every frame: ids given before are invalid after. For long runs
  * (record --push) whose stack tables were all cleared, so that memory
  * follows one interval, not the whole run. */
@@ -82,6 +84,8 @@ void stacktab__keep_timeline(struct stacktab *st);
 void stacktab__add(struct stacktab *st, const struct stack_owner *o, const uint32_t *frames,
 		   uint32_t n, uint64_t weight, uint64_t time);
 size_t stacktab__count(const struct stacktab *st);
+/* The memory its stacks hold (the arrays' used parts, its hash slots). */
+size_t stacktab__bytes(const struct stacktab *st);
 /* Forget every stack (and tick), keeping the root and timeline settings:
  * the next interval starts empty (record --push). */
 void stacktab__clear(struct stacktab *st);
@@ -138,6 +142,8 @@ void frametab__srcline_names(struct frametab *ft, bool on);
  * len is strlen(stack)); returns the number of lines. */
 typedef void (*folded_line_fn)(void *ctx, const char *stack, size_t len, uint64_t weight);
 size_t stacktab__folded(struct stacktab *st, folded_line_fn fn, void *ctx);
+/* A folded_line_fn: "STACK WEIGHT\n" to the FILE * ctx. */
+void folded__write_line(void *ctx, const char *stack, size_t len, uint64_t weight);
 /* Convenience: write the lines to f. */
 size_t stacktab__write_folded(struct stacktab *st, FILE *f);
 

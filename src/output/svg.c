@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "pprobe/flamegraph.h"
+#include "spill.h"
 #include "svg.h"
 #include "util.h"
 
@@ -29,7 +30,8 @@ static void feed_line(void *ctx, const char *stack, size_t len, uint64_t weight)
 		f->err = err;
 }
 
-int stacktab__write_svg(struct stacktab *st, const char *title, const char *countname, FILE *out, size_t *lines)
+int stacktab__write_svg(struct stacktab *st, struct spill *sp, const char *title, const char *countname, FILE *out,
+			size_t *lines)
 {
 	struct flamegraph_opts o;
 	flamegraph_opts__init(&o);
@@ -39,8 +41,10 @@ int stacktab__write_svg(struct stacktab *st, const char *title, const char *coun
 	struct svg_feed f = { .fg = flamegraph__new(&o) };
 	if (!f.fg)
 		return -errno;
-	*lines = stacktab__folded(st, feed_line, &f);
-	int err = f.err ? f.err : flamegraph__write_svg(f.fg, out);
+	int err = 0;
+	*lines = sp ? spill__merge(sp, st, feed_line, &f, &err) : stacktab__folded(st, feed_line, &f);
+	if (!err)
+		err = f.err ? f.err : flamegraph__write_svg(f.fg, out);
 	flamegraph__delete(f.fg);
 	free(f.line);
 	return err;
