@@ -92,6 +92,12 @@ check "server down: 0 delivered, the rest counted as not delivered" \
 check "server down: NOT delivered line" grep -qE "NOT delivered: [0-9]+ dropped .* [0-9]+ still queued at the end" "$T/down.err"
 check "server down: pprobe gives up within ~10 s of the end ($((t1 - t0)) s)" [ $((t1 - t0)) -le 16 ]
 
+# With unwinding workers the intervals are still cut (their tick had
+# replaced --push's: one profile for the whole run).
+"$PPROBE" record -g --workers 2 -F 99 --push "http://127.0.0.1:$port" --interval 0.5 -- sleep 2.2 2>"$T/w.err"
+n=$(sed -n 's/.*push: 0 of \([0-9]*\) profiles delivered.*/\1/p' "$T/w.err")
+check "--workers 2: a profile per interval (>= 4: ${n:-none})" [ "${n:-0}" -ge 4 ]
+
 # bad input: one line, exit 2, nothing started
 for args in "--push ftp://x" "--push http://x --label bad" "--push http://x --label 1a=b" "--interval 2" \
 	"--app x" "--push http://x -o $T/x.folded" "--push http://x --app a/b"; do
