@@ -1054,13 +1054,12 @@ static void print_spills(struct collect *c, const struct record *rec)
 			bytes += spill__bytes(es->spill);
 	}
 	const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	unsigned long long max = rec->max_tables_asked;
-	int shift = max >= 1ULL << 30 && !(max & ((1ULL << 30) - 1)) ? 30 : max >= 1ULL << 20 && !(max & ((1ULL << 20) - 1)) ? 20
-		  : !(max & 1023) ? 10 : 0;
+	char max[32];
+	drain__size_str(rec->max_tables_asked, max, sizeof(max));
 	if (rec->spills)
-		fprintf(stderr, "pprobe record: stack tables past --max-tables %llu%s spilled %u times to temporary "
-			"files in %s (%.1f MB written), merged into the output\n", max >> shift,
-			shift == 30 ? "G" : shift == 20 ? "M" : shift == 10 ? "K" : "", rec->spills, tmp, (double)bytes / 1e6);
+		fprintf(stderr, "pprobe record: stack tables past --max-tables %s spilled %u times to temporary "
+			"files in %s (%.1f MB written), merged into the output\n", max, rec->spills, tmp,
+			(double)bytes / 1e6);
 	if (rec->spill_err)
 		fprintf(stderr, "pprobe record: could not spill the stack tables (%s): they stayed in memory from "
 			"then on\n", strerror(-rec->spill_err));

@@ -488,6 +488,17 @@ void drain__exit(struct drain *d)
 	d->wake_fd = d->stop_fd = -1;
 }
 
+void drain__size_str(uint64_t v, char *buf, size_t len)
+{
+	static const char units[] = "KMG";
+	int u = -1;
+	while (u < 2 && v && !(v & 1023)) {
+		v >>= 10;
+		u++;
+	}
+	snprintf(buf, len, "%llu%s", (unsigned long long)v, u >= 0 ? (char[]){ units[u], 0 } : "");
+}
+
 uint64_t drain__parse_size(const char *s)
 {
 	char *end;

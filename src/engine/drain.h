@@ -112,6 +112,8 @@ void drain__exit(struct drain *d);
 
 /* "512M", "64K", "2G", "1048576": bytes, or 0 on a bad size. */
 uint64_t drain__parse_size(const char *s);
+/* The other way: 512M, 1G, 64K, 1000. */
+void drain__size_str(uint64_t v, char *buf, size_t len);
 /* The default bound: 512 MiB, or a quarter of RAM where that is less. */
 uint64_t drain__default_max(void);
 

@@ -79,18 +79,6 @@ void collect_count_events(struct collect *c)
 	}
 }
 
-/* 512M, 1G, 64K, 1000 */
-static void size_str(uint64_t v, char *buf, size_t len)
-{
-	static const char units[] = "KMG";
-	int u = -1;
-	while (u < 2 && v && !(v & 1023)) {
-		v >>= 10;
-		u++;
-	}
-	snprintf(buf, len, "%llu%s", (unsigned long long)v, u >= 0 ? (char[]){ units[u], 0 } : "");
-}
-
 char *collect__lost_text(const struct collect *c, const char *prog)
 {
 	char *text = NULL;
@@ -103,7 +91,7 @@ char *collect__lost_text(const struct collect *c, const char *prog)
 			"%.1f s after it)\n", prog, (unsigned long long)c->stop_left, STOP_GRACE_NS / 1e9);
 	size_t ring_kib = c->opts.ring_pages * (size_t)sysconf(_SC_PAGESIZE) / 1024;
 	char qsize[32];
-	size_str(c->drain.max_bytes, qsize, sizeof(qsize));
+	drain__size_str(c->drain.max_bytes, qsize, sizeof(qsize));
 	/* A ring that kept k of k + lost needed about (k + lost) / k times its size. */
 	size_t more = c->opts.ring_pages * 2;
 	while (c->nr_samples && (double)more < (double)c->opts.ring_pages *
@@ -179,6 +167,6 @@ char *collect__lost_text(const struct collect *c, const char *prog)
 void collect__queue_summary(struct collect *c, char *buf, size_t len)
 {
 	char max[32];
-	size_str(c->drain.max_bytes, max, sizeof(max));
+	drain__size_str(c->drain.max_bytes, max, sizeof(max));
 	snprintf(buf, len, "queue peak %.1f MiB (--max-queue %s)", (double)drain__peak(&c->drain) / 1048576.0, max);
 }
