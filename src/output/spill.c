@@ -206,7 +206,7 @@ int spill__add(struct spill *s, struct stacktab *st)
 {
 	int err = add_run(s, st);
 	if (!err && s->nr > SPILL_MAX_RUNS)
-		err = compact(s);
+		(void)compact(s);	/* else tried again at the next: the run is in */
 	return err;
 }
 

@@ -20,7 +20,8 @@ void spill__delete(struct spill *s);
 
 /* st's folded lines (its frame table symbolized) as a new run; the caller
  * clears st after. More than SPILL_MAX_RUNS runs are merged into one (a
- * bounded number of open files). 0, or -errno (the disk: st is kept). */
+ * bounded number of open files; where that fails, at the next add). 0,
+ * or -errno (the disk: no run was added, st is kept). */
 #define SPILL_MAX_RUNS 16
 int spill__add(struct spill *s, struct stacktab *st);
 size_t spill__runs(const struct spill *s);
