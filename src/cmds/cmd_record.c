@@ -712,10 +712,10 @@ static int setup_stacks(struct record *rec, struct collect *c, struct collect_op
 		co->extra_sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 		co->regs_user_mask = UNWIND_X86_SAMPLE_REGS_MASK;
 		/* Events that fire on every occurrence (tracepoints, probes)
-		 * come in bursts: 4 KB each, the rest from the live stack
-		 * (test_unwind --sweep: 2 KB already completes 100% at depths
-		 * 10 to 1000 there). Events sampled at a rate get all the
-		 * kernel gives (see UNWIND_RATED_STACK_COPY). */
+		 * come in bursts: 8 KB each, the rest from the live stack and
+		 * the thread's earlier samples (see UNWIND_DEFAULT_STACK_COPY).
+		 * Events sampled at a rate get all the kernel gives (see
+		 * UNWIND_RATED_STACK_COPY). */
 		co->stack_user_size = rec->stack_size ? rec->stack_size : UNWIND_DEFAULT_STACK_COPY;
 		co->stack_user_size_rated = rec->stack_size ? rec->stack_size : UNWIND_RATED_STACK_COPY;
 		/* Several workers: each its own unwinder (and files); the
@@ -860,12 +860,8 @@ static int write_one(struct collect *c, const struct evsel *ev, const struct rec
 	case OUT_NR:
 		break;
 	}
-	if (!es->spill) {
-		*lines = stacktab__write_folded(es->stacks, f);
-		return 0;
-	}
 	int err;
-	*lines = spill__merge(es->spill, es->stacks, folded__write_line, f, &err);
+	*lines = spill__folded(es->spill, es->stacks, folded__write_line, f, &err);
 	return err;
 }
 

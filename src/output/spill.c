@@ -226,6 +226,12 @@ static int add_mem_run(struct spill *s, struct stacktab *st)
 	return push_run(s, f);
 }
 
+size_t spill__folded(struct spill *s, struct stacktab *st, folded_line_fn fn, void *ctx, int *err)
+{
+	*err = 0;
+	return s ? spill__merge(s, st, fn, ctx, err) : stacktab__folded(st, fn, ctx);
+}
+
 size_t spill__merge(struct spill *s, struct stacktab *st, folded_line_fn fn, void *ctx, int *err)
 {
 	*err = 0;

@@ -34,5 +34,8 @@ unsigned long long spill__bytes(const struct spill *s);
  * gives the same lines, whatever st holds then. No spill__add after.
  * Where the disk refuses st's lines, they are merged from memory. */
 size_t spill__merge(struct spill *s, struct stacktab *st, folded_line_fn fn, void *ctx, int *err);
+/* The lines of a table that may have been spilled: spill__merge where s
+ * is not NULL, else stacktab__folded (*err 0). */
+size_t spill__folded(struct spill *s, struct stacktab *st, folded_line_fn fn, void *ctx, int *err);
 
 #endif

@@ -881,8 +881,3 @@ void folded__write_line(void *ctx, const char *stack, size_t len, uint64_t weigh
 	fwrite(stack, 1, len, (FILE *)ctx);
 	fwrite(q, 1, (size_t)(num + sizeof(num) - q), (FILE *)ctx);
 }
-
-size_t stacktab__write_folded(struct stacktab *st, FILE *f)
-{
-	return stacktab__folded(st, folded__write_line, f);
-}

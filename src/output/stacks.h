@@ -144,7 +144,5 @@ typedef void (*folded_line_fn)(void *ctx, const char *stack, size_t len, uint64_
 size_t stacktab__folded(struct stacktab *st, folded_line_fn fn, void *ctx);
 /* A folded_line_fn: "STACK WEIGHT\n" to the FILE * ctx. */
 void folded__write_line(void *ctx, const char *stack, size_t len, uint64_t weight);
-/* Convenience: write the lines to f. */
-size_t stacktab__write_folded(struct stacktab *st, FILE *f);
 
 #endif

@@ -41,8 +41,8 @@ int stacktab__write_svg(struct stacktab *st, struct spill *sp, const char *title
 	struct svg_feed f = { .fg = flamegraph__new(&o) };
 	if (!f.fg)
 		return -errno;
-	int err = 0;
-	*lines = sp ? spill__merge(sp, st, feed_line, &f, &err) : stacktab__folded(st, feed_line, &f);
+	int err;
+	*lines = spill__folded(sp, st, feed_line, &f, &err);
 	if (!err)
 		err = f.err ? f.err : flamegraph__write_svg(f.fg, out);
 	flamegraph__delete(f.fg);
