@@ -568,7 +568,9 @@ size_t stacktab__count(const struct stacktab *st)
 
 size_t stacktab__bytes(const struct stacktab *st)
 {
-	return st->nr_words * sizeof(*st->words) + st->nr * sizeof(*st->ents) + st->cap * sizeof(*st->slots) +
+	/* two hash slots a stack (half load), not the slots' capacity: that
+	 * stays after stacktab__clear, and an empty table holds nothing */
+	return st->nr_words * sizeof(*st->words) + st->nr * sizeof(*st->ents) + 2 * st->nr * sizeof(*st->slots) +
 	       st->nr_ticks * sizeof(*st->ticks);
 }
 

@@ -84,7 +84,8 @@ void stacktab__keep_timeline(struct stacktab *st);
 void stacktab__add(struct stacktab *st, const struct stack_owner *o, const uint32_t *frames,
 		   uint32_t n, uint64_t weight, uint64_t time);
 size_t stacktab__count(const struct stacktab *st);
-/* The memory its stacks hold (the arrays' used parts, its hash slots). */
+/* The memory its stacks hold (the arrays' used parts, two hash slots a
+ * stack): 0 when empty. */
 size_t stacktab__bytes(const struct stacktab *st);
 /* Forget every stack (and tick), keeping the root and timeline settings:
  * the next interval starts empty (record --push). */
