@@ -111,7 +111,8 @@ static const struct opt trace_table[] = {
 	OPT_FLAG('H', "header", T, header, "print a header line first"),
 	OPT_FLAG('s', "kstack", T, kstack, "the kernel stack under each event"),
 	OPT_FLAG('g', NULL, T, stacks, "kernel and user stacks (user stacks unwound with DWARF)"),
-	OPT_STRING('o', "output", "FILE", T, output, "write there instead of stdout"),
+	OPT_STRING('o', "output", "FILE", T, output, "write there instead of stdout (without -o the command's stdout goes to stderr: "
+		   "the trace alone on stdout)"),
 	OPT_FLAG(0, "json", T, json, "one JSON object per line"),
 	RING_OPTS(T, co, "default 1024, 4096 with -g"),
 	OPT_END(),
@@ -325,6 +326,9 @@ int cmd_trace(int argc, char **argv)
 		opt_list__free(&o.events);
 		return opts__exit_status(n);
 	}
+	/* The trace on stdout, the command's stdout on our stderr, as record
+	 * -o - does: `pprobe trace --json ... -- ls | jq` reads only events. */
+	o.co.child_stdout_to_stderr = !o.output;
 	if (o.syscalls || o.summary || o.with_summary || o.failure) {
 		ret = run_syscalls(&o, argc, argv, n);
 		opt_list__free(&o.events);

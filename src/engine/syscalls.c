@@ -457,6 +457,11 @@ void syscalls__exit(struct syscalls *sc, pid_t pid, pid_t tid, const char *comm,
 	sc->events++;
 	thread_acc(sc, pid, tid, comm)->t.events++;
 	struct pending *p = u64map__get(&sc->pending, (uint64_t)tid);
+	/* rt_sigreturn restores the registers and sets orig_ax to -1 (no
+	 * restart), so its exit says syscall -1: the thread's pending call, as
+	 * strace shows it (rt_sigreturn(...) = the restored value) */
+	if (nr == -1 && p && p->active)
+		nr = p->nr;
 	if (p && p->active && p->nr == nr) {
 		struct syscall_call call = {
 			.desc = syscalls__desc(sc, nr), .pid = pid, .tid = tid, .comm = comm ? comm : p->comm,

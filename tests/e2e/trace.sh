@@ -63,6 +63,26 @@ assert len(objs) == 3, objs
 assert all(o["event"] == "syscalls:sys_enter_prctl" and o["fields"]["option"] == 3 and o["comm"] == "wl_record" for o in objs)
 ' "$T/j.txt"
 
+# Outputs never mix: the trace alone on stdout, the command's stdout on
+# stderr (issue 28). A command that prints to stdout and forks (sh, ls):
+# every stdout line parses, and what the command printed is on stderr.
+"$PPROBE" trace -g --json -e 'syscalls:sys_enter_open*' -- sh -c 'ls /; cat /etc/hostname' >"$T/mix.json" 2>"$T/mix.err"
+check "mixing, --json: exit 0" [ $? -eq 0 ]
+check "mixing, --json: some events ($(wc -l <"$T/mix.json"))" [ "$(wc -l <"$T/mix.json")" -ge 2 ]
+check "mixing, --json: every stdout line is JSON" python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    assert json.loads(l)["event"].startswith("syscalls:sys_enter_open"), l
+' "$T/mix.json"
+check "mixing, --json: ls's and cat's output on stderr" sh -c "grep -qx usr '$T/mix.err' && grep -qxF '$(cat /etc/hostname)' '$T/mix.err'"
+"$PPROBE" trace -e syscalls:sys_enter_openat -- sh -c 'ls /; cat /etc/hostname' >"$T/mix.txt" 2>"$T/mix2.err"
+check "mixing, text: every stdout line is an event" \
+	[ "$(grep -cvE '^ *[^ ].*-[0-9]+ +\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: syscalls:sys_enter_openat: ' "$T/mix.txt")" -eq 0 ]
+check "mixing, text: ls's output on stderr" grep -qx usr "$T/mix2.err"
+"$PPROBE" trace -e syscalls:sys_enter_openat -o "$T/mix3.txt" -- sh -c 'ls /' >"$T/mix3.out" 2>/dev/null
+check "with -o: the command's stdout stays its own" grep -qx usr "$T/mix3.out"
+shown_on_failure "$T/mix.err"
+
 # Timestamps never go backwards across CPUs.
 "$PPROBE" trace -a -d 1 -e sched:sched_switch -e sched:sched_wakeup -o "$T/ts.txt" -- \
 	sh -c "'$W/wl_record' threads 2 0.5" 2>/dev/null

@@ -84,6 +84,16 @@ check "exit: the 3 threads" [ "$(summary_count "$T/f.txt" exit)" -eq 3 ]
 check "--summary alone: no call lines" not grep -q ' = ' "$T/f.txt"
 check "one summary block per thread: 1 + 4 + 3 with calls" [ "$(grep -cE '^ [^ ].* \([0-9]+\), [0-9]+ events' "$T/f.txt")" -eq 8 ]
 
+# Outputs never mix (issue 28): the summary alone on stdout, the
+# command's stdout (ls's names, a word of sh's) on stderr. Every stdout line
+# is blank, a title, a thread's line, the header or a row of the columns.
+"$PPROBE" trace --syscalls --summary -- sh -c 'ls /; echo done' >"$T/sm.txt" 2>"$T/sm.err"
+check "--summary on stdout: exit 0" [ $? -eq 0 ]
+check "--summary on stdout: rows there" [ "$(awk '$2 ~ /^[0-9]+$/ && $3 ~ /^[0-9]+$/' "$T/sm.txt" | wc -l)" -ge 5 ]
+check "--summary on stdout: nothing else there" [ "$(grep -cvE '^$|^ Summary of events:$|^ [^ ].* \([0-9]+\), [0-9]+ events|^   syscall +calls|^ +\(msec\)|^   -{15} |^   [a-z_0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+ ' "$T/sm.txt")" -eq 0 ]
+check "--summary on stdout: the command's stdout on stderr" sh -c "grep -qx usr '$T/sm.err' && grep -qx done '$T/sm.err'"
+shown_on_failure "$T/sm.txt"
+
 # The command's output and status unchanged, its writes traced.
 "$PPROBE" trace --syscalls -e write -o "$T/w.txt" -- sh -c 'echo hello; exit 3' >"$T/w.out" 2>"$T/w.err"
 check "sh -c 'echo hello; exit 3': status 3" [ $? -eq 3 ]

@@ -148,6 +148,29 @@ static void test_pairing(struct syscalls *sc)
 	CHECK_STREQ(th[0].stats[0].name, "ptrace");	/* most time first */
 }
 
+/* rt_sigreturn's exit says syscall -1 (the kernel set orig_ax so, to stop
+ * a restart): it ends the thread's pending rt_sigreturn, with the value the
+ * return restored. A -1 with nothing pending stays a continued call. */
+static void test_sigreturn(void)
+{
+	struct syscalls *sc = syscalls__new();
+	struct seen s = { 0 };
+	uint64_t args[SYSCALL_MAX_ARGS] = { 0 };
+
+	syscalls__enter(sc, 20, 20, "sh", SYS_rt_sigreturn, 1000, args, NULL, 0, collect_call, &s);
+	syscalls__exit(sc, 20, 20, "sh", -1, 1200, 4242, collect_call, &s);
+	syscalls__exit(sc, 20, 20, "sh", -1, 1300, 0, collect_call, &s);
+	syscalls__flush(sc, collect_call, &s);
+	if (CHECK_EQ_INT(s.nr, 2)) {
+		CHECK_EQ_INT(s.v[0].end, SYSCALL_RETURNED);
+		CHECK_STREQ(s.v[0].desc->name, "rt_sigreturn");
+		CHECK_EQ_INT(s.v[0].ret, 4242);
+		CHECK_EQ_U64(s.v[0].t_exit - s.v[0].t_enter, 200);
+		CHECK_EQ_INT(s.v[1].end, SYSCALL_CONTINUED);
+	}
+	syscalls__delete(sc);
+}
+
 /* A sys_enter_NAME record with these argument values, at the format's
  * offsets. */
 static size_t make_enter(const struct syscall_desc *d, const uint64_t *vals, unsigned char *rec, size_t cap)
@@ -349,6 +372,7 @@ int main(void)
 	struct syscalls *sc = syscalls__new();
 	test_pairing(sc);
 	syscalls__delete(sc);
+	test_sigreturn();
 	test_user_strings();
 	if (!tracefs__root()) {
 		char m[256];
