@@ -364,9 +364,9 @@ static const struct opt record_table[] = {
 	OPT_GROUP("Output:"),
 	OPT_LIST('o', "output", "FILE", R, outputs,
 		 "repeatable: one run writes each (-o app.folded -o app.pb.gz); the format from FILE's name: "
-		 ".svg an interactive flame graph, .pb.gz (.pb) pprof for go tool pprof, Pyroscope, Parca, "
-		 ".speedscope.json speedscope's JSON (a timeline per thread: https://www.speedscope.app); "
-		 "else folded. Default pprobe.folded; '-' for stdout (the command's stdout then goes to "
+		 ".svg an interactive flame graph, .pb.gz (.pb, .pprof) pprof for go tool pprof, Pyroscope, "
+		 "Parca, .speedscope.json speedscope's JSON (a timeline per thread: https://www.speedscope.app), "
+		 ".folded or no extension folded; other extensions are refused. Default pprobe.folded; '-' for stdout (the command's stdout then goes to "
 		 "stderr); several events write FILE's stem + .EVENT + its extension each"),
 	OPT_FN(0, "format", "FMT", R, format, parse_format,
 	       "folded, svg, pprof or speedscope, whatever the name of the one -o FILE (default: from the "
@@ -1166,6 +1166,14 @@ static const char *choose_outputs(const struct record_opts *o, struct record *re
 		const char *name = o->outputs.v[k].arg;
 		rec->outs[k].name = name;
 		rec->outs[k].fmt = o->format ? (enum out_format)(o->format - 1) : format_of_name(name);
+		if (!o->format && name_has_other_ext(name)) {
+			static char why[512];
+			snprintf(why, sizeof(why),
+				 "-o %s: record does not write %s files; it writes .folded, .svg, .pb.gz (.pb, "
+				 ".pprof) and .speedscope.json (or give --format FMT for one -o)",
+				 name, strrchr(name, '.'));
+			return why;
+		}
 		nr_stdout += !strcmp(name, "-");
 		for (size_t j = 0; j < k; j++)
 			if (strcmp(name, "-") && !strcmp(name, o->outputs.v[j].arg))

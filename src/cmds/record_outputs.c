@@ -10,11 +10,10 @@
 const struct out_format_def out_formats[OUT_NR] = {
 	[OUT_FOLDED] = { "folded", { ".folded" } },
 	[OUT_SVG] = { "svg", { ".svg" } },
-	[OUT_PPROF] = { "pprof", { ".pb.gz", ".pb" } },
+	[OUT_PPROF] = { "pprof", { ".pb.gz", ".pb", ".pprof" } },	/* gzipped, each */
 	[OUT_SPEEDSCOPE] = { "speedscope", { ".speedscope.json" } },
 };
 
-/* The extension of fmt that name ends with, or NULL. */
 /* The extension of fmt that name ends with, or NULL. */
 static const char *format_ext(enum out_format fmt, const char *name)
 {
@@ -33,6 +32,19 @@ enum out_format format_of_name(const char *name)
 		if (format_ext((enum out_format)f, name))
 			return (enum out_format)f;
 	return OUT_FOLDED;
+}
+
+bool name_has_other_ext(const char *name)
+{
+	const char *base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	const char *dot = strrchr(base, '.');
+	if (!dot || dot == base || !dot[1])	/* none, a dot file, "x." */
+		return false;
+	for (int f = 0; f < OUT_NR; f++)
+		if (format_ext((enum out_format)f, name))
+			return false;
+	return true;
 }
 
 char *output_name(const struct output *out, const char *event, bool several)

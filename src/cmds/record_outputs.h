@@ -20,6 +20,10 @@ struct output {
 
 /* The format a file's name asks for: by its ending, else folded. */
 enum out_format format_of_name(const char *name);
+/* NAME ends in an extension record does not write (out.json, x.html):
+ * refused rather than written as folded text under a name that says
+ * otherwise. No extension ("out", "-", a device) is folded. */
+bool name_has_other_ext(const char *name);
 /* -o FILE for one event; FILE's stem + ".EVENT" + its extension for each of
  * several (malloc'd). */
 char *output_name(const struct output *out, const char *event, bool several);

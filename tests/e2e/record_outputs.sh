@@ -43,7 +43,7 @@ check "record -o a link to a file: the file it names is replaced" grep -qE '^wl_
 # kill -9 in the middle of a run: the old file stays whole, and nothing is
 # left beside it. The temporary is an O_TMPFILE, nameless until the end
 # (trace writes it from the start: a named one was left 10 times in 10).
-for cmd in "record" "record -g" "stat" "trace -e sched:sched_switch" "trace --syscalls"; do
+for cmd in "record --format folded" "record -g --format folded" "stat" "trace -e sched:sched_switch" "trace --syscalls"; do
 	echo old > "$T/k.out"
 	# shellcheck disable=SC2086
 	"$PPROBE" $cmd -o "$T/k.out" -- "$W" hot 5 >/dev/null 2>&1 &
@@ -88,4 +88,28 @@ rc=$?
 check "record -o a directory: exit 1 (got $rc)" test "$rc" -eq 1
 check "record -o a directory: one line saying why" test "$(wc -l < "$T/err")" -eq 1 -a -n "$(grep 'Is a directory' "$T/err")"
 check "record -o a directory: nothing left in it" test -z "$(ls -A "$T/dir")"
+
+# No silent guesses (issue 28): an extension record does not write is
+# refused in one line that lists the ones it does, before the command runs;
+# .pprof is pprof; no extension is folded; --format names the format.
+for name in out.json x.html prof.txt; do
+	"$PPROBE" record -o "$T/$name" -- sh -c "touch '$T/ran'" >/dev/null 2>"$T/err"
+	rc=$?
+	check "record -o $name: usage error (got $rc)" test "$rc" -eq 2
+	check "record -o $name: one line" test "$(wc -l <"$T/err")" -eq 1
+	check "record -o $name: the extension and the ones written said" \
+		grep -q "record does not write \.${name#*.} files; it writes \.folded, \.svg, \.pb\.gz (\.pb, \.pprof) and \.speedscope\.json" "$T/err"
+	check "record -o $name: no file, the command not run" test ! -e "$T/$name" -a ! -e "$T/ran"
+done
+shown_on_failure "$T/err"
+"$PPROBE" record -e syscalls:sys_enter_prctl -o "$T/p.pprof" -- "$WORKLOADS/wl_record" prctl 20 >/dev/null 2>&1
+check "record -o x.pprof: gzipped pprof" test "$(head -c2 "$T/p.pprof" | od -An -tx1 | tr -d ' ')" = 1f8b
+"$PPROBE" report -i "$T/p.pprof" >"$T/p.report" 2>&1
+check "record -o x.pprof: report reads its 20 samples" grep -q "^# Total: 20 .*20 samples" "$T/p.report"
+"$PPROBE" record -e syscalls:sys_enter_prctl --format folded -o "$T/f.json" -- "$WORKLOADS/wl_record" prctl 20 >/dev/null 2>&1
+check "--format folded -o f.json: written, folded" [ "$(folded_sum "$T/f.json")" -eq 20 ]
+mkdir -p "$T/v1.2"
+"$PPROBE" record -e syscalls:sys_enter_prctl -o "$T/plain" -o "$T/v1.2/.hidden" -- "$WORKLOADS/wl_record" prctl 20 >/dev/null 2>"$T/err"
+check "no extension (a dot only in a folder's name, a dot file): folded" \
+	[ "$(folded_sum "$T/plain")" -eq 20 -a "$(folded_sum "$T/v1.2/.hidden")" -eq 20 ]
 done_testing
