@@ -11,9 +11,22 @@
  * but hidden (SHT_NOBITS, which libdw skips): location lists, macros,
  * public names, and the line table where no line is asked for. The
  * compressed bytes are not copied (the memfd's holes cost no memory), so the
- * image costs what libdw's own buffers would have. */
+ * image costs what libdw's own buffers would have.
+ *
+ * Each image is also kept on disk for the next run, as perf keeps its
+ * ~/.debug: $PPROBE_CACHE_DIR (empty: none), else $XDG_CACHE_HOME/pprobe,
+ * else ~/.cache/pprobe, in debug/, one sparse file per debug file, named by
+ * the file's identity (device, inode, size, mtime) and what was hidden, so
+ * a changed file is a new name. The next run maps it and inflates nothing
+ * (libc6-dbg's libc: ~60 ms of every run). Written whole to an unnamed
+ * file that is named only once complete; used only from a directory of our
+ * own user that no one else may write; the least recently used go past
+ * DEBUG_CACHE_MAX. */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -132,13 +145,192 @@ static bool fill(uint8_t *img, const uint8_t *data, size_t size, const Elf64_Ehd
 	return true;
 }
 
+/* ---- the images kept on disk ---- */
+
+#define DEBUG_CACHE_MAX (1ULL << 30)	/* bytes on disk, all images together
+					 * ($PPROBE_CACHE_MAX: another bound) */
+#define IMAGE_FORMAT 1			/* in the name: a new layout, new names */
+
+/* dir (relative to at) ours and closed to others, made if missing: its fd,
+ * or -1. */
+static int own_dir(int at, const char *dir)
+{
+	struct stat st;
+	if (mkdirat(at, dir, 0700) && errno != EEXIST)
+		return -1;
+	int fd = openat(at, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The cache's debug/ directory, or -1 (none asked, none that is safe). */
+static int cache_dir(void)
+{
+	const char *env = getenv("PPROBE_CACHE_DIR");
+	char path[4096];
+	if (env) {
+		if (!*env)
+			return -1;
+		snprintf(path, sizeof(path), "%s", env);
+	} else if ((env = getenv("XDG_CACHE_HOME")) && *env == '/') {
+		snprintf(path, sizeof(path), "%s/pprobe", env);
+	} else if ((env = getenv("HOME")) && *env == '/') {
+		/* ~/.cache made if missing, as the XDG layout has it */
+		snprintf(path, sizeof(path), "%s/.cache", env);
+		int c = own_dir(AT_FDCWD, path);
+		if (c < 0)
+			return -1;
+		close(c);
+		snprintf(path, sizeof(path), "%s/.cache/pprobe", env);
+	} else {
+		return -1;
+	}
+	int top = own_dir(AT_FDCWD, path);
+	if (top < 0)
+		return -1;
+	int d = own_dir(top, "debug");
+	close(top);
+	return d;
+}
+
+static void image_name(const struct stat *st, bool lines, char *name, size_t len)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a over the identity */
+	const uint64_t v[] = { (uint64_t)st->st_dev, (uint64_t)st->st_ino, (uint64_t)st->st_size,
+			       (uint64_t)st->st_mtim.tv_sec, (uint64_t)st->st_mtim.tv_nsec, lines, IMAGE_FORMAT };
+	const uint8_t *b = (const uint8_t *)v;
+	for (size_t i = 0; i < sizeof(v); i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	snprintf(name, len, "%016llx.img", (unsigned long long)h);
+}
+
+/* The kept image named name, if it is the one this run would make: ours,
+ * of the planned size, its header the one planned. Marked used (mtime). */
+static int cached_image(int dir, const char *name, const Elf64_Ehdr *eh, const struct plan *p)
+{
+	struct stat st;
+	Elf64_Ehdr got;
+	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	Elf64_Ehdr want = *eh;
+	want.e_shoff = p->shoff;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (uint64_t)st.st_size != p->size ||
+	    pread(fd, &got, sizeof(got), 0) != (ssize_t)sizeof(got) || memcmp(&got, &want, sizeof(got))) {
+		close(fd);
+		unlinkat(dir, name, 0);	/* not what we would write: made again */
+		return -1;
+	}
+	(void)utimensat(dir, name, NULL, AT_SYMLINK_NOFOLLOW);	/* used now: kept longest */
+	return fd;
+}
+
+struct kept {
+	char name[32];
+	uint64_t used;	/* mtime, ns */
+	uint64_t bytes;
+};
+
+static int by_use(const void *a, const void *b)
+{
+	const struct kept *x = a, *y = b;
+	return x->used < y->used ? -1 : x->used > y->used;
+}
+
+/* The images past DEBUG_CACHE_MAX on disk, least recently used first,
+ * removed. */
+static void trim(int dir)
+{
+	const char *env = getenv("PPROBE_CACHE_MAX");
+	char *end;
+	unsigned long long max = env && *env ? strtoull(env, &end, 10) : DEBUG_CACHE_MAX;
+	if (env && *env && *end)
+		max = DEBUG_CACHE_MAX;
+	int d = dup(dir);
+	DIR *dp = d >= 0 ? fdopendir(d) : NULL;
+	struct kept *v = NULL;
+	size_t n = 0, cap = 0;
+	uint64_t total = 0;
+	struct dirent *de;
+	if (!dp) {
+		if (d >= 0)
+			close(d);
+		return;
+	}
+	while ((de = readdir(dp))) {
+		struct stat st;
+		size_t l = strlen(de->d_name);
+		if (l != 20 || strcmp(de->d_name + 16, ".img") ||
+		    fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			struct kept *nv = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		snprintf(v[n].name, sizeof(v[n].name), "%s", de->d_name);
+		v[n].used = (uint64_t)st.st_mtim.tv_sec * 1000000000ULL + (uint64_t)st.st_mtim.tv_nsec;
+		v[n].bytes = (uint64_t)st.st_blocks * 512;
+		total += v[n++].bytes;
+	}
+	closedir(dp);
+	if (total > max) {
+		qsort(v, n, sizeof(*v), by_use);
+		for (size_t i = 0; i < n && total > max; i++)
+			if (!unlinkat(dir, v[i].name, 0))
+				total -= v[i].bytes;
+	}
+	free(v);
+}
+
+/* The image in img (size bytes, mapped from a memfd whose holes are
+ * skipped) written to the cache as name: whole, or not at all. */
+static void keep_image(int dir, const char *name, int img_fd, uint64_t size)
+{
+	int fd = openat(dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	bool ok = fd >= 0 && !ftruncate(fd, (off_t)size);
+	for (off_t at = 0; ok && (uint64_t)at < size;) {
+		off_t data = lseek(img_fd, at, SEEK_DATA);
+		if (data < 0)
+			break;	/* ENXIO: holes to the end */
+		off_t hole = lseek(img_fd, data, SEEK_HOLE);
+		if (hole < 0)
+			hole = (off_t)size;
+		for (off_t o = data; ok && o < hole;) {
+			ssize_t w = copy_file_range(img_fd, &o, fd, &(off_t){ o }, (size_t)(hole - o), 0);
+			if (w <= 0) {	/* across file systems on older kernels: by hand */
+				char buf[65536];
+				ssize_t r = pread(img_fd, buf, sizeof(buf) < (size_t)(hole - o) ? sizeof(buf) : (size_t)(hole - o), o);
+				ok = r > 0 && pwrite(fd, buf, (size_t)r, o) == r;
+				o += ok ? r : 0;
+			}
+		}
+		at = hole;
+	}
+	if (ok) {
+		char proc[64];
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		if (!linkat(AT_FDCWD, proc, dir, name, AT_SYMLINK_FOLLOW))
+			trim(dir);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
 int debug_image__open(int fd, bool lines)
 {
 	struct stat st;
 	Elf64_Ehdr eh;
 	struct plan p = { 0 };
 	uint8_t *data = MAP_FAILED, *img = MAP_FAILED;
-	int out = -1, err = -ENODATA;
+	int out = -1, err = -ENODATA, dir = -1;
+	char name[32];
 
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= 0)
 		return -EINVAL;
@@ -156,6 +348,15 @@ int debug_image__open(int fd, bool lines)
 	}
 	if (!plan(data, size, &eh, lines, &p))
 		goto out;
+	dir = cache_dir();
+	if (dir >= 0) {
+		image_name(&st, lines, name, sizeof(name));
+		out = cached_image(dir, name, &eh, &p);
+		if (out >= 0) {
+			err = 0;
+			goto out;
+		}
+	}
 	out = memfd_create("pprobe-debuginfo", MFD_CLOEXEC);
 	if (out < 0 || ftruncate(out, (off_t)p.size)) {
 		err = -errno;
@@ -172,7 +373,11 @@ int debug_image__open(int fd, bool lines)
 		goto out;
 	}
 	err = 0;
+	if (dir >= 0)
+		keep_image(dir, name, out, p.size);
 out:
+	if (dir >= 0)
+		close(dir);
 	if (img != MAP_FAILED)
 		munmap(img, p.size);
 	munmap(data, size);

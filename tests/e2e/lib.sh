@@ -5,7 +5,10 @@ set -uo pipefail
 : "${WORKLOADS:?WORKLOADS not set (run through ctest)}"
 export LC_ALL=C
 T=$(mktemp -d /tmp/pprobe-e2e.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+# Debug images kept (symbolize/debug_image.c) in the test's own cache, not
+# the user's: beside $T, whose listing some tests check.
+export PPROBE_CACHE_DIR=$T.cache
+trap 'rm -rf "$T" "$T.cache"' EXIT
 FAILS=0
 
 fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }

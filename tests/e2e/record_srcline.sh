@@ -44,4 +44,22 @@ check "frames without line info keep their plain names (_start)" grep -q '^unwin
 
 "$PPROBE" record -g -o "$T/p.folded" -- "$W/unwind_wl" sort $D 1 2>/dev/null
 check "without --srcline: no file:line in names" not grep -q 'unwind_wl\.c:' "$T/p.folded"
+
+# libc6-dbg's compressed DWARF inflated once and kept (debug_image.c): a
+# second run reads the kept image, a run without the cache inflates again;
+# the same frames, lines and inlined callers all three times.
+img() { find "$T/cold/debug" -name '*.img' 2>/dev/null | sort; }
+export PPROBE_CACHE_DIR=$T/cold	# empty: the runs above kept theirs elsewhere
+for k in cold warm none; do
+	[ $k = none ] && export PPROBE_CACHE_DIR=
+	"$PPROBE" record -e syscalls:sys_enter_prctl -g --srcline -o "$T/c_$k.folded" -- "$W/wl_record" prctl 50 2>/dev/null
+	img >"$T/img_$k"
+done
+check "cache: libc's image kept at the first run ($(wc -l <"$T/img_cold"))" test -s "$T/img_cold"
+check "cache: the second run made no new one" cmp -s "$T/img_cold" "$T/img_warm"
+check "cache: the kept images are ours alone" test -z "$(find "$T/cold" -perm /077 | head -1)"
+check "cache: libc's lines there (prctl in a .c or .S)" grep -q ';__GI___prctl:[a-z_]*\.[cS]:[0-9]*' "$T/c_cold.folded"
+check "cache: 50 stacks" [ "$(folded_sum "$T/c_cold.folded")" -eq 50 ]
+check "cache: the same stacks cold, warm and without it" \
+	sh -c "cmp -s '$T/c_cold.folded' '$T/c_warm.folded' && cmp -s '$T/c_cold.folded' '$T/c_none.folded'"
 done_testing

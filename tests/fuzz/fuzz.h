@@ -85,6 +85,7 @@ static inline void fuzz_isolate(void)
 {
 	unsetenv("DEBUGINFOD_URLS");
 	setenv("PPROBE_DEBUG_DIR", "/nonexistent/pprobe-fuzz", 1);
+	setenv("PPROBE_CACHE_DIR", "", 1);	/* no image kept per input (debug_image.c) */
 }
 
 #endif

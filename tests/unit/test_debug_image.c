@@ -11,7 +11,9 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../symbolize/elf_zsec.h"
@@ -190,14 +192,132 @@ static void check_libc(void)
 	close(fd);
 }
 
+/* The images kept on disk (PPROBE_CACHE_DIR): made at the first open, in
+ * debug/, ours alone; the next open of the same file is that file (its
+ * inode), byte for byte the image made; a changed file is a new image; a
+ * kept file that is not what would be made is made again; a directory
+ * others may write is not used; past PPROBE_CACHE_MAX the least recently
+ * used goes; none kept with PPROBE_CACHE_DIR empty. */
+static int count_images(const char *dir)
+{
+	char cmd[512];
+	snprintf(cmd, sizeof(cmd), "ls %s/debug 2>/dev/null | grep -c '^[0-9a-f]\\{16\\}\\.img$'", dir);
+	FILE *p = popen(cmd, "r");
+	int n = -1;
+	if (p && fscanf(p, "%d", &n) != 1)
+		n = -1;
+	if (p)
+		pclose(p);
+	return n;
+}
+
+static bool same_bytes(int a, int b)
+{
+	struct stat sa, sb;
+	if (fstat(a, &sa) || fstat(b, &sb) || sa.st_size != sb.st_size)
+		return false;
+	void *ma = mmap(NULL, (size_t)sa.st_size, PROT_READ, MAP_PRIVATE, a, 0);
+	void *mb = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, b, 0);
+	bool same = ma != MAP_FAILED && mb != MAP_FAILED && !memcmp(ma, mb, (size_t)sa.st_size);
+	if (ma != MAP_FAILED)
+		munmap(ma, (size_t)sa.st_size);
+	if (mb != MAP_FAILED)
+		munmap(mb, (size_t)sb.st_size);
+	return same;
+}
+
+static void check_cache(const char *dir)
+{
+	char src[512], cmd[1024], img_path[512];
+	struct stat st, ist;
+	snprintf(src, sizeof(src), "%s/d_gz", dir);
+	snprintf(cmd, sizeof(cmd), "cp " SEEDS "d_gz %s", src);
+	if (!CHECK(system(cmd) == 0, "copy d_gz"))
+		return;
+	int fd = open(src, O_RDONLY);
+	int first = debug_image__open(fd, true);
+	CHECK(first >= 0, "an image (%d)", first);
+	CHECK_EQ_INT(count_images(dir), 1);
+	snprintf(cmd, sizeof(cmd), "%s/debug", dir);
+	CHECK(stat(cmd, &st) == 0 && (st.st_mode & 0777) == 0700 && st.st_uid == geteuid(), "debug/ is 0700, ours");
+	int again = debug_image__open(fd, true);
+	CHECK(again >= 0 && fstat(again, &ist) == 0 && S_ISREG(ist.st_mode) && (ist.st_mode & 0777) == 0600,
+	      "the second open: a file of ours, 0600");
+	snprintf(cmd, sizeof(cmd), "ls %s/debug/*.img", dir);
+	FILE *p = popen(cmd, "r");
+	if (p && fgets(img_path, sizeof(img_path), p))
+		img_path[strcspn(img_path, "\n")] = 0;
+	if (p)
+		pclose(p);
+	CHECK(stat(img_path, &st) == 0 && st.st_ino == ist.st_ino, "the second open is the kept image");
+	CHECK(first >= 0 && again >= 0 && same_bytes(first, again), "the kept image is the image made");
+	close(again);
+	/* not what would be made (cut short): made again, whole */
+	CHECK(truncate(img_path, 4096) == 0, "cut the kept image");
+	again = debug_image__open(fd, true);
+	CHECK(again >= 0 && first >= 0 && same_bytes(first, again), "a cut image: not used");
+	CHECK(stat(img_path, &st) == 0 && fstat(first, &ist) == 0 && st.st_size == ist.st_size,
+	      "a cut image: made again whole");
+	if (again >= 0)
+		close(again);
+	/* the file changed: a new image; the older one, used longer ago, goes
+	 * past a bound that holds one */
+	struct timespec old[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+	utimensat(AT_FDCWD, img_path, old, 0);
+	char max[32];
+	snprintf(max, sizeof(max), "%lld", (long long)st.st_blocks * 512 + 4096);
+	setenv("PPROBE_CACHE_MAX", max, 1);
+	struct timespec now[2] = { { 0, UTIME_NOW }, { 0, UTIME_NOW } };
+	futimens(fd, now);
+	close(fd);
+	fd = open(src, O_RDONLY);
+	again = debug_image__open(fd, true);
+	CHECK(again >= 0, "the changed file: an image");
+	CHECK_EQ_INT(count_images(dir), 1);
+	CHECK(stat(img_path, &st) != 0, "the least recently used image is gone");
+	unsetenv("PPROBE_CACHE_MAX");
+	if (again >= 0)
+		close(again);
+	/* a directory others may write: not used */
+	snprintf(cmd, sizeof(cmd), "%s/debug", dir);
+	chmod(cmd, 0777);
+	again = debug_image__open(fd, false);
+	CHECK(again >= 0, "others' dir: an image still");
+	CHECK_EQ_INT(count_images(dir), 1);
+	chmod(cmd, 0700);
+	if (again >= 0)
+		close(again);
+	/* none asked */
+	setenv("PPROBE_CACHE_DIR", "", 1);
+	again = debug_image__open(fd, false);
+	CHECK(again >= 0, "no cache: an image still");
+	CHECK_EQ_INT(count_images(dir), 1);
+	setenv("PPROBE_CACHE_DIR", dir, 1);
+	if (again >= 0)
+		close(again);
+	if (first >= 0)
+		close(first);
+	close(fd);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
+	/* images kept in a directory of the test's own, removed at the end */
+	char dir[] = "/tmp/pprobe-test-cache.XXXXXX";
+	if (!mkdtemp(dir))
+		return check_skip("mkdtemp: %s", strerror(errno));
+	setenv("PPROBE_CACHE_DIR", dir, 1);
+	check_cache(dir);
 	for (int lines = 0; lines < 2; lines++) {
 		check_image(SEEDS "d_gz", lines);
 		check_image(SEEDS "d_zstd", lines);
 	}
 	check_lie();
 	check_libc();
+	char rm[128];
+	snprintf(rm, sizeof(rm), "rm -rf %s", dir);
+	if (system(rm))
+		printf("could not remove %s\n", dir);
 	return check_summary();
 }
