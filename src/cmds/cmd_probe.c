@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "probe_spec.h"
 #include "probe_tracefs.h"
 #include "tracefs.h"
 #include "util.h"
@@ -454,7 +455,9 @@ static const struct opt probe_table[] = {
 		 "instead of refusing"),
 	OPT_FLAG('q', "quiet", P, quiet, "--add/-d: no 'Added new event'/'Removed event' lines (errors still said)"),
 	OPT_GROUP("What to inspect or probe:"),
-	OPT_STRING('x', "exec", "BINARY", P, pf.binary, "an executable or shared library (default: the kernel)"),
+	OPT_STRING('x', "exec", "BINARY", P, pf.binary,
+		   "an executable or shared library, a path or a bare name found as the loader would (libc.so.6, libc; "
+		   "default: the kernel)"),
 	OPT_STRING('m', "module", "MODULE", P, pf.module, "a kernel module (name or .ko path)"),
 	OPT_STRING('k', "vmlinux", "FILE", P, pf.vmlinux,
 		   "the kernel image with DWARF (default: /usr/lib/debug/boot/vmlinux-$(uname -r); else -F "
@@ -568,6 +571,10 @@ int cmd_probe(int argc, char **argv)
 		cmd.prog = "pprobe";
 	struct probe_opts o = { .nmodes = 0 };
 	int ret, first = opts__parse(&cmd, argc, argv, &o);
+	/* a bare library name as record takes it: -x libc.so.6, -x libc */
+	char bin[PATH_MAX];
+	if (first >= 0 && o.pf.binary && probe_spec__find_binary(o.pf.binary, NULL, bin, sizeof(bin)) == 0)
+		o.pf.binary = bin;
 	if (first < 0)
 		ret = opts__exit_status(first);
 	else if ((ret = check_modes(&cmd, &o, first, argc, argv)))

@@ -163,4 +163,15 @@ check "-L widen has no probe-able line" not grep -qE '^ +[0-9]+  ' <<<"$out"
 "$PPROBE" -x "$O2" -F -V sum_to >/dev/null 2>&1; check "two modes: exit 2" test $? -eq 2
 check "'pprobe probe -F' = 'pprobe -F'" test "$("$PPROBE" probe -x "$O2" -F)" = "$("$PPROBE" -x "$O2" -F)"
 check "--help" bash -c "'$PPROBE' -x '$O2' --help | grep -q -- '--no-inlines'"
+
+# A bare library name, as record, trace and stat take it (issue 28): the
+# same answer as the path; a name found nowhere said as before.
+if [ -e "$LIBC" ]; then
+	"$PPROBE" -x "$LIBC" -V malloc >"$T/vp.txt" 2>&1
+	"$PPROBE" -x libc.so.6 -V malloc >"$T/vn.txt" 2>&1
+	check "-x libc.so.6 -V malloc: as -x $LIBC" sh -c "cmp -s '$T/vp.txt' '$T/vn.txt' && grep -q 'Available variables at malloc' '$T/vn.txt'"
+	check "-x libc -F: as -x $LIBC" test "$("$PPROBE" -x libc -F | md5sum)" = "$("$PPROBE" -x "$LIBC" -F | md5sum)"
+fi
+"$PPROBE" -x libpprobe-nope.so -F >/dev/null 2>"$T/nope.err"
+check "-x a library found nowhere: exit 1, said" sh -c "[ $? -eq 1 ] && grep -q 'cannot open libpprobe-nope.so' '$T/nope.err'"
 done_testing
