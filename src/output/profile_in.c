@@ -310,6 +310,16 @@ static int read_any(const char *path, pline_fn line_fn, psample_fn fn, void *ctx
 	/* Enough of the start to tell the format. */
 	while (!r.eof && r.end < 4096 && !ret)
 		ret = reader__fill(&r);
+	/* perf record's own file (its magic, either byte order): not read as
+	 * folded lines of garbage, said with what to do instead */
+	if (!ret && r.end >= 8 && (!memcmp(r.buf, "PERFILE2", 8) || !memcmp(r.buf, "2ELIFREP", 8))) {
+		seterr(err, errlen,
+		       "%s is a perf.data file (perf record's): pprobe reads folded stacks and pprof; fold it with "
+		       "'perf script -i %s | stackcollapse-perf.pl', or profile with 'pprobe record'",
+		       path, path);
+		ret = -EINVAL;
+		goto out;
+	}
 	if (!ret && looks_pprof((const unsigned char *)r.buf, r.end)) {
 		while (!r.eof && !ret && r.end <= PPROF_MAX_FILE)
 			ret = reader__fill(&r);

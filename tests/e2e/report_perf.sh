@@ -45,4 +45,15 @@ perf report --stdio --no-children --sort sym -g none -i "$T/perf2.data" 2>/dev/n
 echo "fork-exec-threads: perf $(cat "$T/perf.top"), pprobe $(cat "$T/pp.top")"
 check "fork, exec, threads: perf's top symbol is spin_units" [ "$(sym "$T/perf.top" 1)" = "[.] spin_units" ]
 check "fork, exec, threads: pprobe's too" [ "$(sym "$T/pp.top" 1)" = "[.] spin_units" ]
+# perf.data itself, given where a profile goes: refused in one line that
+# says what it is and what to do (issue 28), by report, flamegraph and diff.
+for c in report flamegraph "diff $T/perf.data"; do
+	# shellcheck disable=SC2086
+	"$PPROBE" $c "$T/perf.data" >"$T/pd.out" 2>"$T/pd.err"
+	rc=$?
+	check "$c perf.data: exit 1 ($rc)" [ "$rc" -eq 1 ]
+	check "$c perf.data: one line, saying what to do" sh -c "[ \$(wc -l <'$T/pd.err') -eq 1 ] && grep -q 'is a perf.data file.*perf script' '$T/pd.err'"
+	check "$c perf.data: nothing on stdout" test ! -s "$T/pd.out"
+	shown_on_failure "$T/pd.err"
+done
 done_testing
