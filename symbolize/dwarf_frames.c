@@ -212,8 +212,14 @@ static const char *frame_name(struct dwarf_state *st, Dwarf_Die *die, bool deman
 			return r;
 		}
 	}
-	if (!name)
-		name = dwarf_diename(die);
+	/* A C function's linkage name is an asm label (glibc's hidden
+	 * aliases, __GI___libc_malloc for __libc_malloc): the source name,
+	 * inlined or not; the symbolizer gives a physical one its exported
+	 * alias (malloc). A mangled name is kept (--no-demangle). */
+	if (name && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R') && !demangle)
+		return intern(st, name);
+	if (!name || dwarf_diename(die))
+		name = dwarf_diename(die) ?: name;
 	return name ? intern(st, name) : NULL;
 }
 

@@ -174,8 +174,19 @@ const char *symtab__name(struct symtab *t, const struct symtab_entry *e)
 	return w->name;
 }
 
-/* The preferred of two symbols at one address: higher prio, then sized,
- * then longer, then the name (strcmp's first). */
+static size_t underscores(const char *s)
+{
+	size_t n = 0;
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* The preferred of two symbols at one address: higher prio (kind, then
+ * global over weak over local), then sized, then longer, then not an old
+ * version's (free, not cfree@GLIBC_2.2.5), then fewer leading
+ * underscores (as perf chooses: glibc's malloc, not its equally global
+ * __libc_malloc), then the name (strcmp's first). */
 static bool entry_better(struct symtab *t, const struct symtab_entry *x, const struct symtab_entry *y)
 {
 	if (x->prio != y->prio)
@@ -187,6 +198,12 @@ static bool entry_better(struct symtab *t, const struct symtab_entry *x, const s
 	const char *a = symtab__name(t, x), *b = symtab__name(t, y);
 	if (!a || !b)
 		return a != NULL;
+	bool va = strchr(a, '@'), vb = strchr(b, '@');	/* an old version's (cfree@GLIBC_2.2.5) */
+	if (va != vb)
+		return !va;
+	size_t ua = underscores(a), ub = underscores(b);
+	if (ua != ub)
+		return ua < ub;
 	return strcmp(a, b) < 0;
 }
 

@@ -296,4 +296,18 @@ check "pprof of 32M empty strings: exit 1 ($st)" [ $st -eq 1 ]
 check "pprof of 32M empty strings: one line, the cap on decoding" \
 	[ "$(wc -l <"$T/s.err")" -eq 1 -a "$(grep -c 'decoding takes more than 1024 MiB (the cap' "$T/s.err")" -eq 1 ]
 
+# The names users know (issue 28): a malloc uprobe's stacks end in malloc,
+# not glibc's hidden __GI___libc_malloc, so --callers malloc answers about
+# every one of them. A command that forks and execs (sh, ls).
+if [ "$(id -u)" = 0 ]; then
+	"$PPROBE" record -e uprobe:libc.so.6:malloc -g -o "$T/m.folded" -- sh -c 'ls / >/dev/null; ls /usr >/dev/null' 2>"$T/m.err"
+	n=$(folded_sum "$T/m.folded")
+	check "malloc uprobe: samples ($n)" [ "${n:-0}" -gt 10 ]
+	folded_user "$T/m.folded" >"$T/mu.folded"
+	check "malloc uprobe: every leaf is malloc" [ "$(folded_sum "$T/mu.folded" ';malloc [0-9]+$')" -eq "$n" ]
+	check "no __GI_ names" not grep -q '__GI_' "$T/m.folded"
+	"$PPROBE" report --callers malloc -i "$T/m.folded" >"$T/m.rep" 2>&1
+	check "report --callers malloc: all of them" grep -qE '^100\.00% +malloc$' "$T/m.rep"
+	shown_on_failure "$T/m.rep"
+fi
 done_testing

@@ -2,6 +2,7 @@
  * program's own functions (return addresses at pc-1), libc, the vdso,
  * a JIT perf map, build-id mismatch, the demanglers, and the entry point of
  * a stripped system executable (named _start from e_entry). */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -255,6 +256,17 @@ static void test_libc(struct symbolizer *s, struct maps *maps)
 	}
 	printf("libc: %zu of %zu pages named\n", named, total);
 	CHECK(named * 100 >= total * 98, "libc named %zu of %zu", named, total);
+	/* Aliases: the name the library exports, as users know it and perf
+	 * chooses (global, then fewest leading underscores), not glibc's
+	 * hidden __GI___libc_malloc (libc6-dbg's DWARF gives it as the
+	 * function's linkage name) nor the equally global __libc_malloc. */
+	static const char *const want[] = { "malloc", "free", "prctl", "qsort_r" };
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		void *a = dlsym(RTLD_DEFAULT, want[i]);
+		int n = a ? symbolizer__user(s, getpid(), m, (uint64_t)(uintptr_t)a, false, fr, 8) : 0;
+		CHECK(n >= 1 && fr[n - 1].name && !strcmp(fr[n - 1].name, want[i]), "%s's entry named %s", want[i],
+		      n >= 1 && fr[n - 1].name ? fr[n - 1].name : "(none)");
+	}
 }
 
 /* record --push's bounded cache: objects untouched for a whole sweep
@@ -686,6 +698,12 @@ struct lazy_in {
 };
 static const char *const lazy_names[] = { "alpha", "beta", "_ZN5LevelILi0EE3runEm", "delta", "epsilon", "zeta" };
 
+/* leading underscores: fewer wins a tie (perf's rule: malloc, not __libc_malloc) */
+static size_t lead_(const char *s)
+{
+	return strspn(s, "_");
+}
+
 static void lazy_table(uint64_t span, unsigned seed, const char *what)
 {
 	char path[] = "/tmp/pprobe-symtab.XXXXXX";
@@ -740,6 +758,8 @@ static void lazy_table(uint64_t span, unsigned seed, const char *what)
 			if (!best || x->prio != best->prio ? !best || x->prio > best->prio
 			    : (x->size != 0) != (best->size != 0) ? x->size != 0
 			    : x->size != best->size ? x->size > best->size
+			    : lead_(lazy_names[x->name]) != lead_(lazy_names[best->name])
+				? lead_(lazy_names[x->name]) < lead_(lazy_names[best->name])
 			    : strcmp(lazy_names[x->name], lazy_names[best->name]) < 0)
 				best = x;
 		}
