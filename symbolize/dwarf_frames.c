@@ -218,8 +218,9 @@ static const char *frame_name(struct dwarf_state *st, Dwarf_Die *die, bool deman
 	 * alias (malloc). A mangled name is kept (--no-demangle). */
 	if (name && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R') && !demangle)
 		return intern(st, name);
-	if (!name || dwarf_diename(die))
-		name = dwarf_diename(die) ?: name;
+	const char *source = dwarf_diename(die);
+	if (source)
+		name = source;
 	return name ? intern(st, name) : NULL;
 }
 

@@ -366,8 +366,9 @@ static const struct opt record_table[] = {
 		 "repeatable: one run writes each (-o app.folded -o app.pb.gz); the format from FILE's name: "
 		 ".svg an interactive flame graph, .pb.gz (.pb, .pprof) pprof for go tool pprof, Pyroscope, "
 		 "Parca, .speedscope.json speedscope's JSON (a timeline per thread: https://www.speedscope.app), "
-		 ".folded or no extension folded; other extensions are refused. Default pprobe.folded; '-' for stdout (the command's stdout then goes to "
-		 "stderr); several events write FILE's stem + .EVENT + its extension each"),
+		 ".folded or no extension folded; other extensions are refused. Default pprobe.folded; "
+		 "'-' for stdout (the command's stdout then goes to stderr); several events write FILE's "
+		 "stem + .EVENT + its extension each"),
 	OPT_FN(0, "format", "FMT", R, format, parse_format,
 	       "folded, svg, pprof or speedscope, whatever the name of the one -o FILE (default: from the "
 	       "name)"),

@@ -111,8 +111,9 @@ static const struct opt trace_table[] = {
 	OPT_FLAG('H', "header", T, header, "print a header line first"),
 	OPT_FLAG('s', "kstack", T, kstack, "the kernel stack under each event"),
 	OPT_FLAG('g', NULL, T, stacks, "kernel and user stacks (user stacks unwound with DWARF)"),
-	OPT_STRING('o', "output", "FILE", T, output, "write there instead of stdout (without -o the command's stdout goes to stderr: "
-		   "the trace alone on stdout)"),
+	OPT_STRING('o', "output", "FILE", T, output,
+		   "write there instead of stdout (without -o the command's stdout goes to stderr: the trace "
+		   "alone on stdout)"),
 	OPT_FLAG(0, "json", T, json, "one JSON object per line"),
 	RING_OPTS(T, co, "default 1024, 4096 with -g"),
 	OPT_END(),
