@@ -702,12 +702,15 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 		else if (!out[n - 1].system_name)	/* DW_AT_name alone (C) */
 			out[n - 1].system_name = e->name;
 		else if (strcmp(out[n - 1].name, out[n - 1].system_name) && !mangled(out[n - 1].system_name) &&
-			 e->sized && svaddr < e->end && strcmp(out[n - 1].name, e->name))
+			 e->sized && svaddr < e->end && !strpbrk(e->name, ".@") && strcmp(out[n - 1].name, e->name))
 			/* a C function whose linkage name is an asm label (glibc's
 			 * hidden aliases: __GI___libc_malloc, DWARF's name
 			 * __libc_malloc): the name the object exports for it, as
 			 * users know it (malloc) and every output says it (the
-			 * symbol table's preferred alias) */
+			 * symbol table's preferred alias). Not a part split off
+			 * (_IO_fflush.cold) nor an old version's name
+			 * (__libc_clntudp_bufcreate@GLIBC_PRIVATE): DWARF's name
+			 * is the function's then. */
 			name_from_symbol(s, &out[n - 1], e);
 	}
 	if (!n) {
