@@ -216,7 +216,7 @@ static const char *frame_name(struct dwarf_state *st, Dwarf_Die *die, bool deman
 	 * aliases, __GI___libc_malloc for __libc_malloc): the source name,
 	 * inlined or not; the symbolizer gives a physical one its exported
 	 * alias (malloc). A mangled name is kept (--no-demangle). */
-	if (name && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R') && !demangle)
+	if (pprobe_mangled(name) && !demangle)
 		return intern(st, name);
 	const char *source = dwarf_diename(die);
 	if (source)

@@ -70,6 +70,8 @@ void symtab__free(struct symtab *t);
 
 /* ---- demangling (demangle.c): malloc'ed string or NULL if not mangled ---- */
 char *pprobe_demangle(const char *name);
+/* An Itanium (C++, Rust legacy) or Rust v0 mangled name. */
+bool pprobe_mangled(const char *name);
 
 /* ---- the file behind a mapping (mapped_file.c) ---- */
 /* What tells one mapped file from another, for the symbolizer's and the

@@ -573,12 +573,6 @@ static const char *pretty_name(struct symbolizer *s, struct symtab_entry *e)
 	return e->pretty;
 }
 
-/* An Itanium (C++, Rust legacy) or Rust v0 mangled name. */
-static bool mangled(const char *name)
-{
-	return name[0] == '_' && (name[1] == 'Z' || name[1] == 'R');
-}
-
 /* A frame named by symbol table entry e: demangled, and as the object spells it. */
 static void name_from_symbol(struct symbolizer *s, struct sym_frame *f, const struct symtab_entry *e)
 {
@@ -701,7 +695,7 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 			name_from_symbol(s, &out[n - 1], e);
 		else if (!out[n - 1].system_name)	/* DW_AT_name alone (C) */
 			out[n - 1].system_name = e->name;
-		else if (strcmp(out[n - 1].name, out[n - 1].system_name) && !mangled(out[n - 1].system_name) &&
+		else if (strcmp(out[n - 1].name, out[n - 1].system_name) && !pprobe_mangled(out[n - 1].system_name) &&
 			 e->sized && svaddr < e->end && !strpbrk(e->name, ".@") && strcmp(out[n - 1].name, e->name))
 			/* a C function whose linkage name is an asm label (glibc's
 			 * hidden aliases: __GI___libc_malloc, DWARF's name
