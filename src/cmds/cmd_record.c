@@ -1169,10 +1169,10 @@ static const char *choose_outputs(const struct record_opts *o, struct record *re
 		rec->outs[k].fmt = o->format ? (enum out_format)(o->format - 1) : format_of_name(name);
 		if (!o->format && name_has_other_ext(name)) {
 			static char why[512];
-			snprintf(why, sizeof(why),
-				 "-o %s: record does not write %s files; it writes .folded, .svg, .pb.gz (.pb, "
-				 ".pprof) and .speedscope.json (or give --format FMT for one -o)",
-				 name, strrchr(name, '.'));
+			char exts[128];
+			out_format_exts(exts, sizeof(exts));
+			snprintf(why, sizeof(why), "-o %s: record does not write %s files; it writes %s (or give --format "
+				 "FMT for one -o)", name, strrchr(name, '.'), exts);
 			return why;
 		}
 		nr_stdout += !strcmp(name, "-");

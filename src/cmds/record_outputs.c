@@ -34,6 +34,19 @@ enum out_format format_of_name(const char *name)
 	return OUT_FOLDED;
 }
 
+void out_format_exts(char *buf, size_t len)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	for (int f = 0; f < OUT_NR && at < len; f++) {
+		const char *const *e = out_formats[f].exts;
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", f == 0 ? "" : f == OUT_NR - 1 ? " and " : ", ", e[0]);
+		for (int k = 1; k < 3 && e[k] && at < len; k++)
+			at += (size_t)snprintf(buf + at, len - at, "%s%s%s", k == 1 ? " (" : ", ", e[k],
+					       k == 2 || !e[k + 1] ? ")" : "");
+	}
+}
+
 bool name_has_other_ext(const char *name)
 {
 	const char *base = strrchr(name, '/');

@@ -3,6 +3,7 @@
 #define PPROBE_RECORD_OUTPUTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* The output formats: -o FILE picks one by FILE's ending, --format by name. */
 enum out_format { OUT_FOLDED, OUT_SVG, OUT_PPROF, OUT_SPEEDSCOPE, OUT_NR };
@@ -24,6 +25,9 @@ enum out_format format_of_name(const char *name);
  * refused rather than written as folded text under a name that says
  * otherwise. No extension ("out", "-", a device) is folded. */
 bool name_has_other_ext(const char *name);
+/* Every extension record writes, from out_formats, as a message lists
+ * them: ".folded, .svg, .pb.gz (.pb, .pprof) and .speedscope.json". */
+void out_format_exts(char *buf, size_t len);
 /* -o FILE for one event; FILE's stem + ".EVENT" + its extension for each of
  * several (malloc'd). */
 char *output_name(const struct output *out, const char *event, bool several);
