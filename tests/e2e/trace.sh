@@ -83,9 +83,12 @@ check "mixing, text: ls's output on stderr" grep -qx usr "$T/mix2.err"
 check "with -o: the command's stdout stays its own" grep -qx usr "$T/mix3.out"
 shown_on_failure "$T/mix.err"
 
-# Timestamps never go backwards across CPUs.
+# Timestamps never go backwards across CPUs. Two spinning threads alone
+# switch rarely on a quiet machine (CI counted 88 in 0.5 s, fewer since
+# pprobe's own idle tick went from 10 to 50 ms); twenty short sleeps beside them make a few hundred
+# wakeups and switches whatever else runs.
 "$PPROBE" trace -a -d 1 -e sched:sched_switch -e sched:sched_wakeup -o "$T/ts.txt" -- \
-	sh -c "'$W/wl_record' threads 2 0.5" 2>/dev/null
+	sh -c "'$W/wl_record' threads 2 0.5 & for i in \$(seq 20); do sleep 0.01; done; wait" 2>/dev/null
 n=$(wc -l <"$T/ts.txt")
 echo "timestamps: $n events"
 cpus=$(grep -o '\[[0-9]\{3\}\]' "$T/ts.txt" | sort -u | wc -l)
