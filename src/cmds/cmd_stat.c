@@ -288,7 +288,8 @@ static int stat_once(const struct event_list *evl, const struct collect_opts *co
 	if (ret)
 		goto out;
 	stat_aggr__start_run(a, &c.evlist, evl->nr);
-	/* What cannot be counted here is said, and the rest is counted. */
+	/* What cannot be counted here is said, and the rest is counted; a
+	 * refusal is explained once, the other events it refused named after. */
 	int opened = 0;
 	for (int e = 0; e < c.evlist.nr_evsels; e++) {
 		const struct evsel *ev = c.evlist.evsels[e];
@@ -296,9 +297,22 @@ static int stat_once(const struct event_list *evl, const struct collect_opts *co
 			opened++;
 			continue;
 		}
+		int said = 0;
+		for (int k = 0; k < e && !said; k++)
+			said = c.evlist.evsels[k]->open_errno == ev->open_errno;
+		if (said)
+			continue;
 		char msg[1024];
-		event_spec__explain_open_error(ev->spec, ev->open_errno, msg, sizeof(msg));
+		event_spec__explain_open_error(ev->spec, ev->open_errno, c.evlist.tids[0] == -1, msg, sizeof(msg));
 		fprintf(stderr, "pprobe stat: %s\n", msg);
+		const char *sep = "pprobe stat: refused alike: ";
+		for (int k = e + 1; k < c.evlist.nr_evsels; k++)
+			if (c.evlist.evsels[k]->open_errno == ev->open_errno) {
+				fprintf(stderr, "%s%s", sep, c.evlist.evsels[k]->name);
+				sep = ", ";
+			}
+		if (sep[0] == ',')
+			fputc('\n', stderr);
 	}
 	if (!opened) {
 		fprintf(stderr, "pprobe stat: none of the events can be counted\n");

@@ -35,7 +35,9 @@ static void usage(FILE *f)
 		fprintf(f, "  %-11s %s\n", commands[i].def->name, commands[i].def->summary);
 	fprintf(f, "\nperf probe's forms work at the top level too: pprobe [-x BINARY] -F | -L SPEC | -V SPEC |\n"
 		   "--add 'SPEC [ARG...]' | -l [PATTERN] | -d PATTERN.\n"
-		   "'pprobe <command> --help' describes a command's options.\n");
+		   "'pprobe <command> --help' describes a command's options.\n"
+		   "Without root (kernel.perf_event_paranoid 2): record and stat of your own processes,\n"
+		   "user space only, said once; what stays refused says which sysctl or capability allows it.\n");
 }
 
 static int signal_at_exit;

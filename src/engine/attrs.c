@@ -138,6 +138,62 @@ void collect_add_tracking(struct collect *c)
 		el->evsels[i]->idx = i;
 }
 
+static size_t ring_kib(size_t pages)
+{
+	return pages * (size_t)sysconf(_SC_PAGESIZE) / 1024;
+}
+
+/* A ring's mmap refused (EPERM): beyond the locked memory an unprivileged
+ * user may map (perf_event_mlock_kb a CPU, then RLIMIT_MEMLOCK). Halve the
+ * sample rings down to 256 KiB, then the sideband rings to 64 KiB, as perf sizes its
+ * rings to that limit; the watermarks follow. false: nothing left to halve. */
+static bool shrink_rings(struct collect *c)
+{
+	struct evlist *el = &c->evlist;
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (el->ring_pages > (256u << 10) / psz)	/* room for a few 64 KB stack copies */
+		el->ring_pages /= 2;
+	else if (el->side_pages > (64u << 10) / psz)
+		el->side_pages /= 2;
+	else
+		return false;
+	c->opts.ring_pages = el->ring_pages;
+	size_t bytes = el->ring_pages * (size_t)sysconf(_SC_PAGESIZE);
+	for (int i = 0; i < el->nr_evsels; i++) {
+		struct perf_event_attr *a = &el->evsels[i]->attr;
+		if (a->watermark && a->wakeup_watermark > bytes / 8)
+			a->wakeup_watermark = (uint32_t)(bytes / 8);
+	}
+	return true;
+}
+
+/* Events opened for user space only (evlist__open's fallback), said once
+ * for the process (stat -r opens its events each run), with what would
+ * allow more. */
+static void collect_say_user_only(struct collect *c)
+{
+	static bool said;
+	char names[256] = "";
+	size_t o = 0;
+	int n = 0;
+
+	for (int i = 0; i < c->evlist.nr_evsels; i++) {
+		const struct evsel *ev = c->evlist.evsels[i];
+		if (!ev->user_only || !ev->spec)
+			continue;
+		if (o < sizeof(names))
+			o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s", n ? ", " : "", ev->name);
+		n++;
+	}
+	if (said || (!n && !(c->evlist.nr_evsels && c->evlist.evsels[0]->user_only)))
+		return;
+	said = true;
+	collect_note(c, "user space only (kernel.perf_event_paranoid is %ld and no CAP_PERFMON)%s%s: "
+		     "kernel samples and frames need paranoid <= 1, or the capability ('sudo setcap cap_perfmon+ep pprobe')",
+		     perf_paranoid(), n ? " for " : "", names);
+}
+
 int collect_open_events(struct collect *c, char *err, size_t len)
 {
 	int ret = evlist__open(&c->evlist);
@@ -151,8 +207,18 @@ int collect_open_events(struct collect *c, char *err, size_t len)
 		collect_raise_nofile_limit();
 		ret = evlist__open(&c->evlist);
 	}
-	if (!ret)
+	size_t asked = c->evlist.ring_pages;
+	while (ret == -EPERM && c->evlist.failed_mmap && shrink_rings(c))
+		ret = evlist__open(&c->evlist);
+	if (!ret) {
+		collect_say_user_only(c);
+		if (c->evlist.ring_pages != asked)
+			collect_note(c, "rings of %zu KiB a CPU, not %zu: what an unprivileged user may lock "
+				     "(kernel.perf_event_mlock_kb per CPU, then 'ulimit -l'); records may be lost "
+				     "at high rates (-F less, or root or CAP_IPC_LOCK for more)",
+				     ring_kib(c->evlist.ring_pages), ring_kib(asked));
 		return 0;
+	}
 	char msg[1024];
 	const struct evsel *ev = c->evlist.failed_evsel;
 	struct event_spec sideband = { .kind = EVENT_KIND_SOFTWARE };
@@ -162,7 +228,8 @@ int collect_open_events(struct collect *c, char *err, size_t len)
 		snprintf(sideband.name, sizeof(sideband.name), "dummy (sideband tracking)");
 		sideband.attr = ev->attr;
 	}
-	event_spec__explain_open_error(ev->spec ? ev->spec : &sideband, c->evlist.failed_errno, msg, sizeof(msg));
+	event_spec__explain_open_error(ev->spec ? ev->spec : &sideband, c->evlist.failed_errno,
+				       c->evlist.failed_tid == -1, msg, sizeof(msg));
 	if (c->evlist.failed_tid > 0 && c->evlist.failed_errno == ESRCH)
 		seterr(err, len, "no such process: %d", c->evlist.failed_tid);
 	else

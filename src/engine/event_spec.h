@@ -153,9 +153,12 @@ const char *event_kind__name(enum event_kind kind);
 const char *event_callgraph__name(enum event_callgraph cg);
 
 /* The message a user sees when perf_event_open() of S failed with ERR
- * (errno, positive or negative): what failed, why, what to do. Returns the
- * length written (snprintf-style). */
-int event_spec__explain_open_error(const struct event_spec *s, int err, char *buf, size_t len);
+ * (errno, positive or negative): what failed, why, what to do; CPU_WIDE:
+ * it was opened on every CPU (-a, -C), which unprivileged users need
+ * paranoid <= 0 for. Returns the length written (snprintf-style). */
+int event_spec__explain_open_error(const struct event_spec *s, int err, bool cpu_wide, char *buf, size_t len);
+/* kernel.perf_event_paranoid (2, the default, when it cannot be read). */
+long perf_paranoid(void);
 
 /* Known symbolic names, for `list` and suggestions. */
 struct event_symbol {

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "evlist.h"
+#include "event_spec.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -55,7 +56,37 @@ static int evlist__fail(struct evlist *el, struct evsel *ev, int c, int t, int e
 	el->failed_cpu = el->cpus[c];
 	el->failed_tid = el->tids[t];
 	el->failed_errno = err;
+	el->failed_mmap = false;
 	return -err;
+}
+
+/* Refused with kernel space counted (perf_event_paranoid 2 without
+ * CAP_PERFMON), an event that also happens in user space is opened for
+ * user space only, as perf does. Not a tracepoint or kprobe: they fire in
+ * the kernel, and with exclude_kernel the kernel drops every one. */
+static bool may_drop_kernel(const struct evsel *ev)
+{
+	if (ev->attr.exclude_kernel || ev->attr.exclude_user)
+		return false;
+	return !ev->spec || (ev->spec->kind != EVENT_KIND_TRACEPOINT && ev->spec->kind != EVENT_KIND_PROBE);
+}
+
+static int open_user_only(struct evsel *ev, pid_t tid, int cpu, int group_fd)
+{
+	struct perf_event_attr a = ev->attr;
+	int err = errno;
+
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.exclude_callchain_kernel = 1;
+	int fd = sys_perf_event_open(&a, tid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		errno = err;	/* the refusal of what was asked is the one to explain */
+		return fd;
+	}
+	ev->attr = a;
+	ev->user_only = true;
+	return fd;
 }
 
 int evlist__open(struct evlist *el)
@@ -91,6 +122,8 @@ int evlist__open(struct evlist *el)
 					       ? *evlist__fd(el, c, t, ev->group_leader) : -1;
 				int fd = sys_perf_event_open(&ev->attr, el->tids[t], el->cpus[c], group_fd,
 							     PERF_FLAG_FD_CLOEXEC);
+				if (fd < 0 && (errno == EACCES || errno == EPERM) && may_drop_kernel(ev))
+					fd = open_user_only(ev, el->tids[t], el->cpus[c], group_fd);
 				if (fd < 0 && group_fd >= 0 && ev->weak_group && errno != ESRCH && errno != EMFILE) {
 					/* :W: the group cannot be had; this member counts on its own,
 					 * started as its leader is (perf's weak group) */
@@ -138,6 +171,7 @@ int evlist__open(struct evlist *el)
 					err = ring__mmap(r, fd, el->cpus[c], to_side ? el->side_pages : el->ring_pages);
 					if (err) {
 						err = evlist__fail(el, ev, c, t, -err);
+						el->failed_mmap = true;
 						goto out;
 					}
 					r->sideband = to_side;

@@ -25,6 +25,8 @@ struct evsel {
 	bool weak_group;		/* perf's :W: when opening it in its group fails, it is
 					 * opened on its own (enabled and disabled with the leader) */
 	int open_errno;			/* with evlist.tolerant: why it could not be opened, 0 if it was */
+	bool user_only;			/* refused with kernel space (paranoid 2, no CAP_PERFMON):
+					 * opened for user space only, as perf falls back */
 	uint64_t samples;
 	uint64_t lost;			/* records the kernel lost, PERF_RECORD_LOST under this id */
 	uint64_t lost_queue_full;	/* of lost: while pprobe's queue was full */
@@ -58,6 +60,7 @@ struct evlist {
 	int failed_cpu;
 	pid_t failed_tid;
 	int failed_errno;
+	bool failed_mmap;		/* the failure was mapping a ring (locked memory), not opening */
 };
 
 void evlist__init(struct evlist *el);

@@ -22,6 +22,11 @@ static long read_long_file(const char *path, long dflt)
 	return v;
 }
 
+long perf_paranoid(void)
+{
+	return read_long_file("/proc/sys/kernel/perf_event_paranoid", 2);
+}
+
 /* Effective capability bit CAP from /proc/self/status; -1 unknown. */
 static int have_cap(int cap)
 {
@@ -60,9 +65,9 @@ static const char *paranoid_meaning(long p)
 	return "unprivileged users may not use perf_event_open at all";
 }
 
-static int explain_permission(const struct event_spec *s, int err, char *buf, size_t len)
+static int explain_permission(const struct event_spec *s, int err, bool cpu_wide, char *buf, size_t len)
 {
-	long p = read_long_file("/proc/sys/kernel/perf_event_paranoid", 2);
+	long p = perf_paranoid();
 	int perfmon = have_cap(CAP_PERFMON_BIT), sysadmin = have_cap(CAP_SYS_ADMIN_BIT);
 	int privileged = perfmon == 1 || sysadmin == 1;
 	size_t o = 0;
@@ -85,13 +90,14 @@ static int explain_permission(const struct event_spec *s, int err, char *buf, si
 			      perfmon == 1 ? "CAP_PERFMON" : "CAP_SYS_ADMIN");
 		return (int)o;
 	}
+	bool tp = s->kind == EVENT_KIND_TRACEPOINT || s->kind == EVENT_KIND_PROBE;
 	o += snprintf(buf + o, len > o ? len - o : 0,
 		      "this process has neither CAP_PERFMON nor CAP_SYS_ADMIN%s. Run as root, or "
 		      "'sudo sysctl kernel.perf_event_paranoid=%d'",
-		      (s->kind == EVENT_KIND_TRACEPOINT || s->kind == EVENT_KIND_PROBE)
-			      ? " (tracepoints and probes need them, or paranoid <= -1, and read access to tracefs)"
-			      : (!s->attr.exclude_kernel ? " (kernel samples need paranoid <= 1; ':u' asks for user space only)" : ""),
-		      (s->kind == EVENT_KIND_TRACEPOINT || s->kind == EVENT_KIND_PROBE) ? -1 : 1);
+		      tp ? " (tracepoints and probes need them, or paranoid <= -1, and read access to tracefs)"
+			 : cpu_wide && p > 0 ? " (events on every CPU, -a or -C, need paranoid <= 0)"
+			 : (!s->attr.exclude_kernel ? " (kernel samples need paranoid <= 1; ':u' asks for user space only)" : ""),
+		      tp ? -1 : cpu_wide && p > 0 ? 0 : 1);
 	o += snprintf(buf + o, len > o ? len - o : 0,
 		      ", or give the binary the capability: 'sudo setcap cap_perfmon+ep pprobe'");
 	return (int)o;
@@ -100,7 +106,7 @@ static int explain_permission(const struct event_spec *s, int err, char *buf, si
 /* Over 150 lines: one case per errno perf_event_open() returns, each the
  * message for it; read top to bottom it is the table of what those errors
  * mean, and split it would scatter that table. */
-int event_spec__explain_open_error(const struct event_spec *s, int err, char *buf, size_t len)
+int event_spec__explain_open_error(const struct event_spec *s, int err, bool cpu_wide, char *buf, size_t len)
 {
 	if (err < 0)
 		err = -err;
@@ -111,7 +117,7 @@ int event_spec__explain_open_error(const struct event_spec *s, int err, char *bu
 	switch (err) {
 	case EACCES:
 	case EPERM:
-		return explain_permission(s, err, buf, len);
+		return explain_permission(s, err, cpu_wide, buf, len);
 	case EMFILE:
 	case ENFILE: {
 		struct rlimit rl = { 0, 0 };
