@@ -228,8 +228,9 @@ int collect_open_events(struct collect *c, char *err, size_t len)
 		snprintf(sideband.name, sizeof(sideband.name), "dummy (sideband tracking)");
 		sideband.attr = ev->attr;
 	}
-	event_spec__explain_open_error(ev->spec ? ev->spec : &sideband, c->evlist.failed_errno,
-				       c->evlist.failed_tid == -1, msg, sizeof(msg));
+	if (!explain_other_users_task(c->evlist.failed_tid, c->evlist.failed_errno, msg, sizeof(msg)))
+		event_spec__explain_open_error(ev->spec ? ev->spec : &sideband, c->evlist.failed_errno,
+					       c->evlist.failed_tid == -1, msg, sizeof(msg));
 	if (c->evlist.failed_tid > 0 && c->evlist.failed_errno == ESRCH)
 		seterr(err, len, "no such process: %d", c->evlist.failed_tid);
 	else

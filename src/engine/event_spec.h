@@ -39,6 +39,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <linux/perf_event.h>
 
 #define PPROBE_DEFAULT_FREQ 999
@@ -157,6 +158,9 @@ const char *event_callgraph__name(enum event_callgraph cg);
  * it was opened on every CPU (-a, -C), which unprivileged users need
  * paranoid <= 0 for. Returns the length written (snprintf-style). */
 int event_spec__explain_open_error(const struct event_spec *s, int err, bool cpu_wide, char *buf, size_t len);
+/* EACCES/EPERM for a task of another user (-p, -t): the ptrace check, not
+ * the paranoid level. The message in BUF and its length; 0 when not so. */
+int explain_other_users_task(pid_t tid, int err, char *buf, size_t len);
 /* kernel.perf_event_paranoid (2, the default, when it cannot be read). */
 long perf_paranoid(void);
 

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "event_spec.h"
@@ -101,6 +102,25 @@ static int explain_permission(const struct event_spec *s, int err, bool cpu_wide
 	o += snprintf(buf + o, len > o ? len - o : 0,
 		      ", or give the binary the capability: 'sudo setcap cap_perfmon+ep pprobe'");
 	return (int)o;
+}
+
+int explain_other_users_task(pid_t tid, int err, char *buf, size_t len)
+{
+	char path[64];
+	struct stat st;
+
+	if (err < 0)
+		err = -err;
+	if ((err != EACCES && err != EPERM) || tid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d", (int)tid);
+	if (stat(path, &st) || st.st_uid == geteuid() || have_cap(CAP_SYS_ADMIN_BIT) == 1)
+		return 0;
+	return snprintf(buf, len,
+			"no permission to watch %d (%s): it belongs to another user (uid %u), and the kernel "
+			"lets a process watch only what it could ptrace; run as that user or as root "
+			"(CAP_SYS_PTRACE), whatever kernel.perf_event_paranoid says",
+			(int)tid, strerror(err), (unsigned)st.st_uid);
 }
 
 /* Over 150 lines: one case per errno perf_event_open() returns, each the

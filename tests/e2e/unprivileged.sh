@@ -55,6 +55,9 @@ rc=$?
 check "record -a: exit 1 (got $rc)" test "$rc" -eq 1
 check "record -a: one line naming paranoid 0 and CAP_PERFMON" \
 	test "$(wc -l <"$U/a.err")" -eq 1 -a -n "$(grep "kernel.perf_event_paranoid=0'.*cap_perfmon" "$U/a.err")"
+as_nobody "$PPROBE" record -p 1 -d 0.2 -o "$U/p.folded" >/dev/null 2>"$U/p.err"
+check "record -p of root's process: one line saying whose it is" \
+	test "$(wc -l <"$U/p.err")" -eq 1 -a -n "$(grep 'no permission to watch 1 .*belongs to another user (uid 0)' "$U/p.err")"
 as_nobody "$PPROBE" stat -a -- sleep 0.1 >/dev/null 2>"$U/sa.err"
 check "stat -a: the refusal explained once" test "$(grep -c 'no permission' "$U/sa.err")" -eq 1
 check "stat -a: the other events named as refused alike" grep -q 'refused alike: context-switches, cpu-migrations, page-faults' "$U/sa.err"
@@ -68,5 +71,5 @@ else
 	check "trace: one line saying tracefs's permissions" \
 		test "$(wc -l <"$U/t.err")" -eq 1 -a -n "$(grep 'not accessible to this user' "$U/t.err")"
 fi
-shown_on_failure "$U/a.err" "$U/sa.err" "$U/t.err"
+shown_on_failure "$U/a.err" "$U/p.err" "$U/sa.err" "$U/t.err"
 done_testing
