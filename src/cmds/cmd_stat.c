@@ -268,6 +268,23 @@ static int print_interval(const struct stat_print *pp_in, const struct event_lis
 	return err;
 }
 
+/* NAME:u, for an event counted in user space only (evlist__open's
+ * fallback without privileges); kept for the process, as the names are. */
+static const char *user_only_name(const char *name)
+{
+	static char **kept;
+	static size_t n;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(kept[i], name, strlen(name)) && !strcmp(kept[i] + strlen(name), ":u"))
+			return kept[i];
+	kept = pp_xrealloc(kept, (n + 1) * sizeof(*kept));
+	size_t len = strlen(name) + 3;
+	kept[n] = pp_xmalloc(len);
+	snprintf(kept[n], len, "%s:u", name);
+	return kept[n++];
+}
+
 static int stat_once(const struct event_list *evl, const struct collect_opts *co, double interval_ms,
 		     const struct stat_print *pp_in, struct stat_count *counts, struct stat_aggr *a, double *elapsed,
 		     int *child_status)
@@ -316,6 +333,9 @@ static int stat_once(const struct event_list *evl, const struct collect_opts *co
 		if (sep[0] == ',')
 			fputc('\n', stderr);
 	}
+	for (int e = 0; e < c.evlist.nr_evsels && (size_t)e < evl->nr; e++)
+		if (c.evlist.evsels[e]->user_only)
+			counts[e].name = user_only_name(evl->v[e].name);	/* as perf stat: task-clock:u */
 	if (!opened) {
 		fprintf(stderr, "pprobe stat: none of the events can be counted\n");
 		ret = 1;

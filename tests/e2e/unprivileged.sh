@@ -43,7 +43,9 @@ check "paranoid 2: record says its smaller rings, once" test "$(grep -c 'what an
 check "paranoid 2: no kernel frames" not grep -q '_\[k\]' "$U/r2.folded"
 check "paranoid 2: stat says user space only, once, naming its events" \
 	test "$(grep -c 'user space only .* for task-clock, context-switches' "$U/s2.out")" -eq 1
+check "paranoid 2: stat names its counts as perf stat does (task-clock:u)" grep -qE 'msec task-clock:u ' "$U/s2.out"
 check "paranoid 1: kernel space allowed: nothing said of user space" not grep -q 'user space only' "$U/r1.err" "$U/s1.out"
+check "paranoid 1: stat's counts not marked :u" grep -qE 'msec task-clock +#' "$U/s1.out"
 
 echo 2 > $P
 as_nobody "$PPROBE" stat -r 3 -- true >/dev/null 2>"$U/r3.err"
