@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "manpage.h"
 #include "pprobe/debuginfo.h"
 #include "sigguard.h"
 #include "util.h"
@@ -38,6 +39,42 @@ static void usage(FILE *f)
 		   "'pprobe <command> --help' describes a command's options.\n"
 		   "Without root (kernel.perf_event_paranoid 2): record and stat of your own processes,\n"
 		   "user space only, said once; what stays refused says which sysctl or capability allows it.\n");
+}
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static int write_man_pages(const char *dir)
+{
+	const struct cmd_def *defs[NR_COMMANDS];
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		defs[i] = commands[i].def;
+	return manpage__write_all(defs, NR_COMMANDS, dir);
+}
+
+/* pprobe help [CMD]: the man page (pprobe(1), pprobe-CMD(1)) as man shows
+ * it, made from the option tables, so the one of this binary; where man
+ * cannot be run, the --help text. */
+static int help(int argc, char **argv)
+{
+	const struct cmd_def *defs[NR_COMMANDS], *cmd = NULL;
+	for (size_t i = 0; i < NR_COMMANDS; i++) {
+		defs[i] = commands[i].def;
+		if (argc > 2 && !strcmp(argv[2], defs[i]->name))
+			cmd = defs[i];
+	}
+	if (argc > 3 || (argc == 3 && !cmd)) {
+		fprintf(stderr, "pprobe help: '%s' is not a pprobe command (see 'pprobe --help')\n",
+			argc > 3 ? argv[3] : argv[2]);
+		return 2;
+	}
+	int st = manpage__show(cmd, defs, NR_COMMANDS);
+	if (st >= 0)
+		return st;
+	if (cmd)
+		opts__help(cmd, stdout);
+	else
+		usage(stdout);
+	return 0;
 }
 
 static int signal_at_exit;
@@ -82,10 +119,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *name = argv[1];
-	if (!strcmp(name, "-h") || !strcmp(name, "--help") || !strcmp(name, "help")) {
+	if (!strcmp(name, "-h") || !strcmp(name, "--help")) {
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(name, "help"))
+		return help(argc, argv);
+	if (!strcmp(name, "--man-pages") && argc == 3)	/* the build's: the pages into argv[2] */
+		return write_man_pages(argv[2]);
 	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
 		printf("pprobe %s\n", PPROBE_VERSION);
 		return 0;
