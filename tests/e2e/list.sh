@@ -75,7 +75,7 @@ if [ -w $TR/uprobe_events ] && command -v readelf > /dev/null; then
 		fi
 	done < <(readelf -lW "$bin")
 	echo "p:pprobe_e2e/true_entry $bin:$off" >> $TR/uprobe_events
-	trap 'echo "-:pprobe_e2e/true_entry" >> '$TR'/uprobe_events 2>/dev/null; rm -rf "$T"' EXIT
+	trap 'echo "-:pprobe_e2e/true_entry" >> '$TR'/uprobe_events 2>/dev/null; rm -rf "$T" "$T.cache"' EXIT
 	"$PPROBE" list 'pprobe_e2e:*' > "$T/probe"
 	check "uprobe listed as a dynamic probe" \
 		grep -qE "^  pprobe_e2e:true_entry +\[Dynamic probe: probe $bin:0x0*${off#0x}\]$" "$T/probe"

@@ -15,7 +15,7 @@ PATHS=(/index.html /api/v1/users /favicon.ico)
 # The probe lines of our groups and workloads (other tests may use other groups meanwhile).
 ours() { grep -E "^[pr][0-9]*:probe_probeadd_server_O[02]/|probeadd_server" $TR/uprobe_events; }
 cleanup() { ours | sed -E 's/^[pr][0-9]*:([^ ]+) .*/-:\1/' | while read -r l; do echo "$l" >>$TR/uprobe_events; done; }
-trap 'cleanup; rm -rf "$T"' EXIT
+trap 'cleanup; rm -rf "$T" "$T.cache"' EXIT
 cleanup
 check "no probes of ours at the start" [ -z "$(ours)" ]
 

@@ -16,7 +16,7 @@ RB=$(realpath "$B")
 count() { awk -F, -v e="$2" '$3 == e { print $1 }' "$1"; }
 # our temporary probes on the workload still in uprobe_events
 ours() { grep -E '^[pr][0-9]*:pprobe_[0-9]+/' $TR/uprobe_events | grep -F "$RB"; }
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$T" "$T.cache"' EXIT
 
 # stat: 8 children (4 of them exec'd), 3 threads, 100 calls each.
 "$PPROBE" stat -x, -o "$T/s.csv" -e "uprobe:$B:work,uretprobe:$B:work" -- "$B" 8 3 100 >/dev/null 2>"$T/err"

@@ -139,7 +139,7 @@ check "record -x BIN -e probe:FUNC%return: 50 returns into middle" \
 off=$(printf '0x%x' $(("0x$(nm "$B" | awk '$3 == "probe_target" { print $1 }')")))	# PIE: offset = address
 g=probe ev=pmu_e2e_$$ g2=pmu_e2e_$$
 cleanup_tracefs() { echo "-:$g/$ev" >>$TR/uprobe_events; echo "-:$g2/target" >>$TR/uprobe_events; } 2>/dev/null
-trap 'cleanup_tracefs; rm -rf "$T"' EXIT
+trap 'cleanup_tracefs; rm -rf "$T" "$T.cache"' EXIT
 if echo "p:$g/$ev $B:$off" >>$TR/uprobe_events && echo "p:$g2/target $B:$off" >>$TR/uprobe_events; then
 	"$PPROBE" stat -x, -o "$T/tf.csv" -e "probe:$ev,$g2:target" -- "$B" 77 >/dev/null 2>&1
 	check "tracefs probe:$ev (no -x): 77" [ "$(count "$T/tf.csv" "probe:$ev")" = 77 ]

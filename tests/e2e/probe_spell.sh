@@ -10,7 +10,7 @@ WL=$WORKLOADS/wl_record
 G=probe_wl_record
 ours() { grep -E "^[pr][0-9]*:$G/spell" $TR/uprobe_events; }
 cleanup() { ours | sed -E 's/^[pr][0-9]*:([^ ]+) .*/-:\1/' | while read -r l; do echo "$l" >> $TR/uprobe_events; done; }
-trap 'cleanup; rm -rf "$T"' EXIT
+trap 'cleanup; rm -rf "$T" "$T.cache"' EXIT
 cleanup
 
 "$PPROBE" probe -x "$WL" --add 'spell=hot_one' 2> "$T/a1"

@@ -22,7 +22,7 @@ while True:
     with open(sys.argv[1], "a") as f: f.write("%.3f\n" % time.time())
 ' "$T/conn" > "$T/port" &
 srv=$!
-trap 'kill $srv $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill $srv $(jobs -p) 2>/dev/null; rm -rf "$T" "$T.cache"' EXIT
 wait_for test -s "$T/port" || { echo "FAIL: the stalling server did not start" >&2; exit 1; }
 
 # 0. A server that answers (the unstripped program as its debuginfo): the

@@ -10,7 +10,7 @@ W=$WORKLOADS/jit_wl
 "$W" none 0 || skip "jit_wl cannot run here (x86-64 machine code only)"
 
 cleanup_maps() { for f in "$T"/path.*; do [ -f "$f" ] && rm -f "$(cat "$f")"; done; }
-trap 'cleanup_maps; rm -rf "$T"' EXIT
+trap 'cleanup_maps; rm -rf "$T" "$T.cache"' EXIT
 
 # run_hwm OUT ERR ARGS...: pprobe ARGS in the background, its peak RSS
 # (VmHWM, KiB, read until it ends) in $hwm and its status in $st.

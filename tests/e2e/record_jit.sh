@@ -34,7 +34,7 @@ cleanup() {
 			p=${p%.*}
 			alive "$p" || rm -f "$f"
 		done
-	rm -rf "$T"
+	rm -rf "$T" "$T.cache"
 }
 trap cleanup EXIT
 

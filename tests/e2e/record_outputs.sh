@@ -67,7 +67,7 @@ check "trace -o: the file has the mode a umask of $(umask) gives" \
 # "writing X failed" alone), exits 1 and leaves no file behind.
 mkdir "$T/small"
 if mount -t tmpfs -o size=64k tmpfs "$T/small" 2>/dev/null; then
-	trap 'umount "$T/small" 2>/dev/null; rm -rf "$T"' EXIT	# never left mounted
+	trap 'umount "$T/small" 2>/dev/null; rm -rf "$T" "$T.cache"' EXIT	# never left mounted
 	dd if=/dev/zero of="$T/small/fill" bs=4k count=16 2>/dev/null
 	for cmd in "record" "stat" "trace -e sched:sched_switch" "trace --syscalls"; do
 		# shellcheck disable=SC2086

@@ -18,7 +18,7 @@ go tool pprof -h >/dev/null 2>&1 || skip "go tool pprof does not run here"
 
 # a receiver that answers 503 to the first 2 requests
 node "$(dirname "$0")/push_receiver.mjs" "$T/in" 2 >"$T/port" 2>"$T/recv.err" & recv=$!
-trap 'kill $recv 2>/dev/null' EXIT
+trap 'kill $recv 2>/dev/null; rm -rf "$T" "$T.cache"' EXIT
 for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
 port=$(cat "$T/port")
 check "receiver listening" [ -n "$port" ]

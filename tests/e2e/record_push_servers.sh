@@ -26,7 +26,7 @@ while True:
     threading.Thread(target=drain, args=(c,), daemon=True).start()
 ' >"$T/port" 2>/dev/null &
 srv=$!
-trap 'kill $srv 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill $srv 2>/dev/null; rm -rf "$T" "$T.cache"' EXIT
 for _ in $(seq 100); do [ -s "$T/port" ] && break; sleep 0.05; done
 port=$(cat "$T/port")
 check "silent server listening" [ -n "$port" ]
@@ -84,7 +84,7 @@ print(s.server_address[1], flush=True)
 s.serve_forever()
 ' >"$T/http.log" 2>/dev/null &
 http=$!
-trap 'kill $srv $http 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill $srv $http 2>/dev/null; rm -rf "$T" "$T.cache"' EXIT
 for _ in $(seq 100); do [ -s "$T/http.log" ] && break; sleep 0.05; done
 hport=$(head -1 "$T/http.log")
 check "HTTP server listening" [ -n "$hport" ]

@@ -9,7 +9,7 @@ need_root
 need_uprobe_events
 [ -r /proc/self/syscall ] || skip "no /proc/PID/syscall to see where pprobe waits"
 B=$WORKLOADS/probe_fork
-trap 'kill $(jobs -p) 2>/dev/null; exec 3>&-; rm -rf "$T"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; exec 3>&-; rm -rf "$T" "$T.cache"' EXIT
 group_left() { grep -qE "^[pr][0-9]*:pprobe_$1/" $TR/uprobe_events; }
 # the main thread of $1 is in write(2) (syscall 1) on fd 1
 in_write() { read -r nr fd _ < "/proc/$1/syscall" 2>/dev/null && [ "$nr" = 1 ] && [ "$fd" = 0x1 ]; }

@@ -12,7 +12,7 @@ command -v addr2line >/dev/null || skip "addr2line missing: apt-get install binu
 DRV=$WORKLOADS/symbolize_driver
 LIB="perl $SRCDIR/tests/e2e/symbolize_lib.pl"
 PIDS=()
-trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
+trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$T" "$T.cache"' EXIT
 
 # start_wl OUTVAR CMD...: start a workload, wait for its "ready PID" line
 start_wl() {

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 need_root
 W=$WORKLOADS
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$T" "$T.cache"' EXIT
 
 # summary_count FILE SYSCALL: calls of SYSCALL summed over the threads of a
 # --summary (perf trace -s layout: "   NAME  CALLS  ERRORS  ...").
