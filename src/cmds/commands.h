@@ -29,7 +29,8 @@ int cmd_ftrace(int argc, char **argv);
  * CMD_EXIT_BY_SIGNAL + SIG. */
 #define CMD_EXIT_BY_SIGNAL 1100
 
-/* pprobe --version, and the exporter named in the files it writes. */
+/* pprobe --version, and the exporter named in the files it writes: the
+ * project's VERSION in CMakeLists.txt (the package's too). */
 #ifndef PPROBE_VERSION
 #define PPROBE_VERSION "0.1"
 #endif
