@@ -510,7 +510,7 @@ const struct cmd_def probe_cmd = {
 "\n"
 "Examples:\n"
 "  pprobe -x ./server --add 'handle req->path:string len'\n"
-"  pprobe trace -e probe_server:handle -a\n"
+"  pprobe trace -e probe_server:handle -a -d 10\n"
 "  pprobe -x ./server --add 'handle%return $retval'\n"
 "  pprobe -l 'probe_server:*'\n"
 "  pprobe -d 'probe_server:*'\n",

@@ -421,7 +421,7 @@ const struct cmd_def record_cmd = {
 "  pprobe record -g -- ./app                       # profile a command at 999 Hz\n"
 "  pprobe record -e syscalls:sys_enter_write -g -a sleep 5\n"
 "  pprobe record -g -x ./app -e probe:handle_request -- ./app   # who calls it\n"
-"  pprobe record -g -p 1234 -d 10 -o app.folded && flamegraph.pl app.folded > app.svg\n"
+"  pprobe record -g -p 1234 -d 10 -o app.folded && pprobe flamegraph app.folded > app.svg\n"
 "  pprobe record --off-cpu -g -o app.svg -- ./app   # where the wall-clock time went, in ns\n"
 "  pprobe record -g -o app.folded -o app.pb.gz -- ./app && go tool pprof -top app.pb.gz\n"
 "  pprobe record -g -o app.speedscope.json -- ./app # a timeline per thread: https://www.speedscope.app\n",

@@ -519,7 +519,7 @@ const struct cmd_def stat_cmd = {
 "  pprobe stat --per-core -a -e cpu-clock,cs -d 1\n"
 "  pprobe stat --per-thread -p 1234 -e task-clock -d 2\n"
 "  pprobe stat -x, -e uprobe:libc.so.6:malloc,uretprobe:./app:parse -- ./app\n"
-"  pprobe stat --exec ./app -e probe:handle:12 -- ./app\n",
+"  pprobe stat --exec ./app -e probe:handle:2 -- ./app\n",
 };
 
 /* ---- the command ---- */

@@ -132,7 +132,7 @@ const struct cmd_def trace_cmd = {
 	.opts = trace_table,
 	.footer =
 "Examples:\n"
-"  pprobe trace -a -e signal:signal_generate --filter 'sig == 5 && pid == 3073758'\n"
+"  pprobe trace -a -d 10 -e signal:signal_generate --filter 'sig == 5 && pid == 3073758'\n"
 "  pprobe trace -e 'syscalls:sys_enter_open*' -- ls\n"
 "  pprobe trace -s -e sched:sched_process_exec -a -d 10\n"
 "  pprobe trace -e uretprobe:/bin/bash:readline -p 4242\n"

@@ -110,18 +110,23 @@ void manpage__command(const struct cmd_def *cmd, FILE *f)
 	}
 	roff_option(f, &help);
 	if (cmd->footer) {
-		/* "Examples:" and the like: a heading of its own, the rest as written */
-		const char *body = cmd->footer;
-		const char *nl = strchr(body, '\n');
-		if (nl && nl[-1] == ':' && !strncmp(body, "Examples:", 9)) {
-			fputs(".SH EXAMPLES\n", f);
-			body = nl + 1;
-		} else {
-			fputs(".SH NOTES\n", f);
+		/* what comes before "Examples:" as NOTES, what follows it as EXAMPLES,
+		 * each as written */
+		const char *ex = strstr(cmd->footer, "Examples:\n");
+		size_t notes = ex ? (size_t)(ex - cmd->footer) : strlen(cmd->footer);
+		while (notes && cmd->footer[notes - 1] == '\n')
+			notes--;
+		if (notes) {
+			fputs(".SH NOTES\n.nf\n", f);
+			roff_text(f, cmd->footer, notes);
+			fputs("\n.fi\n", f);
 		}
-		fputs(".nf\n", f);
-		roff_str(f, body);
-		fputs(body[0] && body[strlen(body) - 1] == '\n' ? ".fi\n" : "\n.fi\n", f);
+		if (ex) {
+			const char *body = ex + strlen("Examples:\n");
+			fputs(".SH EXAMPLES\n.nf\n", f);
+			roff_str(f, body);
+			fputs(body[0] && body[strlen(body) - 1] == '\n' ? ".fi\n" : "\n.fi\n", f);
+		}
 	}
 	fprintf(f, ".SH SEE ALSO\n%s\n", see_also_common);
 }
