@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Install the Debian packages listed in scripts/packages.txt that are missing.
+# Install the Debian packages of the lists given (default: pprobe's own,
+# scripts/packages-pprobe.txt, and the tests', scripts/packages.txt) that
+# are missing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-mapfile -t want < <(grep -v '^\s*#' "$here/packages.txt" | awk 'NF{print $1}')
+[ $# -gt 0 ] || set -- "$here/packages-pprobe.txt" "$here/packages.txt"
+mapfile -t want < <(cat "$@" | grep -v '^\s*#' | awk 'NF{print $1}')
 missing=()
 for p in "${want[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -79,7 +79,7 @@ static void upper(char *dst, size_t len, const char *src)
 	dst[i] = 0;
 }
 
-static const char see_also_common[] = "pprobe(1), perf(1)";
+static const char see_also_common[] = "pprobe(1), perf(1); each command by example: /usr/share/doc/pprobe/guide.md";
 
 void manpage__command(const struct cmd_def *cmd, FILE *f)
 {
@@ -154,7 +154,7 @@ void manpage__top(const struct cmd_def *const *cmds, size_t n, FILE *f)
 	      ".SH SEE ALSO\n", f);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "pprobe\\-%s(1), ", cmds[i]->name);
-	fputs("perf(1), bpftrace(8), trace\\-cmd(1)\n", f);
+	fputs("perf(1), bpftrace(8), trace\\-cmd(1); each command by example: /usr/share/doc/pprobe/guide.md\n", f);
 }
 
 int manpage__write_all(const struct cmd_def *const *cmds, size_t n, const char *dir)

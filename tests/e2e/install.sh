@@ -20,6 +20,7 @@ missing=
 for c in $cmds; do [ -s "$R/share/man/man1/pprobe-$c.1" ] || missing="$missing $c"; done
 check "a man page for each of the $(echo $cmds | wc -w) commands${missing:+ (missing:$missing)}" test -z "$missing"
 check "bash completion in share/bash-completion/completions" test -s "$R/share/bash-completion/completions/pprobe"
+check "the guide and README in share/doc/pprobe" test -s "$R/share/doc/pprobe/guide.md" -a -s "$R/share/doc/pprobe/README.md"
 check "nothing outside the prefix" test "$(ls -A "$T/root")" = usr
 DESTDIR="$T/root2" cmake --install "$BUILD" --prefix /opt/pp >/dev/null 2>&1
 check "--prefix /opt/pp: bin/pprobe and share/man there" test -x "$T/root2/opt/pp/bin/pprobe" -a -s "$T/root2/opt/pp/share/man/man1/pprobe-record.1"
