@@ -92,7 +92,8 @@ int tracefs__strerror(int err, char *buf, size_t len)
 		return snprintf(buf, len,
 			"tracefs is mounted but not accessible to this user (%s): run as root, or "
 			"remount it with 'mount -o remount,mode=755 /sys/kernel/tracing' and give the "
-			"user read access to events/",
+			"user read access to events/ (tracepoint samples also need "
+			"kernel.perf_event_paranoid -1 or CAP_PERFMON)",
 			tracefs_root_buf[0] ? tracefs_root_buf : "/sys/kernel/tracing");
 	default:
 		return snprintf(buf, len, "tracefs: %s", strerror(err));

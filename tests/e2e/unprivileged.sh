@@ -70,8 +70,8 @@ if runuser -u nobody -- test -r /sys/kernel/tracing/events/syscalls/sys_enter_pr
 	echo "SKIP part: tracefs is readable by nobody here"
 else
 	check "trace of a tracepoint tracefs keeps from nobody: exit 2 (got $rc)" test "$rc" -eq 2
-	check "trace: one line saying tracefs's permissions" \
-		test "$(wc -l <"$U/t.err")" -eq 1 -a -n "$(grep 'not accessible to this user' "$U/t.err")"
+	check "trace: one line saying tracefs's permissions and paranoid -1" \
+		test "$(wc -l <"$U/t.err")" -eq 1 -a -n "$(grep 'not accessible to this user.*paranoid -1' "$U/t.err")"
 fi
 shown_on_failure "$U/a.err" "$U/p.err" "$U/sa.err" "$U/t.err"
 done_testing
