@@ -44,6 +44,19 @@ for c in $cmds; do
 	shown_on_failure "$T/man.opts" "$T/list.opts"
 done
 
+# Each page carries its part of docs/guide.md (GUIDE), Markdown made roff:
+# no mark left over (`code`, **bold**, [link](url)).
+if command -v man >/dev/null; then
+	for c in $cmds; do
+		MANWIDTH=100 man -l "$R/share/man/man1/pprobe-$c.1" 2>/dev/null | sed -n '/^GUIDE$/,$p' >"$T/guide.$c"
+	done
+	check "pprobe-record(1): the guide's record part (Output formats, Pyroscope, containers)" \
+		sh -c "grep -q 'Output formats' '$T/guide.record' && grep -q 'Continuous profiling into Pyroscope' '$T/guide.record'"
+	check "pprobe-probe(1): the guide's probe parts (inspector, --add)" \
+		sh -c "grep -q 'probe inspector' '$T/guide.probe' && grep -q 'resolves  *every  *instance' '$T/guide.probe'"
+	check "no Markdown left in any GUIDE" not grep -lE '\*\*|\]\(|`' $(for c in $cmds; do echo "$T/guide.$c"; done)
+fi
+
 # pprobe help CMD: the page; without man, the --help text.
 if command -v man >/dev/null; then
 	"$PPROBE" help record >"$T/help.txt" 2>&1
