@@ -310,7 +310,7 @@ static const char see_also_common[] = "pprobe(1), perf(1); each command by examp
 void manpage__command(const struct cmd_def *cmd, FILE *f)
 {
 	static const struct opt help = { .kind = OPT_KIND_FLAG, .key = 'h', .name = "help",
-					 .help = "this help (the page 'pprobe help CMD' shows), on stdout" };
+					 .help = "this help, on stdout" };
 	char up[64];
 	upper(up, sizeof(up), cmd->name);
 	fprintf(f, ".\\\" made by 'pprobe --man-pages' from the option table of pprobe %s\n", cmd->name);

@@ -54,6 +54,11 @@ if command -v man >/dev/null; then
 		sh -c "grep -q 'Output formats' '$T/guide.record' && grep -q 'Continuous profiling into Pyroscope' '$T/guide.record'"
 	check "pprobe-probe(1): the guide's probe parts (inspector, --add)" \
 		sh -c "grep -q 'probe inspector' '$T/guide.probe' && grep -q 'resolves  *every  *instance' '$T/guide.probe'"
+	missing=
+	while IFS= read -r h; do
+		grep -qF -- "$(printf '%s' "$h" | sed -e 's/`//g' | cut -c1-30)" "$T"/guide.* || missing="$missing '$h'"
+	done < <(sed -n 's/^## //p' "$SRCDIR/docs/guide.md")
+	check "every part of docs/guide.md is in a page${missing:+ (missing:$missing)}" test -z "$missing"
 	check "no Markdown left in any GUIDE" not grep -lE '\*\*|\]\(|`' $(for c in $cmds; do echo "$T/guide.$c"; done)
 fi
 

@@ -43,7 +43,7 @@ for c in $("$PPROBE" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]
 			echo "SKIP example: $ex ($why)"
 			continue
 		fi
-		if printf '%s' "$cmd" | grep -qE '\b(1234|4242|3073758)\b'; then
+		if grep -qE '\b(1234|4242|3073758)\b' <<<"$cmd"; then
 			(cd "$E" && exec ./app 1.5 >/dev/null) &
 			cmd=$(printf '%s' "$cmd" | sed -E "s/\b(1234|4242|3073758)\b/$!/g")
 		fi
