@@ -53,7 +53,7 @@ walks=$(sed -nE 's/.*workers check: ([0-9]+) of ([0-9]+) stacks.*/\1 \2/p' "$T/r
 check "rate-sampled: the workers' stacks were checked (> 500: ${walks#* })" test "${walks#* }" -gt 500
 check "rate-sampled: each the same as unwound on the main thread (differ: ${walks% *})" test "${walks% *}" -eq 0
 check "rate-sampled: the workers' unwinders share nothing that breaks gcc's stacks (>= 95% complete)" \
-	awk '/unwinding:/ { for (i = 1; i <= NF; i++) if ($i == "complete,") { sub("%", "", $(i - 1)); ok = $(i - 1) >= 95 } }
+	awk '/unwinding:/ { for (i = 1; i <= NF; i++) if ($i == "complete,") { sub("%", "", $(i - 1)); ok = $(i - 1) + 0 >= 95 } }
 		END { exit !ok }' "$T/r.err"
 
 # System-wide: pprobe's worker threads (pprobe-unwN) are not profiled.
