@@ -27,6 +27,26 @@ need_uprobe_events() {
 # check DESCRIPTION COMMAND...: run a test command, record pass/fail
 # not COMMAND...: succeed when the command fails (for check)
 not() { ! "$@"; }
+# minbase_root SUITE: ROOT, a Debian SUITE root made by debootstrap
+# --variant=minbase once and kept for reruns and CI ($PPROBE_TEST_CACHE,
+# default /var/cache/pprobe-tests; made aside and renamed, so a root there
+# is whole). Skips the test where it cannot be made (no network, no mirror).
+minbase_root() {
+	local cache=${PPROBE_TEST_CACHE:-/var/cache/pprobe-tests}
+	ROOT=$cache/$1-minbase
+	mkdir -p "$cache" || skip "cannot make $cache"
+	exec 9>"$cache/$1-minbase.lock"
+	flock 9
+	if [ ! -d "$ROOT" ]; then
+		rm -rf "$ROOT.tmp"
+		if ! timeout 900 debootstrap --variant=minbase "$1" "$ROOT.tmp" >"$T/debootstrap.log" 2>&1; then
+			rm -rf "$ROOT.tmp"
+			skip "debootstrap --variant=minbase $1 failed (no network or mirror?): $(tail -1 "$T/debootstrap.log")"
+		fi
+		mv "$ROOT.tmp" "$ROOT"
+	fi
+	flock -u 9
+}
 check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d"; fi; }
 # wait_for COMMAND...: until it succeeds, 10 s at most (status 1 then)
 wait_for() { for _ in $(seq 200); do "$@" && return 0; sleep 0.05; done; return 1; }

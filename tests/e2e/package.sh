@@ -30,19 +30,7 @@ check "its dependencies from dpkg-shlibdeps (libdw1, libelf1, libunwind8)" \
 	sh -c "dpkg-deb -f '$deb' Depends | grep -q 'libdw1.*libelf1.*libunwind8'"
 
 # the clean root, made once and kept for reruns
-CACHE=${PPROBE_TEST_CACHE:-/var/cache/pprobe-tests}
-ROOT=$CACHE/bookworm-minbase
-mkdir -p "$CACHE" || skip "cannot make $CACHE"
-exec 9>"$CACHE/bookworm-minbase.lock"
-flock 9
-if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
-	rm -rf "$ROOT.tmp"
-	if ! timeout 900 debootstrap --variant=minbase bookworm "$ROOT.tmp" >"$T/debootstrap.log" 2>&1; then
-		rm -rf "$ROOT.tmp"
-		skip "debootstrap --variant=minbase bookworm failed (no network or mirror?): $(tail -1 "$T/debootstrap.log")"
-	fi
-	mv "$ROOT.tmp" "$ROOT"
-fi
+minbase_root bookworm
 
 R=$T/root
 mkdir -p "$T/upper" "$T/work" "$R"

@@ -17,20 +17,7 @@ done
 [ -x /usr/bin/perl ] && [ -x /bin/bash ] || skip "no host /usr/bin/perl or /bin/bash to differ from"
 
 # the container's root, made once and kept for reruns and CI
-CACHE=${PPROBE_TEST_CACHE:-/var/cache/pprobe-tests}
-ROOT=$CACHE/bullseye-minbase
-mkdir -p "$CACHE" || skip "cannot make $CACHE"
-exec 9>"$CACHE/bullseye-minbase.lock"
-flock 9
-if [ ! -x "$ROOT/usr/bin/perl" ]; then
-	rm -rf "$ROOT.tmp"
-	if ! timeout 900 debootstrap --variant=minbase bullseye "$ROOT.tmp" >"$T/debootstrap.log" 2>&1; then
-		rm -rf "$ROOT.tmp"
-		skip "debootstrap --variant=minbase bullseye failed (no network or mirror?): $(tail -1 "$T/debootstrap.log")"
-	fi
-	mv "$ROOT.tmp" "$ROOT"
-fi
-flock -u 9
+minbase_root bullseye
 build_id() { readelf -n "$1" 2>/dev/null | sed -n 's/.*Build ID: //p'; }
 for f in /usr/bin/perl /usr/bin/bash; do
 	[ "$(build_id "$f")" != "$(build_id "$ROOT$f")" ] || skip "$f is the same file on the host and in bullseye"
