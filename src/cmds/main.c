@@ -36,7 +36,7 @@ static void usage(FILE *f)
 		fprintf(f, "  %-11s %s\n", commands[i].def->name, commands[i].def->summary);
 	fprintf(f, "\nperf probe's forms work at the top level too: pprobe [-x BINARY] -F | -L SPEC | -V SPEC |\n"
 		   "--add 'SPEC [ARG...]' | -l [PATTERN] | -d PATTERN.\n"
-		   "'pprobe <command> --help' describes a command's options.\n"
+		   "'pprobe <command> --help' describes a command's options, 'pprobe help <command>' in full.\n"
 		   "Without root (kernel.perf_event_paranoid 2): record and stat of your own processes,\n"
 		   "user space only, said once; what stays refused says which sysctl or capability allows it.\n");
 }
@@ -62,9 +62,12 @@ static int help(int argc, char **argv)
 		if (argc > 2 && !strcmp(argv[2], defs[i]->name))
 			cmd = defs[i];
 	}
-	if (argc > 3 || (argc == 3 && !cmd)) {
-		fprintf(stderr, "pprobe help: '%s' is not a pprobe command (see 'pprobe --help')\n",
-			argc > 3 ? argv[3] : argv[2]);
+	if (argc > 3) {
+		fprintf(stderr, "pprobe help: one command at a time, not '%s' too (see 'pprobe --help')\n", argv[3]);
+		return 2;
+	}
+	if (argc == 3 && !cmd) {
+		fprintf(stderr, "pprobe help: '%s' is not a pprobe command (see 'pprobe --help')\n", argv[2]);
 		return 2;
 	}
 	int st = manpage__show(cmd, defs, NR_COMMANDS);
