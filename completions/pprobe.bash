@@ -2,6 +2,11 @@
 # 'pprobe CMD --list-opts', the option table itself) and, after -e/--event,
 # the events 'pprobe list' names. Installed as
 # share/bash-completion/completions/pprobe; or: source completions/pprobe.bash
+_pprobe_commands()
+{
+	"$1" --help 2>/dev/null | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }'
+}
+
 _pprobe()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
@@ -13,13 +18,11 @@ _pprobe()
 		esac
 	done
 	if [[ -z $cmd ]]; then
-		local cmds
-		cmds=$("$prog" --help 2>/dev/null | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
-		COMPREPLY=($(compgen -W "$cmds help --help --version" -- "$cur"))
+		COMPREPLY=($(compgen -W "$(_pprobe_commands "$prog") help --help --version" -- "$cur"))
 		return
 	fi
 	if [[ $cmd == help ]]; then
-		COMPREPLY=($("$prog" --help 2>/dev/null | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }' | grep -- "^$cur"))
+		COMPREPLY=($(compgen -W "$(_pprobe_commands "$prog")" -- "$cur"))
 		return
 	fi
 	case $prev in

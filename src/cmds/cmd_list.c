@@ -324,7 +324,7 @@ static int list_verbose(int argc, char **argv)
 				fd = (int)syscall(SYS_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
 				if (fd < 0) {
 					char msg[1024];
-					event_spec__explain_open_error(s, e, false, msg, sizeof(msg));
+					event_spec__explain_open_error(s, e, 0, msg, sizeof(msg));
 					printf("  not available: %s\n", msg);
 				}
 			}

@@ -320,9 +320,7 @@ static int stat_once(const struct event_list *evl, const struct collect_opts *co
 		if (said)
 			continue;
 		char msg[1024];
-		if (!explain_other_users_task(c.evlist.tids[0], ev->open_errno, msg, sizeof(msg)))
-			event_spec__explain_open_error(ev->spec, ev->open_errno, c.evlist.tids[0] == -1, msg,
-						       sizeof(msg));
+		event_spec__explain_open_error(ev->spec, ev->open_errno, c.evlist.tids[0], msg, sizeof(msg));
 		fprintf(stderr, "pprobe stat: %s\n", msg);
 		const char *sep = "pprobe stat: refused alike: ";
 		for (int k = e + 1; k < c.evlist.nr_evsels; k++)

@@ -43,11 +43,22 @@ static void usage(FILE *f)
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
+/* The commands' definitions, for the man pages; the one named NAME. */
+static const struct cmd_def *command_defs(const struct cmd_def **defs, const char *name)
+{
+	const struct cmd_def *named = NULL;
+	for (size_t i = 0; i < NR_COMMANDS; i++) {
+		defs[i] = commands[i].def;
+		if (name && !strcmp(name, defs[i]->name))
+			named = defs[i];
+	}
+	return named;
+}
+
 static int write_man_pages(const char *dir)
 {
 	const struct cmd_def *defs[NR_COMMANDS];
-	for (size_t i = 0; i < NR_COMMANDS; i++)
-		defs[i] = commands[i].def;
+	command_defs(defs, NULL);
 	return manpage__write_all(defs, NR_COMMANDS, dir);
 }
 
@@ -56,12 +67,8 @@ static int write_man_pages(const char *dir)
  * cannot be run, the --help text. */
 static int help(int argc, char **argv)
 {
-	const struct cmd_def *defs[NR_COMMANDS], *cmd = NULL;
-	for (size_t i = 0; i < NR_COMMANDS; i++) {
-		defs[i] = commands[i].def;
-		if (argc > 2 && !strcmp(argv[2], defs[i]->name))
-			cmd = defs[i];
-	}
+	const struct cmd_def *defs[NR_COMMANDS];
+	const struct cmd_def *cmd = command_defs(defs, argc > 2 ? argv[2] : NULL);
 	if (argc > 3) {
 		fprintf(stderr, "pprobe help: one command at a time, not '%s' too (see 'pprobe --help')\n", argv[3]);
 		return 2;

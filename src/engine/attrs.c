@@ -159,7 +159,7 @@ static bool shrink_rings(struct collect *c)
 	else
 		return false;
 	c->opts.ring_pages = el->ring_pages;
-	size_t bytes = el->ring_pages * (size_t)sysconf(_SC_PAGESIZE);
+	size_t bytes = el->ring_pages * psz;
 	for (int i = 0; i < el->nr_evsels; i++) {
 		struct perf_event_attr *a = &el->evsels[i]->attr;
 		if (a->watermark && a->wakeup_watermark > bytes / 8)
@@ -178,6 +178,8 @@ static void collect_say_user_only(struct collect *c)
 	size_t o = 0;
 	int n = 0;
 
+	if (said)
+		return;
 	for (int i = 0; i < c->evlist.nr_evsels; i++) {
 		const struct evsel *ev = c->evlist.evsels[i];
 		if (!ev->user_only || !ev->spec)
@@ -186,7 +188,7 @@ static void collect_say_user_only(struct collect *c)
 			o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s", n ? ", " : "", ev->name);
 		n++;
 	}
-	if (said || (!n && !(c->evlist.nr_evsels && c->evlist.evsels[0]->user_only)))
+	if (!n && !(c->evlist.nr_evsels && c->evlist.evsels[0]->user_only))
 		return;
 	said = true;
 	collect_note(c, "user space only (kernel.perf_event_paranoid is %ld and no CAP_PERFMON)%s%s: "
@@ -228,9 +230,8 @@ int collect_open_events(struct collect *c, char *err, size_t len)
 		snprintf(sideband.name, sizeof(sideband.name), "dummy (sideband tracking)");
 		sideband.attr = ev->attr;
 	}
-	if (!explain_other_users_task(c->evlist.failed_tid, c->evlist.failed_errno, msg, sizeof(msg)))
-		event_spec__explain_open_error(ev->spec ? ev->spec : &sideband, c->evlist.failed_errno,
-					       c->evlist.failed_tid == -1, msg, sizeof(msg));
+	event_spec__explain_open_error(ev->spec ? ev->spec : &sideband, c->evlist.failed_errno, c->evlist.failed_tid,
+				       msg, sizeof(msg));
 	if (c->evlist.failed_tid > 0 && c->evlist.failed_errno == ESRCH)
 		seterr(err, len, "no such process: %d", c->evlist.failed_tid);
 	else

@@ -154,13 +154,12 @@ const char *event_kind__name(enum event_kind kind);
 const char *event_callgraph__name(enum event_callgraph cg);
 
 /* The message a user sees when perf_event_open() of S failed with ERR
- * (errno, positive or negative): what failed, why, what to do; CPU_WIDE:
- * it was opened on every CPU (-a, -C), which unprivileged users need
- * paranoid <= 0 for. Returns the length written (snprintf-style). */
-int event_spec__explain_open_error(const struct event_spec *s, int err, bool cpu_wide, char *buf, size_t len);
-/* EACCES/EPERM for a task of another user (-p, -t): the ptrace check, not
- * the paranoid level. The message in BUF and its length; 0 when not so. */
-int explain_other_users_task(pid_t tid, int err, char *buf, size_t len);
+ * (errno, positive or negative) for TARGET, the pid argument it was opened
+ * with (-1: every CPU, -a or -C, which unprivileged users need paranoid
+ * <= 0 for; a task of another user: the kernel's ptrace check, not the
+ * paranoid level; 0: not known): what failed, why, what to do. Returns the
+ * length written (snprintf-style). */
+int event_spec__explain_open_error(const struct event_spec *s, int err, pid_t target, char *buf, size_t len);
 /* kernel.perf_event_paranoid (2, the default, when it cannot be read). */
 long perf_paranoid(void);
 

@@ -104,14 +104,14 @@ static int explain_permission(const struct event_spec *s, int err, bool cpu_wide
 	return (int)o;
 }
 
-int explain_other_users_task(pid_t tid, int err, char *buf, size_t len)
+/* EACCES/EPERM for a task of another user: the length of the message in
+ * BUF, 0 when the task is not another user's. */
+static int explain_other_users_task(pid_t tid, int err, char *buf, size_t len)
 {
 	char path[64];
 	struct stat st;
 
-	if (err < 0)
-		err = -err;
-	if ((err != EACCES && err != EPERM) || tid <= 0)
+	if (tid <= 0)
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d", (int)tid);
 	if (stat(path, &st) || st.st_uid == geteuid() || have_cap(CAP_SYS_ADMIN_BIT) == 1)
@@ -126,7 +126,7 @@ int explain_other_users_task(pid_t tid, int err, char *buf, size_t len)
 /* Over 150 lines: one case per errno perf_event_open() returns, each the
  * message for it; read top to bottom it is the table of what those errors
  * mean, and split it would scatter that table. */
-int event_spec__explain_open_error(const struct event_spec *s, int err, bool cpu_wide, char *buf, size_t len)
+int event_spec__explain_open_error(const struct event_spec *s, int err, pid_t target, char *buf, size_t len)
 {
 	if (err < 0)
 		err = -err;
@@ -136,8 +136,10 @@ int event_spec__explain_open_error(const struct event_spec *s, int err, bool cpu
 
 	switch (err) {
 	case EACCES:
-	case EPERM:
-		return explain_permission(s, err, cpu_wide, buf, len);
+	case EPERM: {
+		int n = explain_other_users_task(target, err, buf, len);
+		return n ? n : explain_permission(s, err, target == -1, buf, len);
+	}
 	case EMFILE:
 	case ENFILE: {
 		struct rlimit rl = { 0, 0 };

@@ -35,7 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < l.nr; i++) {
 			char buf[512];
 			(void)event_spec__file_name(l.v[i].name, buf, sizeof(buf));
-			(void)event_spec__explain_open_error(&l.v[i], EINVAL, false, buf, sizeof(buf));
+			(void)event_spec__explain_open_error(&l.v[i], EINVAL, 0, buf, sizeof(buf));
 		}
 	} else if (!err[0]) {
 		abort();	/* an error must say why */

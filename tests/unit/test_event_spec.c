@@ -330,7 +330,7 @@ static void test_pmu_synthetic(void)
 	/* the explanation differs once a core PMU exists */
 	CHECK(parse(&l, "cycles") == 0, "%s", err);
 	char msg[1024];
-	event_spec__explain_open_error(&l.v[0], ENOENT, false, msg, sizeof(msg));
+	event_spec__explain_open_error(&l.v[0], ENOENT, 0, msg, sizeof(msg));
 	CHECK(!strstr(msg, "no hardware PMU") && strstr(msg, "does not support this event"), "%s", msg);
 	event_list__exit(&l);
 	pmu__set_sysfs_root(NULL);
@@ -568,7 +568,7 @@ static void test_open(void)
 		int fd = perf_open(&a, -1, 0);
 		CHECK(fd < 0 && errno == EPERM, "irq_work_exit sampling: %d %s", fd, strerror(errno));
 		char msg[1024];
-		event_spec__explain_open_error(&l.v[0], EPERM, false, msg, sizeof(msg));
+		event_spec__explain_open_error(&l.v[0], EPERM, 0, msg, sizeof(msg));
 		CHECK(strstr(msg, "the kernel refuses to sample 'irq_vectors:irq_work_exit'") &&
 		      strstr(msg, "pprobe stat"), "%s", msg);
 		if (fd >= 0)
@@ -591,7 +591,7 @@ static void test_open(void)
 		} else {
 			int e = errno;
 			char msg[1024];
-			event_spec__explain_open_error(&l.v[0], e, false, msg, sizeof(msg));
+			event_spec__explain_open_error(&l.v[0], e, 0, msg, sizeof(msg));
 			CHECK(strstr(msg, "can count but not sample"), "%s", msg);
 			a.freq = 0;
 			a.sample_period = 0;
@@ -615,7 +615,7 @@ static void test_open(void)
 		} else {
 			char msg[1024];
 			int e = errno;
-			int len = event_spec__explain_open_error(&l.v[0], e, false, msg, sizeof(msg));
+			int len = event_spec__explain_open_error(&l.v[0], e, 0, msg, sizeof(msg));
 			CHECK(len > 0 && strstr(msg, "no hardware PMU") && strstr(msg, "-e cpu-clock") &&
 			      strstr(msg, hw[i]), "%s (%s): %s", hw[i], strerror(e), msg);
 			if (i == 0)
@@ -640,7 +640,7 @@ static void test_errors(void)
 	waitpid(child, NULL, 0);
 	int fd = perf_open(&a, child, -1);
 	CHECK(fd < 0 && errno == ESRCH, "dead pid: %d %s", fd, strerror(errno));
-	event_spec__explain_open_error(&l.v[0], ESRCH, false, msg, sizeof(msg));
+	event_spec__explain_open_error(&l.v[0], ESRCH, 0, msg, sizeof(msg));
 	CHECK(strstr(msg, "no such process"), "%s", msg);
 
 	/* EINVAL: above perf_event_max_sample_rate */
@@ -656,7 +656,7 @@ static void test_errors(void)
 		s.attr.sample_freq = max + 1000;
 		fd = perf_open(&s.attr, 0, -1);
 		CHECK(fd < 0 && errno == EINVAL, "freq above max: %d %s", fd, strerror(errno));
-		event_spec__explain_open_error(&s, errno, false, msg, sizeof(msg));
+		event_spec__explain_open_error(&s, errno, 0, msg, sizeof(msg));
 		char want[64];
 		snprintf(want, sizeof(want), "perf_event_max_sample_rate (%ld)", max);
 		CHECK(strstr(msg, want), "%s", msg);
@@ -679,7 +679,7 @@ static void test_errors(void)
 		}
 	}
 	CHECK(e == EMFILE, "EMFILE expected, got %s after %d", strerror(e), nfd);
-	event_spec__explain_open_error(&l.v[0], e, false, msg, sizeof(msg));
+	event_spec__explain_open_error(&l.v[0], e, 0, msg, sizeof(msg));
 	char want[128];
 	snprintf(want, sizeof(want), "soft limit 16, hard limit %llu", (unsigned long long)rl.rlim_max);
 	CHECK(strstr(msg, want) && strstr(msg, "ulimit -n"), "%s", msg);
@@ -706,7 +706,7 @@ static void test_errors(void)
 			struct perf_event_attr ca = a;
 			int cfd = perf_open(&ca, -1, 0);
 			int ce = cfd < 0 ? errno : 0;
-			event_spec__explain_open_error(&l.v[0], ce, false, msg, sizeof(msg));
+			event_spec__explain_open_error(&l.v[0], ce, 0, msg, sizeof(msg));
 			if (write(pfd[1], msg, strlen(msg) + 1) < 0)
 				_exit(4);
 			_exit(ce == EACCES || ce == EPERM ? 0 : 1);
