@@ -29,9 +29,53 @@ struct zsec {
 	int nr_compressed;	/* compressed sections outside the image */
 };
 
+/* A section libelf would inflate if libdw asked, in libelf's own view of
+ * the file (its section count, names and headers). */
+static bool lib_compressed(Elf *e, Elf_Scn *s, bool have_str, size_t shstr, GElf_Shdr *sh)
+{
+	if (!gelf_getshdr(s, sh) || sh->sh_type == SHT_NOBITS || (sh->sh_flags & SHF_ALLOC))
+		return false;
+	if (sh->sh_flags & SHF_COMPRESSED)
+		return true;
+	const char *nm = have_str ? elf_strptr(e, shstr, sh->sh_name) : NULL;
+	return nm && !strncmp(nm, ".zdebug", 7);
+}
+
+/* Every section libelf would inflate is one our hand-read view (zsec__*,
+ * what edit() changes) sees at the same index with the same header, and
+ * counts compressed. A file where the two differ (extended section
+ * numbering, an e_shentsize or unaligned e_shoff that libelf reads past,
+ * a name only libelf resolves) cannot be edited safely: libelf would
+ * inflate a section we did not see, in place, over read-only pages. */
+static bool views_agree(Elf *e, const uint8_t *data, size_t size)
+{
+	size_t shnum, shstr;
+	Elf64_Ehdr eh;
+	if (elf_getshdrnum(e, &shnum))
+		return true;	/* libelf sees no sections: libdw none either */
+	bool have_str = !elf_getshdrstrndx(e, &shstr);
+	bool hand = zsec__header(data, size, &eh);
+	for (Elf_Scn *s = NULL; (s = elf_nextscn(e, s));) {
+		GElf_Shdr sh;
+		if (!lib_compressed(e, s, have_str, shstr, &sh))
+			continue;
+		size_t i = elf_ndxscn(s);
+		if (!hand || eh.e_shnum != shnum || !have_str || eh.e_shstrndx != shstr || i >= eh.e_shnum)
+			return false;
+		const Elf64_Shdr *h = zsec__shdr(data, &eh, (unsigned)i);
+		if (h->sh_name != sh.sh_name || h->sh_type != sh.sh_type || h->sh_flags != sh.sh_flags ||
+		    h->sh_offset != sh.sh_offset || h->sh_size != sh.sh_size ||
+		    !zsec__compressed(h, zsec__name(data, size, &eh, h)))
+			return false;
+	}
+	return true;
+}
+
 /* 0: the file can be given to libdw as it is or after ufile_map's edits,
  * z says which; -EFBIG: it has compressed sections we cannot edit (another
- * class or byte order: the file is not used). */
+ * class or byte order, or a header libelf reads otherwise than we do: the
+ * file is not used). libelf's view decides what is compressed, as libdw
+ * will read the file through it. */
 static int scan(const uint8_t *data, size_t size, struct zsec *z)
 {
 	Elf64_Ehdr eh;
@@ -39,22 +83,15 @@ static int scan(const uint8_t *data, size_t size, struct zsec *z)
 	z->nr_compressed = 0;
 	if (size < sizeof(eh) || memcmp(data, ELFMAG, SELFMAG))
 		return 0;	/* ufile__parse says what it is */
-	memcpy(&eh, data, sizeof(eh));
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ZSEC_NATIVE_DATA) {
-		/* read it with libelf, which knows every class and order */
-		Elf *e = elf_memory((char *)data, size);
-		int err = 0;
-		for (Elf_Scn *s = NULL; e && !err && (s = elf_nextscn(e, s));) {
-			GElf_Shdr sh;
-			if (gelf_getshdr(s, &sh) && sh.sh_type != SHT_NOBITS && !(sh.sh_flags & SHF_ALLOC) &&
-			    (sh.sh_flags & SHF_COMPRESSED))
-				err = -EFBIG;
-		}
-		elf_end(e);
-		return err;
-	}
+	Elf *e = elf_memory((char *)data, size);
+	if (!e)
+		return 0;	/* libdw is given no Elf either */
+	bool agree = views_agree(e, data, size);
+	elf_end(e);
+	if (!agree)
+		return -EFBIG;
 	if (!zsec__header(data, size, &eh))
-		return 0;	/* libelf refuses it the same way */
+		return 0;	/* nothing compressed in libelf's view */
 	for (unsigned i = 0; i < eh.e_shnum; i++) {
 		const Elf64_Shdr *sh = zsec__shdr(data, &eh, i);
 		const char *nm = zsec__name(data, size, &eh, sh);
