@@ -326,7 +326,8 @@ static const struct opt record_table[] = {
 		 PROBE_FORMS_HELP("-x")),
 	OPT_LIST(0, "filter", "EXPR", R, events,
 		 "kernel filter for the tracepoints of the preceding -e, as perf record --filter: "
-		 "'prev_state == 1 && next_pid != 0'; checked against the event's fields first"),
+		 "'prev_state == 1 && next_pid != 0'; checked against the event's fields first; given twice, "
+		 "both apply (&&)"),
 	OPT_STRING('x', "exec", "BIN", R, exec,
 		   "probe:FUNC[+OFF|:LINE|%return] and sdt_PROVIDER:NAME are probes in BIN"),
 	OPT_FN('F', "freq", "HZ", R, freq, parse_freq,
@@ -456,88 +457,28 @@ static int off_cpu_events(struct event_list *evl, struct record *rec)
 	return 0;
 }
 
-/* --filter EXPR: as perf, for the tracepoints of the preceding -e (from
- * index BEFORE on), checked against their formats now. 0, or -1 after
- * saying why. */
-static int add_filter(struct event_list *evl, struct record *rec, size_t before, const char *filter)
-{
-	if (evl->nr == before) {
-		fprintf(stderr, "pprobe record: --filter option should follow a -e tracepoint option\n");
-		return -1;
-	}
-	for (size_t k = before; k < evl->nr; k++) {
-		const struct event_spec *spec = &evl->v[k];
-		if ((spec->kind != EVENT_KIND_TRACEPOINT && spec->kind != EVENT_KIND_PROBE) || spec->pmu[0]) {
-			fprintf(stderr, "pprobe record: --filter option should follow a -e tracepoint option; %s is "
-				"not a tracepoint\n", spec->name);
-			return -1;
-		}
-		struct tp_format *fmt = tp_format__load(spec->tp_sys, spec->tp_name);
-		char msg[4096];
-		if (!fmt) {
-			fprintf(stderr, "pprobe record: cannot read the format of %s: %s\n", spec->name,
-				strerror(errno));
-			return -1;
-		}
-		int bad = trace_filter__check(fmt, spec->tp_sys, filter, msg, sizeof(msg));
-		tp_format__free(fmt);
-		if (bad) {
-			fprintf(stderr, "pprobe record: %s\n", msg);
-			return -1;
-		}
-		rec->filters[k] = filter;
-	}
-	return 0;
-}
-
-/* Each event's --filter, handed to the engine: collect__run sets it on
- * the event's fds (under -a/-C with pprobe's own threads left out), and a
- * refusal is said with the kernel's error_log. */
-static void note_filters(struct collect *c, const struct event_list *evl, const struct record *rec)
-{
-	struct evlist *el = &c->evlist;
-	for (int e = 0; e < el->nr_evsels; e++) {
-		const struct event_spec *spec = el->evsels[e]->spec;
-		if (spec && rec->filters)
-			el->evsels[e]->filter = rec->filters[spec - evl->v];
-	}
-}
-
 /* The events of -e (cpu-clock by default), each with its stack table
  * (other sites of a probe share the first's). Returns the number of
  * outputs (events shown), or -1 after saying why (exit status 2). */
 static int add_events(const struct record_opts *o, struct event_list *evl, struct collect *c, struct record *rec)
 {
-	size_t nr_e = 0, before = 0;
+	size_t nr_e = 0;
 	for (size_t i = 0; i < o->events.nr; i++)
 		nr_e += o->events.v[i].key == 'e';
 	for (size_t i = 0; i < o->events.nr || (i == 0 && !nr_e); i++) {
-		char err[1024];
-		if (i < o->events.nr && o->events.v[i].key != 'e') {
-			if (add_filter(evl, rec, before, o->events.v[i].arg))
-				return -1;
-			continue;
-		}
-		const char *ev = nr_e ? o->events.v[i].arg : "cpu-clock";
-		before = evl->nr;
-		if (event_list__add(evl, ev, err, sizeof(err))) {
+		char err[4096];
+		bool filter = i < o->events.nr && o->events.v[i].key != 'e';
+		const char *arg = nr_e || filter ? o->events.v[i].arg : "cpu-clock";
+		if (filter ? event_list__add_filter(evl, arg, err, sizeof(err)) : event_list__add(evl, arg, err, sizeof(err))) {
 			fprintf(stderr, "pprobe record: %s\n", err);
 			return -1;
 		}
-		rec->filters = pp_xrealloc(rec->filters, (evl->nr ? evl->nr : 1) * sizeof(*rec->filters));
-		for (size_t k = before; k < evl->nr; k++)
-			rec->filters[k] = NULL;
-		if (!nr_e)
+		if (!nr_e && !filter)
 			break;
 	}
 	event_list__set_sampling(evl, (uint64_t)o->freq, o->period);
 	if (o->off_cpu && off_cpu_events(evl, rec))
 		return -1;
-	/* sched:sched_switch of --off-cpu has no filter */
-	size_t had = rec->filters ? evl->nr - (o->off_cpu ? 1 : 0) : 0;
-	rec->filters = pp_xrealloc(rec->filters, (evl->nr ? evl->nr : 1) * sizeof(*rec->filters));
-	for (size_t k = had; k < evl->nr; k++)
-		rec->filters[k] = NULL;
 	int nr_shown = 0;
 	for (size_t i = 0; i < evl->nr; i++) {
 		const struct event_spec *spec = &evl->v[i];
@@ -1143,7 +1084,6 @@ static void record_exit(struct record *rec)
 	offcpu__exit(&rec->off);
 	tp_format__free(rec->switch_fmt);
 	free(rec->outs);
-	free(rec->filters);
 	pusher__delete(rec->push.pusher);	/* an error path: nothing to say */
 }
 
@@ -1294,6 +1234,8 @@ int cmd_record(int argc, char **argv)
 	const char *bad_push = check_push_opts(&o);
 	if (bad_outputs || bad_push)
 		ret = opts__usage_error(&record_cmd, "%s", bad_outputs ? bad_outputs : bad_push);
+	else if (o.events.nr && o.events.v[0].key != 'e')
+		ret = opts__usage_error(&record_cmd, "%s", EVENT_FILTER_NEEDS_E);
 	else if (o.freq && o.period)
 		ret = opts__usage_error(&record_cmd, "-F and -c exclude each other");
 	else if (o.co.pid_list && o.co.tid_list)
@@ -1331,8 +1273,6 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!ret)
 		note_targets(&c, &rec);
-	if (!ret)
-		note_filters(&c, &evl, &rec);
 	if (!ret && rec.to_stdout)
 		collect__watch_output(&c, 1);
 	uint64_t main_before = clock_ns(CLOCK_THREAD_CPUTIME_ID);	/* the run's, not the set-up's */

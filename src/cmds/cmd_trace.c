@@ -28,7 +28,6 @@
 struct trace_event {
 	const struct event_spec *spec;
 	struct tp_format *fmt;		/* NULL for events without a format */
-	const char *filter;
 	uint64_t count;
 };
 
@@ -57,19 +56,6 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 	return 0;
 }
 
-/* Each event's filter, handed to the engine: collect__run sets it on the
- * event's fds (under -a/-C with pprobe's own threads left out), and a
- * refusal is said with the kernel's error_log. */
-static void note_filters(struct collect *c)
-{
-	struct evlist *el = &c->evlist;
-	for (int e = 0; e < el->nr_evsels; e++) {
-		struct trace_event *te = el->evsels[e]->priv;
-		if (te)
-			el->evsels[e]->filter = te->filter;
-	}
-}
-
 /* ---- options ---- */
 
 struct trace_opts {
@@ -91,7 +77,8 @@ static const struct opt trace_table[] = {
 	OPT_STRING('x', "exec", "BIN", T, exec,
 		   "probe:FUNC[+OFF|:LINE|%return] and sdt_PROVIDER:NAME are probes in BIN"),
 	OPT_LIST(0, "filter", "EXPR", T, events,
-		 "kernel filter for the preceding -e, as perf: 'sig == 5 && pid == 42'"),
+		 "kernel filter for the events of the preceding -e, as perf: 'sig == 5 && pid == 42'; checked "
+		 "against their fields first; given twice, both apply (&&)"),
 	OPT_GROUP("Syscalls (like perf trace; -e then names syscalls):"),
 	OPT_FLAG(0, "syscalls", T, syscalls,
 		 "each syscall a line, 'TIME ( DUR ms): comm/tid ptrace(request: PEEKDATA, pid: 42, addr: "
@@ -141,57 +128,43 @@ const struct cmd_def trace_cmd = {
 "  pprobe trace --syscalls --summary -p 4242\n",
 };
 
-/* -e and --filter in their order: the events, and each event's filter
- * (filters[i] for evl->v[i]). 0, or 2 after saying why. */
-static int add_events(const struct trace_opts *o, struct event_list *evl, const char ***filtersp)
+/* -e and --filter in their order (a --filter goes with the -e before it,
+ * checked against its events' formats). 0, or 2 after saying why. */
+static int add_events(const struct trace_opts *o, struct event_list *evl)
 {
-	const char **filters = NULL;
-	char err[1024];
-	size_t before = 0;	/* the first event of the last -e */
+	char err[4096];
 	for (size_t k = 0; k < o->events.nr; k++) {
 		const struct opt_item *it = &o->events.v[k];
-		if (it->key == 'e') {
-			before = evl->nr;
-			if (event_list__add(evl, it->arg, err, sizeof(err))) {
+		if (it->key != 'e') {
+			if (event_list__add_filter(evl, it->arg, err, sizeof(err))) {
 				fprintf(stderr, "pprobe trace: %s\n", err);
-				*filtersp = filters;
 				return 2;
 			}
-			filters = pp_xrealloc(filters, (evl->nr ? evl->nr : 1) * sizeof(*filters));
-			for (size_t i = before; i < evl->nr; i++)
-				filters[i] = NULL;
-			for (size_t i = before; i < evl->nr; i++)
-				if (evl->v[i].callgraph != EVENT_CG_UNSET || evl->v[i].stack_size) {
-					/* one kind of stack for all events: -s or -g */
-					fprintf(stderr, "pprobe trace: %s: trace takes no call-graph= or stack-size= "
-						"term; -s prints kernel stacks, -g kernel and user stacks\n",
-						evl->v[i].name);
-					*filtersp = filters;
-					return 2;
-				}
 			continue;
 		}
-		/* --filter: as perf, it goes with the last -e (all its globbed
-		 * events: those of its last subsystem), not with an earlier -e. */
-		for (size_t i = evl->nr; i-- > before;) {
-			filters[i] = it->arg;
-			if (i == before || strcmp(evl->v[i - 1].tp_sys, evl->v[i].tp_sys) || filters[i - 1])
-				break;
+		if (event_list__add(evl, it->arg, err, sizeof(err))) {
+			fprintf(stderr, "pprobe trace: %s\n", err);
+			return 2;
 		}
+		for (size_t i = evl->last_first; i < evl->nr; i++)
+			if (evl->v[i].callgraph != EVENT_CG_UNSET || evl->v[i].stack_size) {
+				/* one kind of stack for all events: -s or -g */
+				fprintf(stderr, "pprobe trace: %s: trace takes no call-graph= or stack-size= "
+					"term; -s prints kernel stacks, -g kernel and user stacks\n",
+					evl->v[i].name);
+				return 2;
+			}
 	}
-	*filtersp = filters;
 	return 0;
 }
 
-/* Each event with its format and filter, checked before anything opens. */
-static int setup_events(struct collect *c, const struct event_list *evl, const char **filters,
-			struct symbolizer *sym)
+/* Each event with its format (its filter was checked as it was given). */
+static int setup_events(struct collect *c, const struct event_list *evl, struct symbolizer *sym)
 {
 	for (size_t i = 0; i < evl->nr; i++) {
 		const struct event_spec *spec = &evl->v[i];
 		struct trace_event *te = pp_xcalloc(1, sizeof(*te));
 		te->spec = spec;
-		te->filter = filters[i];
 		if ((spec->kind == EVENT_KIND_TRACEPOINT || spec->kind == EVENT_KIND_PROBE) && !spec->pmu[0]) {
 			te->fmt = tp_format__load(spec->tp_sys, spec->tp_name);
 			if (!te->fmt) {
@@ -205,23 +178,6 @@ static int setup_events(struct collect *c, const struct event_list *evl, const c
 		struct evsel *ev = evlist__add(&c->evlist, spec->name, &spec->attr);
 		ev->spec = spec;
 		ev->priv = te;
-		if (te->filter) {
-			char msg[4096];
-			if (!te->fmt && spec->pmu[0] && spec->kind == EVENT_KIND_PROBE) {
-				fprintf(stderr, "pprobe trace: --filter needs fields; %s is a probe without any "
-					"(a tracefs probe made by pprobe --add has them)\n", spec->name);
-				return 2;
-			}
-			if (!te->fmt) {
-				fprintf(stderr, "pprobe trace: --filter needs a tracepoint or probe; %s is not one\n",
-					spec->name);
-				return 2;
-			}
-			if (trace_filter__check(te->fmt, spec->tp_sys, te->filter, msg, sizeof(msg))) {
-				fprintf(stderr, "pprobe trace: %s\n", msg);
-				return 2;
-			}
-		}
 	}
 	return 0;
 }
@@ -255,10 +211,9 @@ static int setup_sampling(struct trace *tr, struct collect_opts *co)
 static int trace_prepare(struct trace_opts *o, struct trace *tr, struct collect *c, struct event_list *evl,
 			 struct outfile *of)
 {
-	const char **filters = NULL;
 	evl->ctx.exec = o->exec;
 	evl->ctx.pids = o->co.pid_list;
-	int ret = add_events(o, evl, &filters);
+	int ret = add_events(o, evl);
 	/* Every event is traced: one sample per occurrence. */
 	event_list__set_sampling(evl, 0, 1);
 	/* Stacks and the functions in events' fields (%pS) are named through
@@ -268,8 +223,7 @@ static int trace_prepare(struct trace_opts *o, struct trace *tr, struct collect 
 	tr->files = objcache__new();	/* names' and the unwinder's (setup_sampling) */
 	tr->sym = tr->files ? symbolizer__new_cached(&so, tr->files) : NULL;
 	if (!ret)
-		ret = setup_events(c, evl, filters, tr->sym);
-	free(filters);
+		ret = setup_events(c, evl, tr->sym);
 	if (!ret)
 		ret = setup_sampling(tr, &o->co);
 	if (ret)
@@ -336,7 +290,7 @@ int cmd_trace(int argc, char **argv)
 		return ret;
 	}
 	if (!o.events.nr || o.events.v[0].key != 'e')
-		ret = o.events.nr ? opts__usage_error(&trace_cmd, "--filter applies to the -e before it; give -e first")
+		ret = o.events.nr ? opts__usage_error(&trace_cmd, "%s", EVENT_FILTER_NEEDS_E)
 				  : opts__usage_error(&trace_cmd, "no event given: -e EVENT, e.g. -e "
 						      "'syscalls:sys_enter_open*'; 'pprobe list' shows them");
 	if (ret) {
@@ -359,7 +313,6 @@ int cmd_trace(int argc, char **argv)
 	}
 	if (ret)
 		goto out;
-	note_filters(&c);
 	if (o.header) {
 		const struct trace_print tp = { .out = tr.out, .json = tr.json };
 		trace_print__header(&tp);

@@ -80,7 +80,6 @@ struct record {
 	struct record_push push;
 	struct evsel *push_ev;
 	double next_report;
-	const char **filters;		/* --filter of each event (evl index), NULL none */
 	/* --max-tables: the stack tables spilled to disk past this many
 	 * bytes (0: never: an output needs the whole table, or a spill
 	 * failed) */

@@ -244,7 +244,7 @@ static bool own_threads_filter(char *buf, size_t size)
 	return n > 0;
 }
 
-/* Each event's filter (the command's --filter, ev->filter) is set here, on
+/* Each event's filter (the command's --filter, its spec's filter) is set here, on
  * all of its fds, once the drain thread runs. System-wide, a tracepoint's
  * or probe's occurrences in pprobe's own threads are filtered out too,
  * before they take ring space and stack copies (perf trace filters its own
@@ -265,12 +265,13 @@ static int set_filters(struct collect *c, char *err, size_t len)
 		struct evsel *ev = el->evsels[e];
 		bool tracing = !ev->tracking && (ev->attr.type == PERF_TYPE_TRACEPOINT ||
 						 (ev->spec && ev->spec->kind == EVENT_KIND_PROBE));
-		const char *first = ev->filter;
+		const char *filter = ev->spec ? ev->spec->filter : NULL;
+		const char *first = filter;
 		char *both = NULL;
 		if (wide && tracing) {
-			if (!ev->filter)
+			if (!filter)
 				first = own;
-			else if (asprintf(&both, "(%s) && %s", ev->filter, own) >= 0)
+			else if (asprintf(&both, "(%s) && %s", filter, own) >= 0)
 				first = both;
 			else
 				both = NULL;	/* no memory: the command's alone */
@@ -282,13 +283,12 @@ static int set_filters(struct collect *c, char *err, size_t len)
 				int fd = evlist__fd_of(el, ci, t, e);
 				if (fd < 0 || ioctl(fd, PERF_EVENT_IOC_SET_FILTER, first) == 0)
 					continue;
-				if (first != ev->filter &&
-				    (!ev->filter || ioctl(fd, PERF_EVENT_IOC_SET_FILTER, ev->filter) == 0))
+				if (first != filter && (!filter || ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) == 0))
 					continue;
 				int errnum = errno;
 				char msg[2048];
 				const struct event_spec *sp = ev->spec;
-				if (sp && trace_filter__kernel_error(sp->tp_sys, sp->tp_name, ev->filter, msg,
+				if (sp && trace_filter__kernel_error(sp->tp_sys, sp->tp_name, filter, msg,
 								      sizeof(msg)) == 0)
 					seterr(err, len, "the kernel refused the filter for %s:\n%s", ev->name, msg);
 				else

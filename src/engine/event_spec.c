@@ -17,6 +17,8 @@
 #include "pmu.h"
 #include "probe_spec.h"
 #include "probe_tracefs.h"
+#include "tp_format.h"
+#include "trace_filter.h"
 #include "tracefs.h"
 
 /* ---- name tables ---- */
@@ -222,8 +224,10 @@ void event_list__exit(struct event_list *l)
 {
 	if (!l)
 		return;
-	for (size_t i = 0; i < l->nr; i++)
+	for (size_t i = 0; i < l->nr; i++) {
 		free(l->v[i].probe_str);
+		free(l->v[i].filter);
+	}
 	free(l->v);
 	memset(l, 0, sizeof(*l));
 }
@@ -735,6 +739,8 @@ static void list_truncate(struct event_list *l, size_t n)
 	for (size_t i = n; i < l->nr; i++) {
 		free(l->v[i].probe_str);
 		l->v[i].probe_str = NULL;
+		free(l->v[i].filter);
+		l->v[i].filter = NULL;
 	}
 	if (n < l->nr)
 		l->nr = n;
@@ -1429,9 +1435,57 @@ int event_list__add(struct event_list *l, const char *arg, char *err, size_t err
 		}
 	}
 	free(c.probe_defs);
+	l->last_first = before;
+	l->last_nr = l->nr - before;
 	return 0;
 err:
 	free(c.probe_defs);
 	list_truncate(l, before);
 	return ret;
+}
+
+int event_list__add_filter(struct event_list *l, const char *filter, char *err, size_t errlen)
+{
+	if (err && errlen)
+		err[0] = 0;
+	if (!l->last_nr) {
+		seterr(err, errlen, "%s", EVENT_FILTER_NEEDS_E);
+		return -EINVAL;
+	}
+	size_t end = l->last_first + l->last_nr;
+	for (size_t k = l->last_first; k < end; k++) {
+		const struct event_spec *s = &l->v[k];
+		if (s->kind == EVENT_KIND_PROBE && s->pmu[0]) {
+			seterr(err, errlen, "--filter needs fields; %s is a probe without any (a tracefs probe made "
+			       "by pprobe --add has them)", s->name);
+			return -EINVAL;
+		}
+		if (s->kind != EVENT_KIND_TRACEPOINT && s->kind != EVENT_KIND_PROBE) {
+			seterr(err, errlen, "--filter option should follow a -e tracepoint option; %s is not a "
+			       "tracepoint or probe", s->name);
+			return -EINVAL;
+		}
+		struct tp_format *fmt = tp_format__load(s->tp_sys, s->tp_name);
+		if (!fmt) {
+			int e = errno ? errno : ENOENT;
+			seterr(err, errlen, "cannot read the format of %s: %s", s->name, strerror(e));
+			return -e;
+		}
+		int bad = trace_filter__check(fmt, s->tp_sys, filter, err, errlen);
+		tp_format__free(fmt);
+		if (bad)
+			return bad;
+	}
+	/* all checked: set them, a second filter joined to the first */
+	for (size_t k = l->last_first; k < end; k++) {
+		struct event_spec *s = &l->v[k];
+		char *f = NULL;
+		if ((s->filter ? asprintf(&f, "(%s) && (%s)", s->filter, filter) : asprintf(&f, "%s", filter)) < 0) {
+			seterr(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		free(s->filter);
+		s->filter = f;
+	}
+	return 0;
 }

@@ -102,6 +102,8 @@ struct event_spec {
 	enum event_callgraph callgraph; /* call-graph=fp|dwarf|lbr|no */
 	int inherit;                /* -1 no-inherit (this event does not follow
 	                               children), 1 inherit (the default), 0 not given */
+	char *filter;               /* --filter: the kernel filter set on its fds (collect
+	                               adds pprobe's own threads under -a); owned, NULL none */
 };
 
 /* What the probe forms of -e take from the rest of the command line; the
@@ -120,6 +122,7 @@ struct event_list {
 	struct event_spec *v;
 	size_t nr, cap;
 	struct event_context ctx;
+	size_t last_first, last_nr;	/* the events the last event_list__add added */
 };
 
 void event_list__init(struct event_list *l);
@@ -134,6 +137,17 @@ void event_list__exit(struct event_list *l);
  *   tracefs errors (not mounted and cannot mount, EACCES) for tracepoints.
  * On error the list is unchanged. */
 int event_list__add(struct event_list *l, const char *arg, char *err, size_t errlen);
+
+/* --filter EXPR, for every event of the last -e (event_list__add), as perf
+ * record and perf trace take it. Each of them must be a tracepoint or a
+ * probe with fields, and EXPR is checked against each one's format now
+ * (the unknown field shown, the fields there are). A second --filter for
+ * the same -e is joined to the first with &&, as perf does. 0, or -errno
+ * with the reason in err, one line worded the same for every command. */
+int event_list__add_filter(struct event_list *l, const char *filter, char *err, size_t errlen);
+/* its words for a --filter before any -e (a usage error to the commands) */
+#define EVENT_FILTER_NEEDS_E "--filter option should follow a -e tracepoint option: it applies to the -e before it"
+
 
 /* A zeroed new slot at the end (for probe parsers); NULL + ENOMEM. */
 struct event_spec *event_list__append(struct event_list *l);

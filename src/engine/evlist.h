@@ -32,9 +32,6 @@ struct evsel {
 	uint64_t lost_queue_full;	/* of lost: while pprobe's queue was full */
 	uint64_t own_left;		/* -a: its samples of pprobe itself, left out on the
 					 * drain thread (atomic) */
-	const char *filter;		/* the command's filter (--filter), or NULL: set on
-					 * its fds by collect__run, under -a/-C with pprobe's
-					 * own threads left out in the same expression */
 	uint64_t counted;		/* events the kernel counted (sample_period events;
 					 * 0 if unknown): each one was a sample */
 };

@@ -54,6 +54,27 @@ if [ -e /sys/kernel/tracing/events/syscalls/sys_enter_write ] || [ -e /sys/kerne
 	rc=$?
 	check "--filter after a non-tracepoint: exit 2" [ $rc -eq 2 ]
 	check "--filter after a non-tracepoint: perf's words" grep -q -- "--filter option should follow a -e tracepoint" "$T/f4"
+	# one filter path for record and trace (issue 29): the same words from both
+	"$PPROBE" trace -e cpu-clock --filter 'x == 1' -- true 2> "$T/f4t"
+	check "trace, --filter after a non-tracepoint: exit 2 ($?), record's line" \
+		[ "$(sed 's/^pprobe trace: //' "$T/f4t")" = "$(sed 's/^pprobe record: //' "$T/f4")" ]
+	# a second --filter for the same -e is joined to the first with &&, as perf does
+	"$PPROBE" record -q -e syscalls:sys_enter_write --filter 'count < 3' --filter 'count == 1' -o "$T/w12.folded" \
+		-- "$WL" syscalls 40 > /dev/null
+	check "two --filter for one -e: both apply ('count < 3' and 'count == 1': the 40)" [ "$(folded_sum "$T/w12.folded")" = 40 ]
+	"$PPROBE" record -q -e syscalls:sys_enter_write --filter 'count == 1' --filter 'count == 2' -o "$T/w0.folded" \
+		-- "$WL" syscalls 40 > /dev/null
+	check "two --filter for one -e: both apply ('count == 1' and 'count == 2': none)" [ "$(folded_sum "$T/w0.folded")" = 0 ]
+	"$PPROBE" trace -e syscalls:sys_enter_write --filter 'count < 3' --filter 'count == 1' -o "$T/w12.trace" \
+		-- "$WL" syscalls 40 > /dev/null
+	check "trace, two --filter for one -e: the 40 writes of one byte" [ "$(grep -c 'sys_enter_write' "$T/w12.trace")" = 40 ]
+	# a --filter goes with the -e before it, not with an earlier one
+	"$PPROBE" record -q -e syscalls:sys_enter_write -e syscalls:sys_enter_close --filter 'fd == 12345' \
+		-o "$T/wc.folded" -- "$WL" syscalls 40 > /dev/null
+	check "--filter of the second -e leaves the first's events alone (writes >= 40)" \
+		[ "$(folded_sum "$T/wc.syscalls-sys_enter_write.folded")" -ge 40 ]
+	check "--filter of the second -e applies to it (no close of fd 12345)" \
+		[ "$(folded_sum "$T/wc.syscalls-sys_enter_close.folded")" = 0 ]
 	"$PPROBE" record -q -e syscalls:sys_enter_write --filter 'count == ' -- true 2> "$T/f5"
 	rc=$?
 	check "--filter the kernel refuses: exit 2, the kernel's error_log" [ $rc -eq 2 ]

@@ -105,7 +105,8 @@ bad "stat -I 5" "-I wants milliseconds >= 10" stat -I 5 -- true
 bad "stat -r 0" "-r wants a positive count" stat -r 0 -- true
 bad "stat -r 2 without a command" "-r repeats a command" stat -r 2 -a
 bad "trace without -e" "no event given" trace -- true
-bad "trace --filter before -e" "--filter applies to the -e before it" trace --filter 'x == 1' -e sched:sched_switch -- true
+bad "trace --filter before -e" "--filter option should follow a -e tracepoint option: it applies to the -e before it" trace --filter 'x == 1' -e sched:sched_switch -- true
+bad "record --filter before -e" "--filter option should follow a -e tracepoint option: it applies to the -e before it" record --filter 'x == 1' -e sched:sched_switch -- true
 bad "list -v without an event" "-v needs an event" list -v
 bad "flamegraph --width x" "--width: 'x' is not a positive integer" flamegraph --width x
 bad "flamegraph --minwidth x" "--minwidth: 'x' is not a number" flamegraph --minwidth x
