@@ -43,6 +43,32 @@ const char *unwind_end__str(enum unwind_end e)
 	return "unknown";
 }
 
+const char *unwind_result__label(const struct unwind_result *res, char *buf, size_t len)
+{
+	const char *dso = res->end_dso;
+	switch (res->end) {
+	case UNWIND_COMPLETE:
+		snprintf(buf, len, "%s", "");
+		break;
+	case UNWIND_NO_CFI:
+		snprintf(buf, len, "[no-cfi %s]", dso ? dso : "?");
+		break;
+	case UNWIND_UNMAPPED:
+		snprintf(buf, len, "[unmapped]");
+		break;
+	case UNWIND_NO_STACK:
+		snprintf(buf, len, "[no-stack]");
+		break;
+	case UNWIND_ERROR:
+		snprintf(buf, len, "[unwind-error%s%s]", dso ? " " : "", dso ? dso : "");
+		break;
+	default:	/* truncated, max-depth */
+		snprintf(buf, len, "[truncated]");
+		break;
+	}
+	return buf;
+}
+
 const char *unwind_backend__str(enum unwind_backend b)
 {
 	return b == UNWIND_LIBUNWIND ? "libunwind" : "libdw";

@@ -165,6 +165,12 @@ const struct unwind_check *unwinder__check(const struct unwinder *u);	/* NULL: n
 
 /* "complete", "truncated", "no-cfi", "unmapped", "max-depth", "error". */
 const char *unwind_end__str(enum unwind_end e);
+/* What an incomplete stack shows at its outer end, the same in every output
+ * (record's folded, pprof and flame graphs; trace's text and JSON):
+ * "[no-cfi OBJ]", "[unmapped]", "[no-stack]", "[unwind-error OBJ]", and
+ * "[truncated]" for a stack cut short (stack bytes or frames ran out);
+ * "" for a complete one. Returns buf. */
+const char *unwind_result__label(const struct unwind_result *res, char *buf, size_t len);
 
 /* "libdw" / "libunwind" <-> enum; parse returns 0 or -EINVAL. */
 const char *unwind_backend__str(enum unwind_backend b);

@@ -79,23 +79,7 @@ static uint32_t unwind_user(struct record *r, struct collect *c, const struct sa
 	}
 	/* An incomplete stack says why at its outer end. */
 	char why[300];
-	switch (res.end) {
-	case UNWIND_NO_CFI:
-		snprintf(why, sizeof(why), "[no-cfi %s]", res.end_dso ? res.end_dso : "?");
-		break;
-	case UNWIND_UNMAPPED:
-		snprintf(why, sizeof(why), "[unmapped]");
-		break;
-	case UNWIND_NO_STACK:
-		snprintf(why, sizeof(why), "[no-stack]");
-		break;
-	case UNWIND_ERROR:
-		snprintf(why, sizeof(why), "[unwind-error%s%s]", res.end_dso ? " " : "", res.end_dso ? res.end_dso : "");
-		break;
-	default:	/* truncated, max-depth */
-		snprintf(why, sizeof(why), "[truncated]");
-		break;
-	}
+	unwind_result__label(&res, why, sizeof(why));
 	fr[n++] = frametab__special(r->frames, why);
 	return n;
 }

@@ -54,8 +54,7 @@ static void user_stack(const struct trace_print *tp, const struct sample *s, con
 	if (nr < 0 || res.end == UNWIND_COMPLETE)
 		return;
 	char why[300];
-	snprintf(why, sizeof(why), "[%s%s%s]", unwind_end__str(res.end), res.end_dso ? " " : "",
-		 res.end_dso ? res.end_dso : "");
+	unwind_result__label(&res, why, sizeof(why));	/* record's words */
 	if (tp->json) {
 		if (!*first_json)
 			fputc(',', tp->out);

@@ -53,6 +53,14 @@ check "-s: ... up to the syscall entry" grep -q '__x64_sys_execve' "$T/ks.txt"
 # -g: user stacks too, complete down to _start.
 "$PPROBE" trace -g -e syscalls:sys_enter_prctl -- "$W/wl_record" prctl 1 >"$T/g.txt" 2>&1
 check "-g: do_prctls then main then _start" awk '/do_prctls/ { a = NR } /main\+/ && a && !b { b = NR } /_start\+/ && b { c = NR } END { exit !(a && b > a && c > b) }' "$T/g.txt"
+# A stack deeper than trace's 512 frames ends in record's label for it,
+# "[truncated]" (one label for each end reason, issue 29), text and JSON.
+"$PPROBE" trace -g -e 'cpu-clock/period=10000000/' -- "$W/unwind_wl" sort 700 1 >"$T/deep.txt" 2>"$T/deep.err"
+check "-g, 700 frames deep: every stack ends in [truncated] ($(grep -c ': cpu-clock' "$T/deep.txt") events)" \
+	[ "$(grep -c ': cpu-clock' "$T/deep.txt")" -ge 10 -a "$(grep -cE '^\s+\[truncated\]$' "$T/deep.txt")" -eq "$(grep -c ': cpu-clock' "$T/deep.txt")" ]
+"$PPROBE" trace -g --json -e 'cpu-clock/period=10000000/' -- "$W/unwind_wl" sort 700 1 >"$T/deep.json" 2>"$T/deep.err"
+check "-g --json, 700 frames deep: the same label last in every stack" \
+	[ "$(grep -c '"\[truncated\]"\]' "$T/deep.json")" -ge 10 -a "$(grep -c '"\[truncated\]"\]' "$T/deep.json")" -eq "$(grep -c '"stack"' "$T/deep.json")" ]
 
 # --json: one object per line, fields typed.
 "$PPROBE" trace --json -e syscalls:sys_enter_prctl -- "$W/wl_record" prctl 3 >"$T/j.txt" 2>/dev/null
