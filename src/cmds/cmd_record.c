@@ -643,23 +643,13 @@ static void record_tick(struct collect *c)
  * exit status after saying why. */
 static int setup_stacks(struct record *rec, struct collect *c, struct collect_opts *co)
 {
-	if (rec->cg != CG_NONE) {
-		co->extra_sample_type |= PERF_SAMPLE_CALLCHAIN;
-		co->max_stack = rec->max_stack;
-	}
+	const struct stack_opts so = {
+		.kind = rec->cg == CG_DWARF ? STACKS_DWARF : rec->cg == CG_FP ? STACKS_FP : STACKS_NONE,
+		.max_frames = rec->max_stack,
+		.stack_size = rec->stack_size,
+	};
+	collect_opts__set_stacks(co, &c->evlist, &so);
 	if (rec->cg == CG_DWARF) {
-		/* Kernel callchain from the kernel; the user stack unwound here from
-		 * the registers and a copy of the top of the stack. */
-		co->exclude_callchain_user = true;
-		co->extra_sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		co->regs_user_mask = UNWIND_X86_SAMPLE_REGS_MASK;
-		/* Events that fire on every occurrence (tracepoints, probes)
-		 * come in bursts: 8 KB each, the rest from the live stack and
-		 * the thread's earlier samples (see UNWIND_DEFAULT_STACK_COPY).
-		 * Events sampled at a rate get all the kernel gives (see
-		 * UNWIND_RATED_STACK_COPY). */
-		co->stack_user_size = rec->stack_size ? rec->stack_size : UNWIND_DEFAULT_STACK_COPY;
-		co->stack_user_size_rated = rec->stack_size ? rec->stack_size : UNWIND_RATED_STACK_COPY;
 		/* Several workers: each its own unwinder (and files); the
 		 * samples still go in order (unwind_pool.h). --off-cpu's
 		 * switch-outs pair with context switches here: one thread. */
@@ -687,27 +677,6 @@ static int setup_stacks(struct record *rec, struct collect *c, struct collect_op
 		/* Every ms a sample waits, its live stack may move on: folded
 		 * stacks need the causal order only (see collect.h). */
 		co->order_slack_us = 100;
-	}
-	/* Rings sized so a burst is absorbed while the drain thread copies it
-	 * out: a sample with a DWARF stack copy weighs stack_size bytes. The
-	 * kernel writes stack copies faster than a reader on another CPU can
-	 * copy them out (about 1.8 GB/s measured here), so the ring takes the
-	 * difference: of a 10,000-prctl burst (41 MB with 4 KB copies), 16 MB
-	 * rings kept all in 4 runs of 6 on a loaded 2-CPU machine, 32 MB rings
-	 * in 6 of 6, but 0 of 3 right after a compiler build under pprobe and
-	 * perf (the drain thread slower then): so rings that hold that burst
-	 * whole however late the drain thread comes (128 MB with 8 KB copies),
-	 * where an event fires on every occurrence. Events sampled at a rate (1 sample per ms per CPU of up
-	 * to 64 KB) keep 32 MB. These rings are per CPU and locked: on a
-	 * machine with many CPUs the DWARF default halves until all rings
-	 * together take at most 512 MB (2048 pages at least: 8 MB, 64 CPUs). */
-	if (!co->ring_pages) {	/* -m not given */
-		bool bursts = false;
-		for (int i = 0; i < c->evlist.nr_evsels; i++)
-			bursts |= !collect__rated(&c->evlist.evsels[i]->attr);
-		co->ring_pages = rec->cg == CG_DWARF ? (bursts ? COLLECT_BURST_RING_PAGES : 8192) : rec->cg == CG_FP ? 1024 : 256;
-		if (rec->cg == CG_DWARF)
-			co->ring_pages = collect__ring_pages_capped(co->ring_pages, 2048);
 	}
 	return 0;
 }

@@ -182,27 +182,23 @@ static int setup_events(struct collect *c, const struct event_list *evl, struct 
 	return 0;
 }
 
-/* Samples with their raw record, and the stacks -s and -g ask for. */
-static int setup_sampling(struct trace *tr, struct collect_opts *co)
+/* Samples with their raw record, and the stacks -s and -g ask for:
+ * record's configuration (collect_opts__set_stacks), DWARF for -g. */
+static int setup_sampling(struct trace *tr, struct collect *c, struct collect_opts *co)
 {
+	const struct stack_opts so = {
+		.kind = tr->ustack ? STACKS_DWARF : tr->kstack ? STACKS_KERNEL : STACKS_NONE,
+		.max_frames = 127,
+	};
 	co->extra_sample_type = PERF_SAMPLE_RAW;
-	if (tr->kstack || tr->ustack) {
-		co->extra_sample_type |= PERF_SAMPLE_CALLCHAIN;
-		co->max_stack = 127;
-		co->exclude_callchain_user = true;
-	}
+	collect_opts__set_stacks(co, &c->evlist, &so);
 	if (tr->ustack) {
-		co->extra_sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		co->regs_user_mask = UNWIND_X86_SAMPLE_REGS_MASK;
-		co->stack_user_size = UNWIND_DEFAULT_STACK_COPY;
 		tr->unwinder = unwinder__new_cached(UNWIND_LIBDW, tr->files);
 		if (!tr->unwinder) {
 			fprintf(stderr, "pprobe trace: cannot set up the unwinder: %s\n", strerror(errno));
 			return 1;
 		}
 	}
-	if (!co->ring_pages)	/* -m not given: with stacks, 4,000 8 KB copies a CPU */
-		co->ring_pages = tr->ustack ? collect__ring_pages_capped(8192, 1024) : 1024;
 	co->quiet = true;
 	return 0;
 }
@@ -225,7 +221,7 @@ static int trace_prepare(struct trace_opts *o, struct trace *tr, struct collect 
 	if (!ret)
 		ret = setup_events(c, evl, tr->sym);
 	if (!ret)
-		ret = setup_sampling(tr, &o->co);
+		ret = setup_sampling(tr, c, &o->co);
 	if (ret)
 		return ret;
 	c->priv = tr;

@@ -13,6 +13,7 @@
 #include "collect_internal.h"
 #include "event_spec.h"
 #include "probe_spec.h"
+#include "pprobe/unwind.h"
 
 void collect_raise_nofile_limit(void)
 {
@@ -237,6 +238,58 @@ int collect_open_events(struct collect *c, char *err, size_t len)
 	else
 		seterr(err, len, "%s", msg);
 	return collect_failed(ret);
+}
+
+void collect_opts__set_stacks(struct collect_opts *co, const struct evlist *el, const struct stack_opts *so)
+{
+	if (so->kind != STACKS_NONE) {
+		co->extra_sample_type |= PERF_SAMPLE_CALLCHAIN;
+		co->max_stack = collect__kernel_max_stack(so->max_frames ? so->max_frames : 127);
+	}
+	/* the kernel's user callchain is frame pointers: not with DWARF */
+	co->exclude_callchain_user = so->kind == STACKS_KERNEL || so->kind == STACKS_DWARF;
+	if (so->kind == STACKS_DWARF) {
+		co->extra_sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		co->regs_user_mask = UNWIND_X86_SAMPLE_REGS_MASK;
+		/* Events that fire on every occurrence (tracepoints, probes)
+		 * come in bursts: 8 KB each, the rest from the live stack and
+		 * the thread's earlier samples (see UNWIND_DEFAULT_STACK_COPY).
+		 * Events sampled at a rate get all the kernel gives (see
+		 * UNWIND_RATED_STACK_COPY). */
+		co->stack_user_size = so->stack_size ? so->stack_size : UNWIND_DEFAULT_STACK_COPY;
+		co->stack_user_size_rated = so->stack_size ? so->stack_size : UNWIND_RATED_STACK_COPY;
+	}
+	if (co->ring_pages)	/* -m given */
+		return;
+	/* Rings sized so a burst is absorbed while the drain thread copies it
+	 * out: a sample with a DWARF stack copy weighs stack_size bytes. The
+	 * kernel writes stack copies faster than a reader on another CPU can
+	 * copy them out (about 1.8 GB/s measured here), so the ring takes the
+	 * difference: of a 10,000-prctl burst (41 MB with 4 KB copies), 16 MB
+	 * rings kept all in 4 runs of 6 on a loaded 2-CPU machine, 32 MB rings
+	 * in 6 of 6, but 0 of 3 right after a compiler build under pprobe and
+	 * perf (the drain thread slower then): so rings that hold that burst
+	 * whole however late the drain thread comes (128 MB with 8 KB copies),
+	 * where an event fires on every occurrence. Events sampled at a rate
+	 * (1 sample per ms per CPU of up to 64 KB) keep 32 MB. These rings are
+	 * per CPU and locked: on a machine with many CPUs the DWARF default
+	 * halves until all rings together take at most 512 MB (2048 pages at
+	 * least: 8 MB, 64 CPUs). */
+	bool bursts = false;
+	for (int i = 0; i < el->nr_evsels; i++)
+		bursts |= !el->evsels[i]->tracking && !collect__rated(&el->evsels[i]->attr);
+	switch (so->kind) {
+	case STACKS_DWARF:
+		co->ring_pages = collect__ring_pages_capped(bursts ? COLLECT_BURST_RING_PAGES : 8192, 2048);
+		break;
+	case STACKS_FP:
+	case STACKS_KERNEL:
+		co->ring_pages = 1024;
+		break;
+	default:
+		co->ring_pages = bursts ? 1024 : 256;
+		break;
+	}
 }
 
 unsigned collect__ring_pages_capped(unsigned pages, unsigned floor)

@@ -232,6 +232,32 @@ static inline bool collect__rated(const struct perf_event_attr *a)
  * (they are per CPU and locked), but not below floor. */
 unsigned collect__ring_pages_capped(unsigned pages, unsigned floor);
 
+/* How a command's events take their stacks: one configuration for record,
+ * trace and those after them. */
+enum stack_kind {
+	STACKS_NONE,
+	STACKS_KERNEL,		/* the kernel's callchain, kernel frames only (trace -s) */
+	STACKS_FP,		/* the kernel's callchain, user frames by frame pointers */
+	STACKS_DWARF,		/* kernel frames from the callchain, user frames unwound
+				 * here from the registers and a copy of the stack */
+};
+
+struct stack_opts {
+	enum stack_kind kind;
+	uint32_t max_frames;	/* frames a stack (sample_max_stack at most 127) */
+	uint32_t stack_size;	/* DWARF: bytes of user stack a sample; 0: 8 KB for
+				 * events that fire on every occurrence, all the kernel
+				 * gives (64 KB) for events sampled at a rate */
+};
+
+/* so applied to co for the events of el (added before): sample type,
+ * callchain depth, user registers and stack copy sizes, and, where -m was
+ * not given (co->ring_pages 0), rings that take the bursts of el's events
+ * (DWARF: 128 MB a CPU where an event fires on every occurrence, else 32
+ * MB; all CPUs' rings at most 512 MB together; frame pointers 4 MB; no
+ * stacks 4 MB with per-occurrence events, else 1 MB). */
+void collect_opts__set_stacks(struct collect_opts *co, const struct evlist *el, const struct stack_opts *so);
+
 /* sample_max_stack for at most FRAMES frames a stack, as perf sets it:
  * the kernel stops at that many addresses, kernel and user together; its
  * context markers (PERF_CONTEXT_KERNEL, _USER) are not counted (since 4.8,
