@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sym_internal.h"
@@ -24,6 +25,7 @@ struct kent {
 	uint32_t name;		/* offset in names */
 	uint16_t mod;		/* 0: the kernel; else modnames[mod - 1] */
 	uint8_t marker;		/* an end marker: an empty range */
+	uint8_t pad;		/* 0: an entry is written to the cache whole */
 };
 
 /* An array grown in place by mremap: no copy, no page touched twice. */
@@ -61,6 +63,10 @@ struct kallsyms {
 	struct grow ents;	/* struct kent, sorted by start once loaded */
 	struct grow names;
 	size_t n;
+	void *map;		/* the cache's mapping (ents and names point into it) */
+	size_t map_len;
+	bool core;		/* the core kernel only, from the cache: lo..hi */
+	uint64_t lo, hi;
 	struct strpool modules;
 	const char **modnames;	/* interned "[module]" names */
 	size_t nmod;
@@ -227,7 +233,7 @@ static int load_line(void *arg, uint64_t addr, char type, const char *name, cons
 	if (!e || !nm)
 		return -ENOMEM;
 	memcpy(nm, name, len);
-	*e = (struct kent){ addr, (uint32_t)(nm - (char *)k->names.p), idx, end_marker(name) };
+	*e = (struct kent){ addr, (uint32_t)(nm - (char *)k->names.p), idx, end_marker(name), 0 };
 	k->n++;
 	return 0;
 }
@@ -339,9 +345,326 @@ void kallsyms__delete(struct kallsyms *k)
 {
 	if (!k)
 		return;
-	grow__free(&k->ents);
-	grow__free(&k->names);
+	if (k->map) {
+		munmap(k->map, k->map_len);
+	} else {
+		grow__free(&k->ents);
+		grow__free(&k->names);
+	}
 	strpool__free(&k->modules);
 	free(k->modnames);
 	free(k);
+}
+
+/* ---- The core kernel's symbols, kept per boot ----
+ *
+ * Reading /proc/kallsyms is the kernel printing 120,000+ lines: 0.05-0.09 s
+ * of system time, the largest fixed cost of a short -a run. The core
+ * kernel's text symbols do not change while the machine is up (modules, BPF
+ * programs and ftrace trampolines come and go, and all are listed with a
+ * "[module]"), so the first run after a boot writes them to a file on a
+ * tmpfs (/run/pprobe: gone at the next boot) and later runs map it: the
+ * sorted entries and their names as the table holds them. An address
+ * outside the core text still reads /proc/kallsyms whole, once.
+ *
+ * The file is native-endian and private to the user that wrote it (0600, in
+ * a 0700 directory it owns: kernel addresses are not for everyone); its
+ * header names the boot (/proc/sys/kernel/random/boot_id). A file that is
+ * not exactly what we write is not used, and the next load writes it anew. */
+
+#define KCACHE_MAGIC "PPKSYM1"
+
+struct kcache_hdr {
+	char magic[8];
+	char key[40];		/* the boot id, NUL-padded */
+	uint64_t n;		/* entries after the header */
+	uint64_t names_len;	/* bytes of names after the entries, the last a NUL */
+};
+
+static void key_copy(char dst[40], const char *key)
+{
+	memset(dst, 0, 40);
+	strncpy(dst, key, 39);
+}
+
+struct kallsyms *kallsyms__load_core(const char *file, const char *key)
+{
+	struct kallsyms *k = NULL;
+	struct kcache_hdr h;
+	struct stat st;
+	void *map = MAP_FAILED;
+	int err = -EINVAL;
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077) || (uint64_t)st.st_size < sizeof(h) ||
+	    (uint64_t)st.st_size > (1ull << 32))
+		goto out;
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		goto out;
+	memcpy(&h, map, sizeof(h));
+	char want[40];
+	key_copy(want, key);
+	uint64_t room = (uint64_t)st.st_size - sizeof(h);
+	if (memcmp(h.magic, KCACHE_MAGIC, 8) || memcmp(h.key, want, 40) || !h.n ||
+	    h.n > room / sizeof(struct kent) || h.names_len != room - h.n * sizeof(struct kent) ||
+	    !h.names_len || h.names_len > UINT32_MAX)
+		goto out;
+	const struct kent *v = (const struct kent *)((const char *)map + sizeof(h));
+	const char *names = (const char *)(v + h.n);
+	if (names[h.names_len - 1])
+		goto out;
+	for (uint64_t i = 0; i < h.n; i++)
+		if (v[i].name >= h.names_len || v[i].mod || v[i].marker > 1 || v[i].pad ||
+		    (i && v[i - 1].start >= v[i].start))
+			goto out;
+	k = calloc(1, sizeof(*k));
+	if (!k) {
+		err = -ENOMEM;
+		goto out;
+	}
+	k->map = map;
+	k->map_len = (size_t)st.st_size;
+	k->ents.p = (void *)v;
+	k->ents.used = h.n * sizeof(struct kent);
+	k->names.p = (void *)names;
+	k->names.used = h.names_len;
+	k->n = h.n;
+	k->core = true;
+	k->lo = v[0].start;
+	k->hi = v[h.n - 1].start;
+	map = MAP_FAILED;
+	err = 0;
+out:
+	if (map != MAP_FAILED)
+		munmap(map, (size_t)st.st_size);
+	close(fd);
+	errno = -err;
+	return k;
+}
+
+/* The core's entries: those before the first module's, which must all come
+ * after the core's last (x86-64 and arm64 put modules, BPF and trampolines
+ * outside the kernel image). -ENOENT when the table has no core or mixes. */
+static int core_span(const struct kallsyms *k, size_t *first, size_t *end)
+{
+	const struct kent *v = k->ents.p;
+	size_t i = 0, j;
+
+	while (i < k->n && v[i].mod)
+		i++;
+	for (j = i; j < k->n && !v[j].mod; j++)
+		;
+	if (i == j)
+		return -ENOENT;
+	for (size_t m = j; m < k->n; m++)	/* a core entry after a module's: mixed */
+		if (!v[m].mod)
+			return -ENOENT;
+	*first = i;
+	*end = j;
+	return 0;
+}
+
+int kallsyms__save_core(const struct kallsyms *k, const char *file, const char *key)
+{
+	size_t first, end, names_len = 0;
+	int err;
+
+	if (!k || k->core)
+		return -EINVAL;
+	err = core_span(k, &first, &end);
+	if (err)
+		return err;
+	const struct kent *v = k->ents.p;
+	for (size_t i = first; i < end; i++)
+		names_len += strlen(kent_name(k, &v[i])) + 1;
+	if (names_len > UINT32_MAX)
+		return -E2BIG;
+
+	struct kcache_hdr h = { .n = end - first, .names_len = names_len };
+	memcpy(h.magic, KCACHE_MAGIC, 8);
+	key_copy(h.key, key);
+	size_t len = sizeof(h) + h.n * sizeof(struct kent) + names_len;
+	char *buf = malloc(len);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, &h, sizeof(h));
+	struct kent *out = (struct kent *)(buf + sizeof(h));
+	char *names = (char *)(out + h.n), *p = names;
+	for (size_t i = first; i < end; i++) {
+		const char *nm = kent_name(k, &v[i]);
+		size_t l = strlen(nm) + 1;
+		out[i - first] = v[i];
+		out[i - first].name = (uint32_t)(p - names);
+		memcpy(p, nm, l);
+		p += l;
+	}
+
+	/* written whole to a new name, then renamed over the old: a reader
+	 * sees the old file or the new one */
+	size_t flen = strlen(file);
+	char *tmp = malloc(flen + 8);
+	if (!tmp) {
+		free(buf);
+		return -ENOMEM;
+	}
+	memcpy(tmp, file, flen);
+	memcpy(tmp + flen, ".XXXXXX", 8);
+	int fd = mkostemp(tmp, O_CLOEXEC);	/* 0600 */
+	if (fd < 0) {
+		err = -errno;
+	} else {
+		size_t done = 0;
+		while (done < len) {
+			ssize_t w = write(fd, buf + done, len - done);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				err = w < 0 ? -errno : -EIO;
+				break;
+			}
+			done += (size_t)w;
+		}
+		if (close(fd) && !err)
+			err = -errno;
+		if (!err && rename(tmp, file))
+			err = -errno;
+		if (err)
+			unlink(tmp);
+	}
+	free(tmp);
+	free(buf);
+	return err;
+}
+
+bool kallsyms__covers(const struct kallsyms *k, uint64_t addr)
+{
+	return !k->core || (addr >= k->lo && addr <= k->hi);
+}
+
+/* ---- the table a symbolizer asks: the cached core, the whole file when needed ---- */
+
+struct ksyms {
+	char *path;		/* NULL: /proc/kallsyms */
+	char *cache;		/* the cache file; NULL: none */
+	char key[40];
+	struct kallsyms *core, *full;
+	bool core_tried, full_tried;
+	int nr_full_loads;
+};
+
+struct ksyms *ksyms__new(const char *path, const char *cache, const char *key)
+{
+	struct ksyms *ks = calloc(1, sizeof(*ks));
+
+	if (!ks)
+		return NULL;
+	ks->path = path ? strdup(path) : NULL;
+	ks->cache = cache && key ? strdup(cache) : NULL;
+	if ((path && !ks->path) || (cache && key && !ks->cache)) {
+		ksyms__delete(ks);
+		return NULL;
+	}
+	if (key)
+		key_copy(ks->key, key);
+	return ks;
+}
+
+bool ksyms__find(struct ksyms *ks, uint64_t addr, struct kallsyms_sym *out)
+{
+	if (!ks->core_tried) {
+		ks->core_tried = true;
+		if (ks->cache)
+			ks->core = kallsyms__load_core(ks->cache, ks->key);
+	}
+	if (ks->core && kallsyms__covers(ks->core, addr))
+		return kallsyms__find(ks->core, addr, out);
+	if (!ks->full_tried) {
+		ks->full_tried = true;
+		ks->full = kallsyms__load(ks->path);
+		ks->nr_full_loads += ks->full != NULL;
+		/* names already handed out from the core stay valid: it is kept */
+		if (ks->full && ks->cache && !ks->core)
+			(void)kallsyms__save_core(ks->full, ks->cache, ks->key);
+	}
+	return ks->full && kallsyms__find(ks->full, addr, out);
+}
+
+int ksyms__nr_full_loads(const struct ksyms *ks)
+{
+	return ks->nr_full_loads;
+}
+
+void ksyms__delete(struct ksyms *ks)
+{
+	if (!ks)
+		return;
+	kallsyms__delete(ks->core);
+	kallsyms__delete(ks->full);
+	free(ks->path);
+	free(ks->cache);
+	free(ks);
+}
+
+/* This boot's cache file: $PPROBE_RUN_DIR (empty: no cache), else
+ * /run/pprobe for root, $XDG_RUNTIME_DIR/pprobe for others (both tmpfs,
+ * emptied at boot); the directory made 0700 if missing, and used only when
+ * it is ours and no one else can write it. Not with kptr_restrict 2, where
+ * the kernel hides its addresses even from root. */
+static int boot_id(char out[40])
+{
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	r = read(fd, out, 39);
+	close(fd);
+	if (r < 8)
+		return -EINVAL;
+	out[r] = 0;
+	out[strcspn(out, "\n")] = 0;
+	return 0;
+}
+
+static bool kptr_hidden(void)
+{
+	char c = 0;
+	int fd = open("/proc/sys/kernel/kptr_restrict", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	if (read(fd, &c, 1) != 1)
+		c = 0;
+	close(fd);
+	return c == '2';
+}
+
+struct ksyms *ksyms__new_system(const char *path)
+{
+	char key[40], file[4096];
+	const char *dir = getenv("PPROBE_RUN_DIR"), *xdg = getenv("XDG_RUNTIME_DIR");
+	char dirbuf[4096];
+	struct stat st;
+
+	if (path)		/* a file given (tests): no cache */
+		return ksyms__new(path, NULL, NULL);
+	if (!dir) {
+		if (geteuid() == 0) {
+			dir = "/run/pprobe";
+		} else if (xdg && *xdg && (size_t)snprintf(dirbuf, sizeof(dirbuf), "%s/pprobe", xdg) < sizeof(dirbuf)) {
+			dir = dirbuf;
+		}
+	}
+	if (!dir || !*dir || kptr_hidden() || boot_id(key))
+		return ksyms__new(NULL, NULL, NULL);
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return ksyms__new(NULL, NULL, NULL);
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022) ||
+	    (size_t)snprintf(file, sizeof(file), "%s/kallsyms-core", dir) >= sizeof(file))
+		return ksyms__new(NULL, NULL, NULL);
+	return ksyms__new(NULL, file, key);
 }

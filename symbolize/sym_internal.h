@@ -253,4 +253,30 @@ struct kallsyms_sym {
 bool kallsyms__find(const struct kallsyms *k, uint64_t addr, struct kallsyms_sym *out);
 void kallsyms__delete(struct kallsyms *k);
 
+/* The core kernel's symbols (no "[module]"), cached per boot. save writes
+ * those of a table read from kallsyms to file (atomically, 0600) with key
+ * (the boot id) in its header: 0, -ENOENT when the core is not one span
+ * below every module's symbol, -errno. load_core maps such a file back:
+ * NULL when it is missing, not the caller's, or not exactly what save
+ * writes for key. Such a table answers only kallsyms__covers(addr):
+ * addresses from its first symbol to its last; a whole table covers all. */
+int kallsyms__save_core(const struct kallsyms *k, const char *file, const char *key);
+struct kallsyms *kallsyms__load_core(const char *file, const char *key);
+bool kallsyms__covers(const struct kallsyms *k, uint64_t addr);
+
+/* What the symbolizer asks: the core from cache (when given one and key),
+ * the whole of path (NULL: /proc/kallsyms) read at the first address the
+ * core does not cover, and the cache written from it when there was none
+ * to read. Names stay valid until ksyms__delete. */
+struct ksyms;
+struct ksyms *ksyms__new(const char *path, const char *cache, const char *key);
+/* path given: that file, no cache. Else /proc/kallsyms with this boot's
+ * cache: $PPROBE_RUN_DIR/kallsyms-core (PPROBE_RUN_DIR empty: none), else
+ * /run/pprobe (root) or $XDG_RUNTIME_DIR/pprobe; no cache at kptr_restrict
+ * 2 or where the directory is not the user's alone. */
+struct ksyms *ksyms__new_system(const char *path);
+bool ksyms__find(struct ksyms *ks, uint64_t addr, struct kallsyms_sym *out);
+int ksyms__nr_full_loads(const struct ksyms *ks);	/* reads of the whole file */
+void ksyms__delete(struct ksyms *ks);
+
 #endif

@@ -46,8 +46,7 @@ struct jit_map {
 struct symbolizer {
 	struct symbolizer_opts opts;
 	struct objcache *cache;	/* the ELF files (shared with an unwinder, maybe) */
-	struct kallsyms *kallsyms;
-	bool kallsyms_tried;
+	struct ksyms *kallsyms;	/* made at the first kernel address */
 	struct jit_map *jits;
 	size_t njits, cap_jits;
 	/* pid -> index + 1 in jits, open addressing (a power of two, at most
@@ -94,7 +93,7 @@ void symbolizer__delete(struct symbolizer *s)
 	if (!s)
 		return;
 	objcache__put(s->cache);
-	kallsyms__delete(s->kallsyms);
+	ksyms__delete(s->kallsyms);
 	for (size_t i = 0; i < s->njits; i++) {
 		symtab__free(&s->jits[i].syms);
 		symtab__free(&s->jits[i].dump);
@@ -764,16 +763,14 @@ int symbolizer__kernel(struct symbolizer *s, uint64_t addr, bool is_return,
 
 	if (!s || !out || max < 1)
 		return -EINVAL;
-	if (!s->kallsyms_tried) {
-		s->kallsyms_tried = true;
-		s->kallsyms = kallsyms__load(getenv("PPROBE_KALLSYMS"));
-	}
+	if (!s->kallsyms)
+		s->kallsyms = ksyms__new_system(getenv("PPROBE_KALLSYMS"));
 	memset(out, 0, sizeof(*out));
 	out->kernel = true;
 	out->dso = "[kernel.kallsyms]";
 	if (!s->kallsyms)
 		return 1;
-	if (kallsyms__find(s->kallsyms, a, &e)) {
+	if (ksyms__find(s->kallsyms, a, &e)) {
 		out->name = e.name;
 		out->dso = e.dso;
 		out->offset = a - e.start;

@@ -20,6 +20,21 @@ def put(target, name, data):
         f.write(data if isinstance(data, bytes) else data.encode())
 
 
+def kcache(text_lines):
+    """symbolize/kallsyms.c's per-boot cache form, key "" (what fuzz_kallsyms
+    reads its input as): header, sorted 16-byte entries, names."""
+    ents, names = {}, b""
+    for l in text_lines:
+        f = l.split()
+        if len(f) == 3 and f[1] in (b"t", b"T", b"w", b"W"):
+            ents.setdefault(int(f[0], 16), f[2])
+    out, pool = b"", b""
+    for a in sorted(ents):
+        out += struct.pack("<QIHBB", a, len(pool), 0, 1 if ents[a] in (b"_etext", b"_einittext") else 0, 0)
+        pool += ents[a] + b"\0"
+    return b"PPKSYM1\0" + bytes(40) + struct.pack("<QQ", len(ents), len(pool)) + out + pool
+
+
 # ---- ring: mode byte, start byte, then records ----
 SAMPLE, MMAP2, COMM, LOST, EXIT = 9, 10, 3, 2, 4
 
@@ -149,6 +164,7 @@ put("folded_diff", "diff2", b"\x0a" + real + b"---\n" + real.replace(b"spin_unit
 # ---- copied from the system: kallsyms, maps; the ELF seeds ----
 lines = open("/proc/kallsyms", "rb").read().splitlines()
 put("kallsyms", "head", b"\n".join(lines[:40]) + b"\n")
+put("kallsyms", "cache", kcache(lines[:40] + [l for l in lines if b" _etext" in l]))
 mods = [l for l in lines if l.endswith(b"]")]
 put("kallsyms", "modules", b"\n".join(mods[:40] + [l for l in lines if b" _etext" in l or b" _stext" in l]) + b"\n")
 put("maps", "self", open("/proc/self/maps", "rb").read())

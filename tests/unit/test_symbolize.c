@@ -190,6 +190,176 @@ __attribute__((noinline)) int pprobe_test_after(int x)
 	return pprobe_test_target(x) + 2;
 }
 
+/* The per-boot cache of the core kernel's symbols (kallsyms.c): written
+ * from the first whole read, answering the core's addresses as the whole
+ * table does without reading it again, reading it for a module's address,
+ * and refused whole when its key or any byte of its form is wrong. */
+static const char fake_kallsyms[] =
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000000 T startup_64\n"
+	"ffffffff81000100 t helper\n"
+	"ffffffff81000200 D some_data\n"
+	"ffffffff81000300 T last_core\n"
+	"ffffffff81000400 T _etext\n"
+	"ffffffff81000800 T init_fn\n"
+	"ffffffff81000900 T _einittext\n"
+	"ffffffffc0001000 t ext4_thing\t[ext4]\n"
+	"ffffffffc0001080 T ext4_other\t[ext4]\n";
+
+static bool sym_same(bool fa, const struct kallsyms_sym *a, bool fb, const struct kallsyms_sym *b)
+{
+	return fa == fb && (!fa || (a->start == b->start && !strcmp(a->name, b->name) && !strcmp(a->dso, b->dso)));
+}
+
+/* Rewrite the cache file at off with len bytes of v (a copy of good first). */
+static void cache_patch(const char *good, size_t good_len, const char *file, size_t off, const void *v, size_t len,
+			size_t truncate_to)
+{
+	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return;
+	char *b = malloc(good_len);
+	memcpy(b, good, good_len);
+	if (v)
+		memcpy(b + off, v, len);
+	if (write(fd, b, truncate_to ? truncate_to : good_len) < 0)
+		CHECK_FAIL("write %s", file);
+	close(fd);
+	free(b);
+}
+
+static void test_kallsyms_cache(void)
+{
+	char dir[] = "/tmp/pprobe-kcache-XXXXXX", src[4200], cache[4200];
+	struct kallsyms_sym a, b;
+	struct stat st;
+
+	if (!CHECK(mkdtemp(dir), "mkdtemp"))
+		return;
+	snprintf(src, sizeof(src), "%s/kallsyms", dir);
+	snprintf(cache, sizeof(cache), "%s/kallsyms-core", dir);
+	FILE *f = fopen(src, "w");
+	fputs(fake_kallsyms, f);
+	fclose(f);
+
+	struct kallsyms *whole = kallsyms__load(src);
+	if (!CHECK(whole, "load %s", src))
+		return;
+	/* the first: no cache to read, the whole file read once, the cache written */
+	struct ksyms *ks = ksyms__new(src, cache, "boot-A");
+	CHECK(ksyms__find(ks, 0xffffffff81000180, &a) && !strcmp(a.name, "helper"), "first: %s", a.name);
+	CHECK_EQ_INT(ksyms__nr_full_loads(ks), 1);
+	CHECK(!stat(cache, &st) && (st.st_mode & 0777) == 0600, "cache written 0600 (%o)", st.st_mode & 0777);
+	ksyms__delete(ks);
+
+	/* the second: every core address as the whole table says, no read */
+	ks = ksyms__new(src, cache, "boot-A");
+	uint64_t probe[] = { 0xffffffff80ffffff, 0xffffffff81000000, 0xffffffff81000010, 0xffffffff810000ff,
+			     0xffffffff81000100, 0xffffffff81000250, 0xffffffff81000300, 0xffffffff810003ff,
+			     0xffffffff81000400, 0xffffffff81000700, 0xffffffff81000800, 0xffffffff810008ff,
+			     0xffffffff81000900 };
+	const char *kept = NULL;
+	for (size_t i = 0; i < sizeof(probe) / sizeof(probe[0]); i++) {
+		bool fa = ksyms__find(ks, probe[i], &a), fb = kallsyms__find(whole, probe[i], &b);
+		CHECK(sym_same(fa, &a, fb, &b), "%#" PRIx64 ": cache %s, whole %s", probe[i], fa ? a.name : "-",
+		      fb ? b.name : "-");
+		if (fa && !kept)
+			kept = a.name;
+	}
+	/* below the first symbol the core does not answer: the whole file
+	 * does (it says nothing there either) */
+	CHECK_EQ_INT(ksyms__nr_full_loads(ks), 1);
+	ksyms__delete(ks);
+	ks = ksyms__new(src, cache, "boot-A");
+	CHECK(ksyms__find(ks, 0xffffffff81000110, &a) && !strcmp(a.name, "helper"), "cached: %s", a.name);
+	kept = a.name;
+	CHECK_EQ_INT(ksyms__nr_full_loads(ks), 0);
+	/* a module's address: the whole file, once; the core's names stay */
+	CHECK(ksyms__find(ks, 0xffffffffc0001090, &a) && !strcmp(a.name, "ext4_other") && !strcmp(a.dso, "[ext4]"),
+	      "module from the whole file: %s %s", a.name, a.dso);
+	CHECK(ksyms__find(ks, 0xffffffffc0001010, &a) && !strcmp(a.name, "ext4_thing"), "again: %s", a.name);
+	CHECK_EQ_INT(ksyms__nr_full_loads(ks), 1);
+	CHECK_STREQ(kept, "helper");
+	ksyms__delete(ks);
+
+	/* another boot: not used, and written anew for this one */
+	ks = ksyms__new(src, cache, "boot-B");
+	CHECK(ksyms__find(ks, 0xffffffff81000110, &a) && !strcmp(a.name, "helper"), "boot-B: %s", a.name);
+	CHECK_EQ_INT(ksyms__nr_full_loads(ks), 1);
+	ksyms__delete(ks);
+	struct kallsyms *c = kallsyms__load_core(cache, "boot-B");
+	CHECK(c && kallsyms__covers(c, 0xffffffff81000900) && !kallsyms__covers(c, 0xffffffff81000901) &&
+	      !kallsyms__covers(c, 0xffffffffc0001000), "rewritten for boot-B, covering the core only");
+	kallsyms__delete(c);
+	CHECK(!kallsyms__load_core(cache, "boot-A"), "boot-A's key refused");
+
+	/* every damaged form refused */
+	int fd = open(cache, O_RDONLY);
+	fstat(fd, &st);
+	size_t len = (size_t)st.st_size;
+	char *good = malloc(len);
+	CHECK(read(fd, good, len) == (ssize_t)len, "read the cache");
+	close(fd);
+	const size_t hdr = 8 + 40 + 16, ent = 16;
+	uint64_t n;
+	memcpy(&n, good + 48, 8);
+	CHECK_EQ_U64(n, 6);	/* _text and startup_64 one; helper, last_core, _etext, init_fn, _einittext */
+	uint64_t big = 1ull << 40, one = 1;
+	uint32_t far = 1u << 30;
+	uint8_t bad = 2;
+	struct {
+		const char *what;
+		size_t off;
+		const void *v;
+		size_t len, trunc;
+	} dmg[] = {
+		{ "magic", 0, "PPKSYM0", 8, 0 },
+		{ "count past the file", 48, &big, 8, 0 },
+		{ "count one less", 48, &(uint64_t){ 5 }, 8, 0 },
+		{ "names length", 56, &one, 8, 0 },
+		{ "truncated", 0, NULL, 0, len - 1 },
+		{ "header only", 0, NULL, 0, hdr },
+		{ "name offset past the names", hdr + 8, &far, 4, 0 },
+		{ "a module's entry", hdr + ent + 12, &(uint16_t){ 1 }, 2, 0 },
+		{ "marker not 0/1", hdr + 14, &bad, 1, 0 },
+		{ "pad", hdr + 15, &bad, 1, 0 },
+		{ "unsorted", hdr + ent, good + hdr, 8, 0 },
+		{ "names not NUL-terminated", len - 1, "x", 1, 0 },
+	};
+	for (size_t i = 0; i < sizeof(dmg) / sizeof(dmg[0]); i++) {
+		cache_patch(good, len, cache, dmg[i].off, dmg[i].v, dmg[i].len, dmg[i].trunc);
+		c = kallsyms__load_core(cache, "boot-B");
+		CHECK(!c, "damaged (%s) refused", dmg[i].what);
+		kallsyms__delete(c);
+	}
+	cache_patch(good, len, cache, 0, NULL, 0, 0);
+	c = kallsyms__load_core(cache, "boot-B");
+	CHECK(c, "the good copy loads");
+	kallsyms__delete(c);
+	chmod(cache, 0644);
+	CHECK(!kallsyms__load_core(cache, "boot-B"), "readable by others: refused");
+	chmod(cache, 0600);
+	char link[4300];
+	snprintf(link, sizeof(link), "%s/link", dir);
+	CHECK(!symlink(cache, link) && !kallsyms__load_core(link, "boot-B"), "a link: refused");
+	unlink(link);
+	free(good);
+
+	/* a core symbol above a module's: not one span, not cached */
+	f = fopen(src, "w");
+	fputs("ffffffff81000000 T _text\n"
+	      "ffffffffc0001000 t ext4_thing\t[ext4]\n"
+	      "ffffffffd0000000 T odd_core\n", f);
+	fclose(f);
+	struct kallsyms *mixed = kallsyms__load(src);
+	CHECK(mixed && kallsyms__save_core(mixed, cache, "boot-C") == -ENOENT, "mixed core and modules: not cached");
+	kallsyms__delete(mixed);
+	kallsyms__delete(whole);
+	unlink(cache);
+	unlink(src);
+	rmdir(dir);
+}
+
 static void test_self(struct symbolizer *s, struct maps *maps)
 {
 	struct sym_frame fr[8];
@@ -818,6 +988,7 @@ int main(void)
 	test_symtab_lazy();
 	test_kallsyms(s);
 	test_kallsyms_modules();
+	test_kallsyms_cache();
 	test_self(s, maps);
 	test_libc(s, maps);
 	test_sweep(maps);
