@@ -9,6 +9,8 @@
 #   default             the full run, sized for at most ~15 minutes on 2 CPUs
 #                       (pprobe -a behind on a busy machine runs past -d)
 #   OVERHEAD_ONLY=workloads|depth|system|occurrence|churn    one section
+#   OVERHEAD_SYS_D=S, OVERHEAD_RATES="99"   section 3's -d and rates
+#                       (default 20 s, "99 999")
 #
 # 1. workloads: clang++ -O2 of a template-heavy file, make -j2 of pprobe's
 #    sources (tests/tools/build-workload.sh), tests/workloads/go_wl, node
@@ -57,6 +59,8 @@ if [ -n "$QUICK" ]; then
 else
 	DEPTH_S=5 SYS_D=20 OCC_D=10 GO_REPS=5 NODE_ITERS=6000 MAKE_OBJS=16
 fi
+SYS_D=${OVERHEAD_SYS_D:-$SYS_D}
+SYS_RATES=${OVERHEAD_RATES:-99 999}
 NCPU=$(nproc)
 
 TMP=$(mktemp -d /tmp/pprobe-overhead.XXXXXX)
@@ -351,7 +355,7 @@ JS
 	echo "   span_s: pprobe's summary (the time it recorded); wall_s: the profiler command's own wall time"
 	printf '%-5s %-20s %7s %7s %8s %11s %9s %7s %9s %8s %7s\n' rate profiler span_s wall_s samples lost complete \
 		cpu_s us/sample machine% own%
-	for rate in 99 999; do
+	for rate in $SYS_RATES; do
 		/usr/bin/time -f '%e' -o "$TMP/wall" "$PPROBE" record -a -g -F "$rate" -d "$SYS_D" -o "$TMP/sys.folded" \
 			>/dev/null 2>"$TMP/pp.err"
 		pw=$(wall)

@@ -271,16 +271,29 @@ void collect_opts__set_stacks(struct collect_opts *co, const struct evlist *el, 
 	 * perf (the drain thread slower then): so rings that hold that burst
 	 * whole however late the drain thread comes (128 MB with 8 KB copies),
 	 * where an event fires on every occurrence. Events sampled at a rate
-	 * (1 sample per ms per CPU of up to 64 KB) keep 32 MB. These rings are
+	 * keep half a second of their samples (each reserves its whole copy:
+	 * 64 KB at a time), 4 MB (99 Hz) to 32 MB (999 Hz and up, or a
+	 * period: the rate unknown): a 99 Hz -a run spent 18 ms of its 0.6 s
+	 * having the kernel clear two 32 MB rings it filled 1% of. These rings are
 	 * per CPU and locked: on a machine with many CPUs the DWARF default
 	 * halves until all rings together take at most 512 MB (2048 pages at
 	 * least: 8 MB, 64 CPUs). */
 	bool bursts = false;
-	for (int i = 0; i < el->nr_evsels; i++)
-		bursts |= !el->evsels[i]->tracking && !collect__rated(&el->evsels[i]->attr);
+	uint64_t hz = 0;	/* the highest rate asked for; UINT64_MAX: a period, rate unknown */
+	for (int i = 0; i < el->nr_evsels; i++) {
+		const struct perf_event_attr *a = &el->evsels[i]->attr;
+		if (el->evsels[i]->tracking)
+			continue;
+		bursts |= !collect__rated(a);
+		if (collect__rated(a))
+			hz = !a->freq ? UINT64_MAX : a->sample_freq > hz ? a->sample_freq : hz;
+	}
 	switch (so->kind) {
 	case STACKS_DWARF:
-		co->ring_pages = collect__ring_pages_capped(bursts ? COLLECT_BURST_RING_PAGES : 8192, 2048);
+		co->ring_pages = collect__ring_pages_capped(
+			bursts ? COLLECT_BURST_RING_PAGES
+			       : collect__rated_ring_pages(hz, co->stack_user_size_rated, (size_t)sysconf(_SC_PAGESIZE)),
+			2048);
 		break;
 	case STACKS_FP:
 	case STACKS_KERNEL:
@@ -290,6 +303,19 @@ void collect_opts__set_stacks(struct collect_opts *co, const struct evlist *el, 
 		co->ring_pages = bursts ? 1024 : 256;
 		break;
 	}
+}
+
+unsigned collect__rated_ring_pages(uint64_t hz, size_t copy, size_t psz)
+{
+	unsigned pages = 1024;
+
+	if (!psz || hz == UINT64_MAX)
+		return 8192;
+	/* half a second of samples (each reserves its whole copy), a power of two */
+	uint64_t want = hz * (copy + 1024) / 2;
+	while (pages < 8192 && (uint64_t)pages * psz < want)
+		pages *= 2;
+	return pages;
 }
 
 unsigned collect__ring_pages_capped(unsigned pages, unsigned floor)

@@ -228,6 +228,12 @@ static inline bool collect__rated(const struct perf_event_attr *a)
  * 128 MB a CPU. */
 #define COLLECT_BURST_RING_PAGES 32768
 
+/* The ring for events sampled at hz (the highest; UINT64_MAX: a period,
+ * the rate unknown) whose samples each reserve copy bytes of stack: half a
+ * second of them, a power of two of pages from 1024 to 8192 (4 to 32 MB);
+ * 8192 for a period. */
+unsigned collect__rated_ring_pages(uint64_t hz, size_t copy, size_t psz);
+
 /* pages, halved until the rings of every CPU together take at most 512 MB
  * (they are per CPU and locked), but not below floor. */
 unsigned collect__ring_pages_capped(unsigned pages, unsigned floor);
@@ -253,8 +259,9 @@ struct stack_opts {
 /* so applied to co for the events of el (added before): sample type,
  * callchain depth, user registers and stack copy sizes, and, where -m was
  * not given (co->ring_pages 0), rings that take the bursts of el's events
- * (DWARF: 128 MB a CPU where an event fires on every occurrence, else 32
- * MB; all CPUs' rings at most 512 MB together; frame pointers 4 MB; no
+ * (DWARF: 128 MB a CPU where an event fires on every occurrence, else
+ * half a second of samples, 4 to 32 MB; all CPUs' rings at most 512 MB
+ * together; frame pointers 4 MB; no
  * stacks 4 MB with per-occurrence events, else 1 MB). */
 void collect_opts__set_stacks(struct collect_opts *co, const struct evlist *el, const struct stack_opts *so);
 

@@ -15,7 +15,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pprobe/unwind.h"
+#include "collect.h"
 #include "event_spec.h"
+#include "evlist.h"
 #include "pmu.h"
 #include "tracefs.h"
 
@@ -883,8 +886,58 @@ static void test_terms(void)
 	event_list__exit(&l);
 }
 
+/* collect_opts__set_stacks's ring for DWARF stacks: half a second of
+ * rated samples (4 MB at 99 Hz, 16 MB at 499, 32 MB from 999 Hz or for a
+ * period), the burst ring where an event fires on every occurrence. */
+static unsigned dwarf_ring(const uint64_t *freqs, const uint64_t *periods, int n)
+{
+	struct evlist el;
+	struct collect_opts co;
+	struct stack_opts so = { .kind = STACKS_DWARF };
+
+	evlist__init(&el);
+	for (int i = 0; i < n; i++) {
+		struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .config = PERF_COUNT_SW_CPU_CLOCK,
+					     .size = sizeof(a) };
+		if (freqs[i]) {
+			a.freq = 1;
+			a.sample_freq = freqs[i];
+		} else {
+			a.sample_period = periods[i];
+		}
+		evlist__add(&el, "e", &a);
+	}
+	memset(&co, 0, sizeof(co));
+	collect_opts__set_stacks(&co, &el, &so);
+	evlist__exit(&el);
+	return co.ring_pages;
+}
+
+static void test_ring_sizes(void)
+{
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned kb = (unsigned)(psz / 1024);
+
+	CHECK_EQ_INT(collect__rated_ring_pages(99, UNWIND_RATED_STACK_COPY, 4096), 1024);
+	CHECK_EQ_INT(collect__rated_ring_pages(499, UNWIND_RATED_STACK_COPY, 4096), 4096);
+	CHECK_EQ_INT(collect__rated_ring_pages(999, UNWIND_RATED_STACK_COPY, 4096), 8192);
+	CHECK_EQ_INT(collect__rated_ring_pages(100000, UNWIND_RATED_STACK_COPY, 4096), 8192);
+	CHECK_EQ_INT(collect__rated_ring_pages(UINT64_MAX, UNWIND_RATED_STACK_COPY, 4096), 8192);
+	CHECK_EQ_INT(collect__rated_ring_pages(99, 8192, 4096), 1024);	/* never under 4 MB */
+
+	uint64_t f99[] = { 99 }, f999[] = { 999 }, two[] = { 99, 499 }, none[] = { 0 }, p[] = { 100000 }, one[] = { 1 };
+	CHECK(dwarf_ring(f99, NULL, 1) * kb == 4096, "-F 99: %u pages", dwarf_ring(f99, NULL, 1));
+	CHECK(dwarf_ring(two, NULL, 2) == collect__ring_pages_capped(collect__rated_ring_pages(499, UNWIND_RATED_STACK_COPY, psz), 2048),
+	      "the highest rate of two: %u", dwarf_ring(two, NULL, 2));
+	CHECK(dwarf_ring(f999, NULL, 1) == collect__ring_pages_capped(8192, 2048), "-F 999: %u", dwarf_ring(f999, NULL, 1));
+	CHECK(dwarf_ring(none, p, 1) == collect__ring_pages_capped(8192, 2048), "-c: %u", dwarf_ring(none, p, 1));
+	CHECK(dwarf_ring(none, one, 1) == collect__ring_pages_capped(COLLECT_BURST_RING_PAGES, 2048),
+	      "every occurrence: the burst ring (%u)", dwarf_ring(none, one, 1));
+}
+
 int main(void)
 {
+	test_ring_sizes();
 	test_symbolic();
 	test_cache();
 	test_modifiers();
