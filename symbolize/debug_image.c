@@ -168,8 +168,7 @@ static int own_dir(int at, const char *dir)
 	return fd;
 }
 
-/* The cache's debug/ directory, or -1 (none asked, none that is safe). */
-static int cache_dir(void)
+int pp_cache_subdir(const char *sub)
 {
 	const char *env = getenv("PPROBE_CACHE_DIR");
 	char path[4096];
@@ -193,7 +192,7 @@ static int cache_dir(void)
 	int top = own_dir(AT_FDCWD, path);
 	if (top < 0)
 		return -1;
-	int d = own_dir(top, "debug");
+	int d = own_dir(top, sub);
 	close(top);
 	return d;
 }
@@ -242,9 +241,7 @@ static int by_use(const void *a, const void *b)
 	return x->used < y->used ? -1 : x->used > y->used;
 }
 
-/* The images past DEBUG_CACHE_MAX on disk, least recently used first,
- * removed. */
-static void trim(int dir)
+void pp_cache_trim(int dir, const char *suffix)
 {
 	const char *env = getenv("PPROBE_CACHE_MAX");
 	char *end;
@@ -265,7 +262,7 @@ static void trim(int dir)
 	while ((de = readdir(dp))) {
 		struct stat st;
 		size_t l = strlen(de->d_name);
-		if (l != 20 || strcmp(de->d_name + 16, ".img") ||
+		if (l != 16 + strlen(suffix) || strcmp(de->d_name + 16, suffix) ||
 		    fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;
 		if (n == cap) {
@@ -317,7 +314,7 @@ static void keep_image(int dir, const char *name, int img_fd, uint64_t size)
 		char proc[64];
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 		if (!linkat(AT_FDCWD, proc, dir, name, AT_SYMLINK_FOLLOW))
-			trim(dir);
+			pp_cache_trim(dir, ".img");
 	}
 	if (fd >= 0)
 		close(fd);
@@ -348,7 +345,7 @@ int debug_image__open(int fd, bool lines)
 	}
 	if (!plan(data, size, &eh, lines, &p))
 		goto out;
-	dir = cache_dir();
+	dir = pp_cache_subdir("debug");
 	if (dir >= 0) {
 		image_name(&st, lines, name, sizeof(name));
 		out = cached_image(dir, name, &eh, &p);

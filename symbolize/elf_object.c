@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "pprobe/safe_open.h"
+#include "elf_zsec.h"
 #include "gopclntab.h"
 #include "sym_internal.h"
 
@@ -618,11 +619,52 @@ static int go_symbols(struct symtab *t, Elf *elf)
 	return err;
 }
 
+/* The table from the cache (symtab_cache.c), where this file and its debug
+ * file were read before: true when it came from there. Else *cdir is the
+ * cache's directory to keep the table in once made (or -1) and name its
+ * name there. */
+static bool symtab_from_cache(struct elf_object *o, bool debug_syms, int *cdir, char *name, size_t len)
+{
+	struct stat fst, dst;
+	uint32_t flags = 0;
+
+	*cdir = -1;
+	if (o->elf_fd < 0 || o->mem_image || fstat(o->elf_fd, &fst) || (debug_syms && stat(o->debug_path, &dst)))
+		return false;
+	int d = pp_cache_subdir("symtab");
+	if (d < 0)
+		return false;
+	symtab_cache__name(&fst, debug_syms ? &dst : NULL, name, len);
+	if (symtab_cache__load(&o->syms, d, name, &flags)) {
+		*cdir = d;
+		return false;
+	}
+	if (flags & SYMTAB_CACHE_DEBUG) {	/* its names are read from there */
+		int fd = debug_syms ? safe_open_file(o->debug_path) : -1;
+		if (fd < 0) {
+			symtab__free(&o->syms);
+			close(d);
+			return false;
+		}
+		if (o->debug_fd >= 0)
+			close(o->debug_fd);
+		o->debug_fd = fd;
+	}
+	close(d);
+	o->minidebuginfo = flags & SYMTAB_CACHE_MINI;
+	o->syms_cached = true;
+	symtab__release(&o->syms, SYMTAB_SRC_FILE, o->elf_fd);
+	symtab__release(&o->syms, SYMTAB_SRC_DEBUG, o->debug_fd);
+	return true;
+}
+
 static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
 {
 	int err;
 	bool has_symtab;
 	Elf *debug_elf = NULL;
+	int cdir = -1;
+	char cname[32];
 
 	if (elf_kind(elf) != ELF_K_ELF)
 		return -ENOEXEC;
@@ -632,13 +674,6 @@ static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
 	o->build_id_size = (uint8_t)elf_build_id(elf, o->build_id, sizeof(o->build_id));
 	has_symtab = elf_has_symtab(elf);
 	o->has_symtab = has_symtab;
-	/* names stay in a file read through a descriptor, not a memory image */
-	err = elf_symbols(&o->syms, elf, 0, o->mem_image || o->elf_fd < 0 ? SYMTAB_SRC_COPY : SYMTAB_SRC_FILE);
-	if (err < 0)
-		goto out;
-	err = plt_symbols(&o->syms, elf);
-	if (err < 0)
-		goto out;
 	if (search_debug) {
 		char why[160];
 
@@ -656,12 +691,21 @@ static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
 			o->debug_path = NULL;
 			o->debug_how = NULL;
 		}
-		/* a debug file's .symtab is the full one: it outranks .dynsym */
-		if (o->debug_path && !has_symtab) {
-			err = symbols_from_file(o, o->debug_path, 1, &debug_elf);
-			if (err)
-				goto out;
-		}
+		if (symtab_from_cache(o, o->debug_path && !has_symtab, &cdir, cname, sizeof(cname)))
+			return 0;
+	}
+	/* names stay in a file read through a descriptor, not a memory image */
+	err = elf_symbols(&o->syms, elf, 0, o->mem_image || o->elf_fd < 0 ? SYMTAB_SRC_COPY : SYMTAB_SRC_FILE);
+	if (err < 0)
+		goto out;
+	err = plt_symbols(&o->syms, elf);
+	if (err < 0)
+		goto out;
+	/* a debug file's .symtab is the full one: it outranks .dynsym */
+	if (o->debug_path && !has_symtab) {
+		err = symbols_from_file(o, o->debug_path, 1, &debug_elf);
+		if (err)
+			goto out;
 	}
 	if (!has_symtab && !o->debug_path) {
 		size_t size;
@@ -685,10 +729,21 @@ static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
 		goto out;
 	err = finish_and_release(o, debug_elf);
 	debug_elf = NULL;
-	if (err)
-		return err;
-	return entry_symbol(&o->syms, elf);
+	if (!err)
+		err = entry_symbol(&o->syms, elf);
+	if (!err && cdir >= 0 && o->syms.n >= SYMTAB_CACHE_MIN) {
+		bool dbg = false;
+		for (size_t i = 0; i < o->syms.n && !dbg; i++)
+			dbg = o->syms.v[i].src == SYMTAB_SRC_DEBUG;
+		(void)symtab_cache__save(&o->syms, cdir, cname,
+					 (dbg ? SYMTAB_CACHE_DEBUG : 0) | (o->minidebuginfo ? SYMTAB_CACHE_MINI : 0));
+	}
+	if (cdir >= 0)
+		close(cdir);
+	return err;
 out:
+	if (cdir >= 0)
+		close(cdir);
 	if (debug_elf) {
 		symtab__release(&o->syms, SYMTAB_SRC_DEBUG, -1);
 		elf_end(debug_elf);

@@ -360,6 +360,151 @@ static void test_kallsyms_cache(void)
 	rmdir(dir);
 }
 
+/* A finished table through the disk cache (symtab_cache.c) and back:
+ * every entry and lookup the same, names copied and names left in a file
+ * alike, and each damaged form refused (and removed). */
+static void test_symtab_cache(void)
+{
+	char dir[] = "/tmp/pprobe-symt-XXXXXX", names[4200];
+	struct symtab t = { 0 }, u = { 0 };
+	uint32_t flags = 0;
+	enum { N = 6000 };
+
+	if (!CHECK(mkdtemp(dir), "mkdtemp"))
+		return;
+	/* a file of names, as an object's string table */
+	snprintf(names, sizeof(names), "%s/names", dir);
+	FILE *f = fopen(names, "w");
+	fputs("\0", f);
+	long offs[N / 2];
+	for (int i = 0; i < N / 2; i++) {
+		offs[i] = ftell(f);
+		fprintf(f, "file_fn_%d%c", i, 0);
+	}
+	fclose(f);
+	int nfd = open(names, O_RDONLY);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	/* out of order, with ties, zero sizes, nested symbols and a NULL-named copy */
+	for (int i = N - 1; i >= 0; i--) {
+		uint64_t start = 0x10000 + (uint64_t)i * 32;
+		char nm[32];
+		if (i % 2) {
+			snprintf(nm, sizeof(nm), "copy_fn_%d", i);
+			symtab__add(&t, start, i % 5 ? 16 : 0, 0x10000 + N * 32, nm, strlen(nm), (uint32_t)(i % 3));
+		} else {
+			char ref[32];
+			snprintf(ref, sizeof(ref), "file_fn_%d", i / 2);
+			symtab__add_ref(&t, start, 24, 0, ref, (uint64_t)offs[i / 2], SYMTAB_SRC_FILE, 0);
+		}
+		if (i % 97 == 0)	/* a tie at one address, lower priority */
+			symtab__add(&t, start, 8, 0, "tie_loser", 9, 0);
+	}
+	symtab__add(&t, 0x10000, (uint64_t)N * 32, 0, "outer", 5, 0);	/* encloses everything */
+	CHECK(!symtab__finish(&t), "finish");
+	symtab__release(&t, SYMTAB_SRC_FILE, nfd);
+
+	struct stat a, b;
+	char name[32], name2[32];
+	stat(names, &a);
+	stat(dir, &b);
+	symtab_cache__name(&a, NULL, name, sizeof(name));
+	symtab_cache__name(&a, &b, name2, sizeof(name2));
+	CHECK(strlen(name) == 20 && strcmp(name, name2), "names: %s %s (the debug file's identity counts)", name, name2);
+	CHECK_EQ_INT(symtab_cache__load(&u, dfd, name, &flags), -ENOENT);
+	CHECK_EQ_INT(symtab_cache__save(&t, dfd, name, SYMTAB_CACHE_MINI), 0);
+	CHECK_EQ_INT(symtab_cache__load(&u, dfd, name, &flags), 0);
+	CHECK_EQ_INT(flags, SYMTAB_CACHE_MINI);
+	symtab__release(&u, SYMTAB_SRC_FILE, nfd);
+	CHECK_EQ_U64(u.n, t.n);
+	size_t bad = 0;
+	for (size_t i = 0; i < t.n && i < u.n; i++) {
+		const struct symtab_entry *x = &t.v[i], *y = &u.v[i];
+		const char *nx = symtab__name(&t, x), *ny = symtab__name(&u, y);
+		if (x->start != y->start || x->end != y->end || x->prio != y->prio || x->src != y->src ||
+		    x->sized != y->sized || !nx != !ny || (nx && strcmp(nx, ny)))
+			bad++;
+	}
+	CHECK(!bad, "%zu of %zu entries differ after the round trip", bad, t.n);
+	for (uint64_t addr = 0xff00; addr < 0x10000 + N * 32 + 64; addr += 7) {
+		const struct symtab_entry *x = symtab__find(&t, addr), *y = symtab__find(&u, addr);
+		if (!x != !y || (x && (x->start != y->start || strcmp(symtab__name(&t, x), symtab__name(&u, y)))))
+			bad++;
+	}
+	CHECK(!bad, "%zu lookups differ", bad);
+	symtab__free(&u);
+
+	/* damaged forms: each refused and removed */
+	char path[4300];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	int fd = open(path, O_RDONLY);
+	struct stat st;
+	fstat(fd, &st);
+	size_t len = (size_t)st.st_size;
+	char *good = malloc(len);
+	CHECK(read(fd, good, len) == (ssize_t)len, "read");
+	close(fd);
+	const size_t hdr = 32, ent = 32;
+	uint64_t n;
+	memcpy(&n, good + 8, 8);
+	struct {
+		const char *what;
+		size_t off;
+		const void *v;
+		size_t len, trunc;
+	} dmg[] = {
+		{ "magic", 0, "PPSYMT0", 8, 0 },
+		{ "count", 8, &(uint64_t){ 1 }, 8, 0 },
+		{ "pool length", 16, &(uint64_t){ 3 }, 8, 0 },
+		{ "unknown flag", 24, &(uint32_t){ 4 }, 4, 0 },
+		{ "entry size", 28, &(uint32_t){ 40 }, 4, 0 },
+		{ "truncated", 0, NULL, 0, len - 1 },
+		{ "unsorted", hdr + ent, good + hdr, 8, 0 },
+		{ "end before start", hdr + 8, &(uint64_t){ 0 }, 8, 0 },
+		{ "source", hdr + 28, &(uint8_t){ SYMTAB_SRC_NR }, 1, 0 },
+		{ "debug names without the flag", hdr + 28, &(uint8_t){ SYMTAB_SRC_DEBUG }, 1, 0 },
+		{ "sized not 0/1", hdr + 29, &(uint8_t){ 2 }, 1, 0 },
+		{ "pad", hdr + 30, &(uint16_t){ 1 }, 2, 0 },
+		{ "pool without its last NUL", len - 1, "x", 1, 0 },
+	};
+	for (size_t i = 0; i < sizeof(dmg) / sizeof(dmg[0]); i++) {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		char *w = malloc(len);
+		memcpy(w, good, len);
+		if (dmg[i].v)
+			memcpy(w + dmg[i].off, dmg[i].v, dmg[i].len);
+		CHECK(write(fd, w, dmg[i].trunc ? dmg[i].trunc : len) > 0, "write");
+		close(fd);
+		free(w);
+		CHECK(symtab_cache__load(&u, dfd, name, &flags) == -EINVAL && !u.n && !u.v && access(path, F_OK),
+		      "damaged (%s): refused and removed", dmg[i].what);
+	}
+	/* a copied name's offset past the pool: the first copy-named entry */
+	size_t k = 0;
+	while (k < t.n && t.v[k].src != SYMTAB_SRC_COPY)
+		k++;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	char *w = malloc(len);
+	memcpy(w, good, len);
+	memcpy(w + hdr + k * ent + 16, &(uint64_t){ len }, 8);
+	CHECK(write(fd, w, len) == (ssize_t)len, "write");
+	close(fd);
+	free(w);
+	CHECK(symtab_cache__load(&u, dfd, name, &flags) == -EINVAL, "a copied name past the pool: refused");
+	/* writable by others: refused */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(write(fd, good, len) == (ssize_t)len, "write");
+	close(fd);
+	chmod(path, 0666);
+	CHECK(symtab_cache__load(&u, dfd, name, &flags) == -EINVAL, "writable by others: refused");
+	free(good);
+	symtab__free(&t);
+	close(nfd);
+	close(dfd);
+	char cmd[4300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK(!system(cmd), "rm");
+}
+
 static void test_self(struct symbolizer *s, struct maps *maps)
 {
 	struct sym_frame fr[8];
@@ -989,6 +1134,7 @@ int main(void)
 	test_kallsyms(s);
 	test_kallsyms_modules();
 	test_kallsyms_cache();
+	test_symtab_cache();
 	test_self(s, maps);
 	test_libc(s, maps);
 	test_sweep(maps);
