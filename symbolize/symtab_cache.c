@@ -6,7 +6,8 @@
  * table that comes out depends only on the object's file and its debug
  * file, so it is kept, as the debug images are (debug_image.c), in the
  * cache's symtab/ directory, named by a hash of both files' identity
- * (device, inode, size, mtime) and the layout; a changed file is a new name.
+ * (device, inode, size, mtime, ctime) and the layout; a changed file is a
+ * new name.
  *
  * The file is the table as it is used: its entries in order, each name
  * either where it is in the object or debug file (read from there at first
@@ -49,12 +50,16 @@ struct symt_ent {
 void symtab_cache__name(const struct stat *file, const struct stat *debug, char *name, size_t len)
 {
 	uint64_t h = 1469598103934665603ULL;	/* FNV-1a over both identities */
+	/* ctime too: a file rewritten in place with its mtime set back (which
+	 * a traced program may do to its own files) still gets a new name */
 	const uint64_t v[] = {
 		(uint64_t)file->st_dev, (uint64_t)file->st_ino, (uint64_t)file->st_size,
 		(uint64_t)file->st_mtim.tv_sec, (uint64_t)file->st_mtim.tv_nsec,
+		(uint64_t)file->st_ctim.tv_sec, (uint64_t)file->st_ctim.tv_nsec,
 		debug ? (uint64_t)debug->st_dev : 0, debug ? (uint64_t)debug->st_ino : 0,
 		debug ? (uint64_t)debug->st_size : 0, debug ? (uint64_t)debug->st_mtim.tv_sec : 0,
-		debug ? (uint64_t)debug->st_mtim.tv_nsec : 0, sizeof(struct symt_ent), sizeof(struct symt_hdr), 1,
+		debug ? (uint64_t)debug->st_mtim.tv_nsec : 0, debug ? (uint64_t)debug->st_ctim.tv_sec : 0,
+		debug ? (uint64_t)debug->st_ctim.tv_nsec : 0, sizeof(struct symt_ent), sizeof(struct symt_hdr), 1,
 	};
 	const uint8_t *b = (const uint8_t *)v;
 	for (size_t i = 0; i < sizeof(v); i++)

@@ -410,6 +410,11 @@ static void test_symtab_cache(void)
 	symtab_cache__name(&a, NULL, name, sizeof(name));
 	symtab_cache__name(&a, &b, name2, sizeof(name2));
 	CHECK(strlen(name) == 20 && strcmp(name, name2), "names: %s %s (the debug file's identity counts)", name, name2);
+	struct stat a2 = a;
+	char name3[32];
+	a2.st_ctim.tv_nsec ^= 1;	/* rewritten in place, its mtime set back */
+	symtab_cache__name(&a2, NULL, name3, sizeof(name3));
+	CHECK(strcmp(name, name3), "the ctime counts: %s %s", name, name3);
 	CHECK_EQ_INT(symtab_cache__load(&u, dfd, name, &flags), -ENOENT);
 	CHECK_EQ_INT(symtab_cache__save(&t, dfd, name, SYMTAB_CACHE_MINI), 0);
 	CHECK_EQ_INT(symtab_cache__load(&u, dfd, name, &flags), 0);
