@@ -517,17 +517,7 @@ int kallsyms__save_core(const struct kallsyms *k, const char *file, const char *
 	if (fd < 0) {
 		err = -errno;
 	} else {
-		size_t done = 0;
-		while (done < len) {
-			ssize_t w = write(fd, buf + done, len - done);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0) {
-				err = w < 0 ? -errno : -EIO;
-				break;
-			}
-			done += (size_t)w;
-		}
+		err = pp_write_all(fd, buf, len);
 		if (close(fd) && !err)
 			err = -errno;
 		if (!err && rename(tmp, file))

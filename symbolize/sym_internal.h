@@ -70,6 +70,10 @@ const struct symtab_entry *symtab__find(const struct symtab *t, uint64_t addr); 
 void symtab__free(struct symtab *t);
 
 /* ---- finished tables kept on disk (symtab_cache.c) ---- */
+/* All of len read from / written to fd, EINTR retried: true / 0, else
+ * false / -errno (-EIO for a short write). */
+bool pp_read_all(int fd, void *buf, size_t len);
+int pp_write_all(int fd, const void *buf, size_t len);
 enum {
 	SYMTAB_CACHE_DEBUG = 1,		/* names in the debug file (SYMTAB_SRC_DEBUG) */
 	SYMTAB_CACHE_MINI = 2,		/* symbols from MiniDebugInfo */

@@ -67,10 +67,9 @@ void symtab_cache__name(const struct stat *file, const struct stat *debug, char 
 	snprintf(name, len, "%016llx.sym", (unsigned long long)h);
 }
 
-static bool read_all(int fd, void *buf, size_t len)
+bool pp_read_all(int fd, void *buf, size_t len)
 {
-	size_t done = 0;
-	while (done < len) {
+	for (size_t done = 0; done < len;) {
 		ssize_t r = read(fd, (char *)buf + done, len - done);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -79,6 +78,19 @@ static bool read_all(int fd, void *buf, size_t len)
 		done += (size_t)r;
 	}
 	return true;
+}
+
+int pp_write_all(int fd, const void *buf, size_t len)
+{
+	for (size_t done = 0; done < len;) {
+		ssize_t w = write(fd, (const char *)buf + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		done += (size_t)w;
+	}
+	return 0;
 }
 
 static void index_cover(struct symtab *t)
@@ -101,7 +113,7 @@ int symtab_cache__load(struct symtab *t, int dir, const char *name, uint32_t *fl
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022) ||
-	    !read_all(fd, &h, sizeof(h)) || memcmp(h.magic, SYMT_MAGIC, 8) || h.entry_size != sizeof(*e) || !h.n ||
+	    !pp_read_all(fd, &h, sizeof(h)) || memcmp(h.magic, SYMT_MAGIC, 8) || h.entry_size != sizeof(*e) || !h.n ||
 	    h.n > (uint64_t)st.st_size / sizeof(*e) || h.pool_len > (uint64_t)st.st_size ||
 	    (uint64_t)st.st_size != sizeof(h) + h.n * sizeof(*e) + h.pool_len || (h.flags & ~SYMTAB_CACHE_FLAGS))
 		goto out;
@@ -113,7 +125,7 @@ int symtab_cache__load(struct symtab *t, int dir, const char *name, uint32_t *fl
 	if (!e || (h.pool_len && !pool) || !t->v || !t->cover)
 		goto out;
 	err = -EINVAL;
-	if (!read_all(fd, e, h.n * sizeof(*e)) || (h.pool_len && !read_all(fd, pool, h.pool_len)) ||
+	if (!pp_read_all(fd, e, h.n * sizeof(*e)) || (h.pool_len && !pp_read_all(fd, pool, h.pool_len)) ||
 	    (h.pool_len && pool[h.pool_len - 1]))
 		goto out;
 	const char *names = NULL;
@@ -194,16 +206,7 @@ int symtab_cache__save(const struct symtab *t, int dir, const char *name, uint32
 	if (fd < 0) {
 		err = -errno;
 	} else {
-		for (size_t done = 0; done < len;) {
-			ssize_t w = write(fd, buf + done, len - done);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0) {
-				err = w < 0 ? -errno : -EIO;
-				break;
-			}
-			done += (size_t)w;
-		}
+		err = pp_write_all(fd, buf, len);
 		char proc[64];
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 		if (!err && linkat(AT_FDCWD, proc, dir, name, AT_SYMLINK_FOLLOW))

@@ -211,6 +211,35 @@ static bool sym_same(bool fa, const struct kallsyms_sym *a, bool fb, const struc
 	return fa == fb && (!fa || (a->start == b->start && !strcmp(a->name, b->name) && !strcmp(a->dso, b->dso)));
 }
 
+/* One damaged form of a cache file: len bytes of v at off, or the file cut
+ * to trunc bytes. */
+struct damage {
+	const char *what;
+	size_t off;
+	const void *v;
+	size_t len, trunc;
+};
+
+/* The whole of path (malloc'd), its length in *len. */
+static char *slurp(const char *path, size_t *len)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY);
+	char *b = NULL;
+
+	if (fd >= 0 && !fstat(fd, &st) && (b = malloc((size_t)st.st_size + 1)) &&
+	    read(fd, b, (size_t)st.st_size) == st.st_size) {
+		*len = (size_t)st.st_size;
+	} else {
+		free(b);
+		b = NULL;
+		CHECK_FAIL("read %s", path);
+	}
+	if (fd >= 0)
+		close(fd);
+	return b;
+}
+
 /* Rewrite the cache file at off with len bytes of v (a copy of good first). */
 static void cache_patch(const char *good, size_t good_len, const char *file, size_t off, const void *v, size_t len,
 			size_t truncate_to)
@@ -294,12 +323,10 @@ static void test_kallsyms_cache(void)
 	CHECK(!kallsyms__load_core(cache, "boot-A"), "boot-A's key refused");
 
 	/* every damaged form refused */
-	int fd = open(cache, O_RDONLY);
-	fstat(fd, &st);
-	size_t len = (size_t)st.st_size;
-	char *good = malloc(len);
-	CHECK(read(fd, good, len) == (ssize_t)len, "read the cache");
-	close(fd);
+	size_t len = 0;
+	char *good = slurp(cache, &len);
+	if (!good)
+		return;
 	const size_t hdr = 8 + 40 + 16, ent = 16;
 	uint64_t n;
 	memcpy(&n, good + 48, 8);
@@ -307,12 +334,7 @@ static void test_kallsyms_cache(void)
 	uint64_t big = 1ull << 40, one = 1;
 	uint32_t far = 1u << 30;
 	uint8_t bad = 2;
-	struct {
-		const char *what;
-		size_t off;
-		const void *v;
-		size_t len, trunc;
-	} dmg[] = {
+	struct damage dmg[] = {
 		{ "magic", 0, "PPKSYM0", 8, 0 },
 		{ "count past the file", 48, &big, 8, 0 },
 		{ "count one less", 48, &(uint64_t){ 5 }, 8, 0 },
@@ -441,22 +463,12 @@ static void test_symtab_cache(void)
 	/* damaged forms: each refused and removed */
 	char path[4300];
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	int fd = open(path, O_RDONLY);
-	struct stat st;
-	fstat(fd, &st);
-	size_t len = (size_t)st.st_size;
-	char *good = malloc(len);
-	CHECK(read(fd, good, len) == (ssize_t)len, "read");
-	close(fd);
+	size_t len = 0;
+	char *good = slurp(path, &len);
+	if (!good)
+		return;
 	const size_t hdr = 32, ent = 32;
-	uint64_t n;
-	memcpy(&n, good + 8, 8);
-	struct {
-		const char *what;
-		size_t off;
-		const void *v;
-		size_t len, trunc;
-	} dmg[] = {
+	struct damage dmg[] = {
 		{ "magic", 0, "PPSYMT0", 8, 0 },
 		{ "count", 8, &(uint64_t){ 1 }, 8, 0 },
 		{ "pool length", 16, &(uint64_t){ 3 }, 8, 0 },
@@ -472,14 +484,7 @@ static void test_symtab_cache(void)
 		{ "pool without its last NUL", len - 1, "x", 1, 0 },
 	};
 	for (size_t i = 0; i < sizeof(dmg) / sizeof(dmg[0]); i++) {
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		char *w = malloc(len);
-		memcpy(w, good, len);
-		if (dmg[i].v)
-			memcpy(w + dmg[i].off, dmg[i].v, dmg[i].len);
-		CHECK(write(fd, w, dmg[i].trunc ? dmg[i].trunc : len) > 0, "write");
-		close(fd);
-		free(w);
+		cache_patch(good, len, path, dmg[i].off, dmg[i].v, dmg[i].len, dmg[i].trunc);
 		CHECK(symtab_cache__load(&u, dfd, name, &flags) == -EINVAL && !u.n && !u.v && access(path, F_OK),
 		      "damaged (%s): refused and removed", dmg[i].what);
 	}
@@ -487,18 +492,11 @@ static void test_symtab_cache(void)
 	size_t k = 0;
 	while (k < t.n && t.v[k].src != SYMTAB_SRC_COPY)
 		k++;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	char *w = malloc(len);
-	memcpy(w, good, len);
-	memcpy(w + hdr + k * ent + 16, &(uint64_t){ len }, 8);
-	CHECK(write(fd, w, len) == (ssize_t)len, "write");
-	close(fd);
-	free(w);
+	uint64_t past = len;
+	cache_patch(good, len, path, hdr + k * ent + 16, &past, 8, 0);
 	CHECK(symtab_cache__load(&u, dfd, name, &flags) == -EINVAL, "a copied name past the pool: refused");
 	/* writable by others: refused */
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	CHECK(write(fd, good, len) == (ssize_t)len, "write");
-	close(fd);
+	cache_patch(good, len, path, 0, NULL, 0, 0);
 	chmod(path, 0666);
 	CHECK(symtab_cache__load(&u, dfd, name, &flags) == -EINVAL, "writable by others: refused");
 	free(good);
