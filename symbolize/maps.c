@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "pprobe/maps.h"
+#include "sym_internal.h"
 
 struct maps {
 	struct map *v;
@@ -241,36 +242,104 @@ bool map__is_file(const struct map *m)
 	return m->path && m->path[0] == '/' && m->path[1] != '/';
 }
 
+static bool blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+static int hexdig(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+const char *pp_scan_hex(const char *p, uint64_t *v)
+{
+	uint64_t x = 0;
+	bool over = false;
+
+	while (blank(*p))
+		p++;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && hexdig(p[2]) >= 0)
+		p += 2;
+	const char *s = p;
+	for (int d; (d = hexdig(*p)) >= 0; p++) {
+		over |= x >> 60 != 0;
+		x = x << 4 | (unsigned)d;
+	}
+	if (p == s)
+		return NULL;
+	*v = over ? UINT64_MAX : x;
+	return p;
+}
+
+const char *pp_scan_dec(const char *p, uint64_t *v)
+{
+	uint64_t x = 0;
+	bool over = false;
+
+	while (blank(*p))
+		p++;
+	const char *s = p;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned d = (unsigned)(*p - '0');
+		over |= x > (UINT64_MAX - d) / 10;
+		x = x * 10 + d;
+	}
+	if (p == s)
+		return NULL;
+	*v = over ? UINT64_MAX : x;
+	return p;
+}
+
 /* One line of /proc/PID/maps:
  * 7f...-7f... r-xp 00001000 08:01 1234    /usr/lib/x86_64-linux-gnu/libc.so.6
- * The path may contain spaces and ends with " (deleted)" for unlinked files. */
-static int maps__parse_line(char *line, struct map *m)
+ * The path may contain spaces and ends with " (deleted)" for unlinked files.
+ * Read by hand: sscanf was most of the time of reading a process's maps
+ * (every process's, at the start of a system-wide run). */
+int map__parse_line(char *line, struct map *m)
 {
-	char perms[8] = "";	/* "r" alone: perms[2..3] read as NUL, not stack garbage */
-	unsigned long long start, end, pgoff, ino;
-	unsigned maj, min;
-	int pos = 0;
+	uint64_t start, end, pgoff, maj, min, ino;
+	const char *p = line, *perms;
+	size_t plen = 0;
 	char *path;
 	size_t len;
 
 	memset(m, 0, sizeof(*m));
-	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms,
-		   &pgoff, &maj, &min, &ino, &pos) < 7)
+	if (!(p = pp_scan_hex(p, &start)) || *p++ != '-' || !(p = pp_scan_hex(p, &end)))
 		return -EINVAL;
+	while (blank(*p))
+		p++;
+	perms = p;
+	while (plen < 7 && p[plen] && !blank(p[plen]))
+		plen++;
+	if (!plen)
+		return -EINVAL;
+	p += plen;
+	if (!(p = pp_scan_hex(p, &pgoff)) || !(p = pp_scan_hex(p, &maj)) || *p++ != ':' ||
+	    !(p = pp_scan_hex(p, &min)) || !(p = pp_scan_dec(p, &ino)))
+		return -EINVAL;
+	while (blank(*p))
+		p++;
 	m->start = start;
 	m->end = end;
 	m->pgoff = pgoff;
-	m->maj = maj;
-	m->min = min;
+	m->maj = (uint32_t)maj;
+	m->min = (uint32_t)min;
 	m->ino = ino;
 	if (perms[0] == 'r')
 		m->prot |= PROT_READ;
-	if (perms[1] == 'w')
+	if (plen > 1 && perms[1] == 'w')
 		m->prot |= PROT_WRITE;
-	if (perms[2] == 'x')
+	if (plen > 2 && perms[2] == 'x')
 		m->prot |= PROT_EXEC;
-	m->flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
-	path = line + pos;
+	m->flags = plen > 3 && perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+	path = line + (p - line);
 	len = strlen(path);
 	while (len && (path[len - 1] == '\n' || path[len - 1] == ' '))
 		path[--len] = 0;
@@ -330,7 +399,7 @@ static int proc_vma_text(FILE *f, uint64_t addr, uint64_t *start, uint64_t *end,
 		struct map m;
 
 		err = -ENOENT;
-		if (maps__parse_line(line, &m) < 0 || addr >= m.end)
+		if (map__parse_line(line, &m) < 0 || addr >= m.end)
 			continue;
 		if (addr >= m.start) {
 			*start = m.start;
@@ -390,7 +459,7 @@ int maps__load_file(struct maps *maps, FILE *f)
 	while (getline(&line, &cap, f) > 0) {
 		struct map m;
 
-		if (maps__parse_line(line, &m) < 0)
+		if (map__parse_line(line, &m) < 0)
 			continue;
 		/* /proc lists in order without overlap: append directly. */
 		err = maps__reserve(maps, maps->n + 1);

@@ -69,6 +69,17 @@ int symtab__finish(struct symtab *t);	/* sort, dedupe, fix ends. O(n) + names of
 const struct symtab_entry *symtab__find(const struct symtab *t, uint64_t addr); /* O(log n) */
 void symtab__free(struct symtab *t);
 
+/* ---- numbers in text lines (maps.c) ---- */
+/* sscanf's %llx and %llu without its cost: blanks skipped, then (hex) an
+ * optional 0x before a digit, then digits, at least one; UINT64_MAX past
+ * 64 bits. The first character after them, or NULL where there is no
+ * digit. No sign is taken. */
+const char *pp_scan_hex(const char *p, uint64_t *v);
+const char *pp_scan_dec(const char *p, uint64_t *v);
+/* One line of /proc/PID/maps into m (its path points into line, whose
+ * trailing newline and blanks are cut): 0, or -EINVAL. */
+int map__parse_line(char *line, struct map *m);
+
 /* ---- finished tables kept on disk (symtab_cache.c) ---- */
 /* All of len read from / written to fd, EINTR retried: true / 0, else
  * false / -errno (-EIO for a short write). */

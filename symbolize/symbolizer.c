@@ -352,12 +352,15 @@ static int jit_open(struct jit_map *j, const char *fmt, char *fn, size_t fnlen)
 /* One line of a JIT map, NUL-terminated: "START SIZE name". 0, or -ENOMEM. */
 static int jit_line(struct symtab *t, const char *line)
 {
-	unsigned long long start, size;
-	int pos = 0;
+	uint64_t start, size;
+	const char *p = pp_scan_hex(line, &start);
 
-	if (sscanf(line, "%llx %llx %n", &start, &size, &pos) < 2 || !pos)
+	/* by hand: sscanf was most of the time of reading a map */
+	if (!p || !(p = pp_scan_hex(p, &size)) || (*p != ' ' && *p != '\t'))
 		return 0;
-	return symtab__add(t, start, size, 0, line + pos, strlen(line + pos), 0) ? -ENOMEM : 0;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return symtab__add(t, start, size, 0, p, strlen(p), 0) ? -ENOMEM : 0;
 }
 
 int jitmap__read(struct symtab *t, int fd, char *why, size_t whylen)

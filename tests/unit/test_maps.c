@@ -9,7 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include "pprobe/maps.h"
+#include "../../symbolize/sym_internal.h"
 
 #include "check.h"
 
@@ -261,8 +264,102 @@ static void test_proc_vma(void)
 	maps__delete(maps);
 }
 
+/* The parser as it was (sscanf), the reference for the hand-written one. */
+static int ref_parse(char *line, struct map *m)
+{
+	char perms[8] = "";
+	unsigned long long start, end, pgoff, ino;
+	unsigned maj, min;
+	int pos = 0;
+
+	memset(m, 0, sizeof(*m));
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &maj, &min, &ino, &pos) < 7)
+		return -EINVAL;
+	m->start = start, m->end = end, m->pgoff = pgoff, m->maj = maj, m->min = min, m->ino = ino;
+	m->prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) | (perms[2] == 'x' ? PROT_EXEC : 0);
+	m->flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+	char *path = line + pos;
+	size_t len = strlen(path);
+	while (len && (path[len - 1] == '\n' || path[len - 1] == ' '))
+		path[--len] = 0;
+	m->path = len ? path : "//anon";
+	return 0;
+}
+
+static bool same_parse(const char *text)
+{
+	char a[4096], b[4096];
+	struct map x, y;
+	snprintf(a, sizeof(a), "%s", text);
+	snprintf(b, sizeof(b), "%s", text);
+	int ra = map__parse_line(a, &x), rb = ref_parse(b, &y);
+	return ra == rb && (ra || (x.start == y.start && x.end == y.end && x.pgoff == y.pgoff && x.maj == y.maj &&
+				   x.min == y.min && x.ino == y.ino && x.prot == y.prot && x.flags == y.flags &&
+				   !strcmp(x.path, y.path)));
+}
+
+/* The hand-written maps parser against sscanf's: every line of every
+ * process's maps on this machine, and odd lines; the scanners' edges. */
+static void test_parse_same(void)
+{
+	static const char *odd[] = {
+		"00400000-00401000 r-xp 00000000 08:01 1234 /tmp/a file (deleted)\n",
+		"7fff0000-7fff1000 rw-s 00000000 00:00 0\n",
+		"ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]\n",
+		"7f0000000000-7f0000001000 r 0 8:1 5 /short/perms\n",
+		"7f0000000000-7f0000001000 r-xp 0 fe:00 332835   /usr/lib/x86_64-linux-gnu/libc.so.6   \n",
+		"0x1000-0x2000 r-xp 0x10 08:01 7 /hex/prefixed\n",
+		"1000-2000\tr-xp\t0 8:1 7\t/tabs\n",
+		"1000-2000 r-xp 0 8:1 99999999999999999999999 /inode/past/64/bits\n",
+		"1000-2000 r-xp 0 8:1\n",
+		"1000 2000 r-xp 0 8:1 7 /no/dash\n",
+		"-2000 r-xp 0 8:1 7 /no/start\n",
+		"1000-2000 r-xp 0 8-1 7 /no/colon\n",
+		"\n", "",
+	};
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++)
+		CHECK(same_parse(odd[i]), "as sscanf: %s", odd[i]);
+
+	size_t lines = 0, differ = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		char fn[300], *line = NULL;
+		size_t cap = 0;
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(fn, sizeof(fn), "/proc/%s/maps", de->d_name);
+		FILE *f = fopen(fn, "re");
+		while (f && getline(&line, &cap, f) > 0) {
+			lines++;
+			if (!same_parse(line) && differ++ < 5)
+				CHECK_FAIL("differs from sscanf: %s", line);
+		}
+		if (f)
+			fclose(f);
+		free(line);
+	}
+	if (d)
+		closedir(d);
+	printf("maps parser: %zu lines of this machine's processes, %zu differ from sscanf\n", lines, differ);
+	CHECK(lines > 100 && !differ, "%zu lines, %zu differ", lines, differ);
+
+	uint64_t v = 0;
+	const char *e;
+	CHECK((e = pp_scan_hex("  ffffffffffffffff-", &v)) && *e == '-' && v == UINT64_MAX, "16 digits");
+	CHECK((e = pp_scan_hex("1ffffffffffffffff ", &v)) && *e == ' ' && v == UINT64_MAX, "past 64 bits: the most");
+	CHECK((e = pp_scan_hex("0x1fX", &v)) && *e == 'X' && v == 0x1f, "0x taken");
+	CHECK((e = pp_scan_hex("0xg", &v)) && *e == 'x' && v == 0, "0x without a digit: the 0 alone");
+	CHECK(!pp_scan_hex("  -1", &v) && !pp_scan_hex("", &v) && !pp_scan_hex("g", &v), "no digit: NULL");
+	CHECK((e = pp_scan_dec("18446744073709551615 ", &v)) && v == UINT64_MAX && *e == ' ', "UINT64_MAX");
+	CHECK((e = pp_scan_dec("18446744073709551616", &v)) && v == UINT64_MAX && !*e, "past 64 bits");
+	CHECK((e = pp_scan_dec("\t42a", &v)) && v == 42 && *e == 'a', "blanks, then digits");
+	CHECK(!pp_scan_dec("a1", &v), "no digit: NULL");
+}
+
 int main(void)
 {
+	test_parse_same();
 	test_fixed();
 	test_random();
 	test_proc();

@@ -508,6 +508,44 @@ static void test_symtab_cache(void)
 	CHECK(!system(cmd), "rm");
 }
 
+/* JIT map lines as writers write them (perf's "START SIZE name", hex, the
+ * name to the end of the line with its spaces) and as they should not be. */
+static void test_jitmap_lines(void)
+{
+	char fn[] = "/tmp/pprobe-jitmap-XXXXXX";
+	int fd = mkstemp(fn);
+	const char text[] = "10000 40 plain\n"
+			    "0x20000 0x10 prefixed\n"
+			    "30000\t20\tLazyCompile:*fib /tmp/x.js:1 with spaces\n"
+			    "  40000 8   leading blanks\n"
+			    "50000 10\n"		/* no name: left out */
+			    "zz 10 not_hex\n"
+			    "60000 1x0 bad_size\n"
+			    "70000 8 last_without_newline";
+	struct symtab t = { 0 };
+	char why[64];
+
+	if (!CHECK(fd >= 0 && write(fd, text, sizeof(text) - 1) == (ssize_t)sizeof(text) - 1, "write %s", fn))
+		return;
+	lseek(fd, 0, SEEK_SET);
+	CHECK_EQ_INT(jitmap__read(&t, fd, why, sizeof(why)), 0);
+	CHECK(!symtab__finish(&t), "finish");
+	struct { uint64_t a; const char *name; } want[] = {
+		{ 0x10010, "plain" }, { 0x20008, "prefixed" }, { 0x30000, "LazyCompile:*fib /tmp/x.js:1 with spaces" },
+		{ 0x40004, "leading blanks" }, { 0x50000, NULL }, { 0x60000, NULL }, { 0x70007, "last_without_newline" },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct symtab_entry *e = symtab__find(&t, want[i].a);
+		const char *got = e ? symtab__name(&t, e) : NULL;
+		CHECK(want[i].name ? got && !strcmp(got, want[i].name) : !got, "%#" PRIx64 ": %s, expected %s",
+		      want[i].a, got ? got : "(none)", want[i].name ? want[i].name : "(none)");
+	}
+	CHECK_EQ_U64(t.n, 5);
+	symtab__free(&t);
+	close(fd);
+	unlink(fn);
+}
+
 static void test_self(struct symbolizer *s, struct maps *maps)
 {
 	struct sym_frame fr[8];
@@ -1138,6 +1176,7 @@ int main(void)
 	test_kallsyms_modules();
 	test_kallsyms_cache();
 	test_symtab_cache();
+	test_jitmap_lines();
 	test_self(s, maps);
 	test_libc(s, maps);
 	test_sweep(maps);
