@@ -731,12 +731,14 @@ static int load_elf(struct elf_object *o, Elf *elf, bool search_debug)
 	debug_elf = NULL;
 	if (!err)
 		err = entry_symbol(&o->syms, elf);
+	/* kept when the object goes (elf_object__delete): after the run, not
+	 * while the profiled program runs */
 	if (!err && cdir >= 0 && o->syms.n >= SYMTAB_CACHE_MIN) {
 		bool dbg = false;
 		for (size_t i = 0; i < o->syms.n && !dbg; i++)
 			dbg = o->syms.v[i].src == SYMTAB_SRC_DEBUG;
-		(void)symtab_cache__save(&o->syms, cdir, cname,
-					 (dbg ? SYMTAB_CACHE_DEBUG : 0) | (o->minidebuginfo ? SYMTAB_CACHE_MINI : 0));
+		snprintf(o->syms_save, sizeof(o->syms_save), "%s", cname);
+		o->syms_save_flags = (dbg ? SYMTAB_CACHE_DEBUG : 0) | (o->minidebuginfo ? SYMTAB_CACHE_MINI : 0);
 	}
 	if (cdir >= 0)
 		close(cdir);
@@ -852,6 +854,13 @@ void elf_object__delete(struct elf_object *o)
 {
 	if (!o)
 		return;
+	if (o->syms_save[0]) {
+		int d = pp_cache_subdir("symtab");
+		if (d >= 0) {
+			(void)symtab_cache__save(&o->syms, d, o->syms_save, o->syms_save_flags);
+			close(d);
+		}
+	}
 	dwarf__free(o);
 	symtab__free(&o->syms);
 	if (o->elf_fd >= 0)
@@ -877,6 +886,7 @@ void elf_object__debuginfod_late(struct elf_object *o)
 	}
 	o->debug_path = p;
 	o->debug_how = "debuginfod";
+	o->syms_save[0] = 0;	/* the table is no longer the one its name says */
 	/* added to a finished table, then finished again (as entry_symbol) */
 	Elf *debug_elf = NULL;
 	if (!o->has_symtab && symbols_from_file(o, p, 1, &debug_elf) == 0)

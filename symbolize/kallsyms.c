@@ -543,6 +543,7 @@ struct ksyms {
 	char key[40];
 	struct kallsyms *core, *full;
 	bool core_tried, full_tried;
+	bool save;		/* the core to be written to cache at the end */
 	int nr_full_loads;
 };
 
@@ -576,9 +577,11 @@ bool ksyms__find(struct ksyms *ks, uint64_t addr, struct kallsyms_sym *out)
 		ks->full_tried = true;
 		ks->full = kallsyms__load(ks->path);
 		ks->nr_full_loads += ks->full != NULL;
-		/* names already handed out from the core stay valid: it is kept */
-		if (ks->full && ks->cache && !ks->core)
-			(void)kallsyms__save_core(ks->full, ks->cache, ks->key);
+		/* names already handed out from the core stay valid: it is
+		 * kept. The cache is written at the end (ksyms__delete), not
+		 * while the profiled program runs: on one CPU under TCG that
+		 * write took its share of the target's time. */
+		ks->save = ks->full && ks->cache && !ks->core;
 	}
 	return ks->full && kallsyms__find(ks->full, addr, out);
 }
@@ -592,6 +595,8 @@ void ksyms__delete(struct ksyms *ks)
 {
 	if (!ks)
 		return;
+	if (ks->save)
+		(void)kallsyms__save_core(ks->full, ks->cache, ks->key);
 	kallsyms__delete(ks->core);
 	kallsyms__delete(ks->full);
 	free(ks->path);

@@ -191,6 +191,8 @@ struct elf_object {
 	bool debuginfod_later;	/* only debuginfod could say, and it could not run yet */
 	bool minidebuginfo;	/* symbols from .gnu_debugdata were added */
 	bool syms_cached;	/* the table came from the cache (symtab_cache.c) */
+	char syms_save[32];	/* its name there, to be written when the object goes; "" none */
+	uint32_t syms_save_flags;
 	bool dwarf_refused;	/* a compressed section claims too much: no DWARF (said) */
 	uint64_t file_size;
 	/* DWARF, set up on first use (dwarf_frames.c) */
@@ -305,8 +307,9 @@ bool kallsyms__covers(const struct kallsyms *k, uint64_t addr);
 
 /* What the symbolizer asks: the core from cache (when given one and key),
  * the whole of path (NULL: /proc/kallsyms) read at the first address the
- * core does not cover, and the cache written from it when there was none
- * to read. Names stay valid until ksyms__delete. */
+ * core does not cover, and the cache written from it by ksyms__delete
+ * (after the run) when there was none to read. Names stay valid until
+ * ksyms__delete. */
 struct ksyms;
 struct ksyms *ksyms__new(const char *path, const char *cache, const char *key);
 /* path given: that file, no cache. Else /proc/kallsyms with this boot's

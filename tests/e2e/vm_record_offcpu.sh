@@ -32,7 +32,7 @@ fi
 check "guest checks passed (status $rc)" [ $rc -eq 0 ]
 # The key results, so that a guest script that skipped its checks cannot pass.
 check "naps blocked in do_nanosleep" grep -q "^ok: command: 12 naps of 10 ms at least, blocked in do_nanosleep" "$T/out"
-check "pipe waits blocked in pipe_read" grep -q "^ok: command: 3 pipe waits of ~10 ms (>= 5 ms each), blocked in pipe_read" "$T/out"
+check "pipe waits off-CPU in wait_reply" grep -q "^ok: command: 3 pipe waits of ~10 ms off-CPU in wait_reply" "$T/out"
 check "preempted" grep -q "^ok: contend: each spinning thread preempted" "$T/out"
 check "nothing left in the harness's TMPDIR" [ -z "$(ls -A "$T/tmp")" ]
 done_testing
