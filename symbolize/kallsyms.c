@@ -604,11 +604,6 @@ void ksyms__delete(struct ksyms *ks)
 	free(ks);
 }
 
-/* This boot's cache file: $PPROBE_RUN_DIR (empty: no cache), else
- * /run/pprobe for root, $XDG_RUNTIME_DIR/pprobe for others (both tmpfs,
- * emptied at boot); the directory made 0700 if missing, and used only when
- * it is ours and no one else can write it. Not with kptr_restrict 2, where
- * the kernel hides its addresses even from root. */
 static int boot_id(char out[40])
 {
 	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
@@ -638,6 +633,11 @@ static bool kptr_hidden(void)
 	return c == '2';
 }
 
+/* This boot's cache file: $PPROBE_RUN_DIR (empty: no cache), else
+ * /run/pprobe for root, $XDG_RUNTIME_DIR/pprobe for others (both tmpfs,
+ * emptied at boot); the directory made 0700 if missing, and used only when
+ * it is ours and no one else can write it. Not with kptr_restrict 2, where
+ * the kernel hides its addresses even from root. */
 struct ksyms *ksyms__new_system(const char *path)
 {
 	char key[40], file[4096];
