@@ -105,17 +105,6 @@ static bool end_marker(const char *name)
 	       (n > 11 && !strncmp(name, "__", 2) && !strcmp(name + n - 9, "_text_end"));
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* One line, "ADDR T NAME[\t[MODULE]]" without its newline, parsed by hand
  * (sscanf was most of the time of a load). */
 static int parse_line(char *line, kallsyms_fn *fn, void *arg)
@@ -124,7 +113,7 @@ static int parse_line(char *line, kallsyms_fn *fn, void *arg)
 	char type, *name, *mod, *end, *p = line;
 	size_t modlen = 0;
 
-	for (int d; (d = hexval(*p)) >= 0; p++)
+	for (int d; (d = pp_hexdig(*p)) >= 0; p++)
 		addr = addr << 4 | (unsigned)d;
 	if (p == line || p - line > 16 || *p != ' ' || !p[1] || p[2] != ' ')
 		return 0;

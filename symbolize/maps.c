@@ -247,7 +247,7 @@ static bool blank(char c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
 }
 
-static int hexdig(char c)
+int pp_hexdig(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -265,10 +265,10 @@ const char *pp_scan_hex(const char *p, uint64_t *v)
 
 	while (blank(*p))
 		p++;
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && hexdig(p[2]) >= 0)
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && pp_hexdig(p[2]) >= 0)
 		p += 2;
 	const char *s = p;
-	for (int d; (d = hexdig(*p)) >= 0; p++) {
+	for (int d; (d = pp_hexdig(*p)) >= 0; p++) {
 		over |= x >> 60 != 0;
 		x = x << 4 | (unsigned)d;
 	}

@@ -75,6 +75,7 @@ void symtab__free(struct symtab *t);
  * 64 bits. The first character after them, or NULL where there is no
  * digit. No sign is taken. */
 const char *pp_scan_hex(const char *p, uint64_t *v);
+int pp_hexdig(char c);	/* a hex digit's value, -1 for any other character */
 const char *pp_scan_dec(const char *p, uint64_t *v);
 /* One line of /proc/PID/maps into m (its path points into line, whose
  * trailing newline and blanks are cut): 0, or -EINVAL. */

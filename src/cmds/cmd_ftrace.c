@@ -314,7 +314,16 @@ static int ftrace_run(struct ftrace_cmd_opts *o, struct collect *c)
 		ret = 1;
 		goto out;
 	}
-	ret = collect_say__status(c, collect__start(c, err, sizeof(err)));
+	int st = collect__start(c, err, sizeof(err));
+	/* Tracing is on from ftrace__start, and a stop signal can come from
+	 * then (one that watches tracefs for it did, in CI: exit 130). With no
+	 * command held back it is a stop, as in the loop: what was traced is
+	 * read and the run ends as it would have a moment later. */
+	if (st == -EINTR && !c->child) {
+		st = 0;
+		c->stop = true;
+	}
+	ret = collect_say__status(c, st);
 	collect_say__error(err);
 	int out = ret ? 0 : trace_loop(c, ft, fd, o->count ? &k : NULL, o->co.duration);
 	if (!out && o->count)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -203,6 +204,17 @@ static int setup_sampling(struct trace *tr, struct collect *c, struct collect_op
 	return 0;
 }
 
+/* With stacks: each executable file opened as it is mapped, while the
+ * process lives, as record does (its debug file found through
+ * /proc/PID/root, a deleted binary through map_files); a short process is
+ * often gone by the time its events are printed. */
+static void on_mmap(struct collect *c, pid_t pid, const struct map *m)
+{
+	struct trace *tr = c->priv;
+	if (tr->unwinder && (m->prot & PROT_EXEC))
+		symbolizer__prepare(tr->sym, pid, m);
+}
+
 /* Events, sampling and the output, before anything runs. 0, or the exit status. */
 static int trace_prepare(struct trace_opts *o, struct trace *tr, struct collect *c, struct event_list *evl,
 			 struct outfile *of)
@@ -226,6 +238,7 @@ static int trace_prepare(struct trace_opts *o, struct trace *tr, struct collect 
 		return ret;
 	c->priv = tr;
 	c->on_sample = on_sample;
+	c->on_mmap = on_mmap;
 
 	if (o->output) {
 		if (outfile__open_or_say(of, o->output, "pprobe trace"))
