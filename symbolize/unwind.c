@@ -573,6 +573,7 @@ void unwinder__delete(struct unwinder *u)
 	objcache__put(u->cache);
 	unwinder__free_step(u);
 	free(u->live_buf);
+	free(u->code);
 	free(u);
 }
 
@@ -697,17 +698,73 @@ static bool file_read(const struct uctx *c, uint64_t addr, void *buf, size_t len
 	return false;
 }
 
+/* Anonymous code (a JIT's) read from the live process, a page at a time:
+ * the steps without CFI read a few bytes at each JIT frame's pc, and a
+ * recursion's frames share pages. A walk's pages only (JIT code is
+ * rewritten in place between samples); a page that could not be read is
+ * not asked again in that walk. */
+#define CODE_PAGE 4096u
+#define CODE_PAGES 8
+
+struct code_cache {
+	unsigned nr, next;
+	struct {
+		uint64_t addr;
+		bool ok;
+		uint8_t data[CODE_PAGE];
+	} page[CODE_PAGES];
+};
+
+static void code_cache__reset(struct unwinder *u)
+{
+	if (u->code)
+		u->code->nr = 0;
+}
+
+static const uint8_t *code_page(const struct uctx *c, uint64_t page)
+{
+	struct code_cache *cc = c->u->code;
+	if (!cc && !(cc = c->u->code = calloc(1, sizeof(*cc))))
+		return NULL;
+	for (unsigned i = 0; i < cc->nr; i++)
+		if (cc->page[i].addr == page)
+			return cc->page[i].ok ? cc->page[i].data : NULL;
+	unsigned i = cc->nr < CODE_PAGES ? cc->nr++ : cc->next++ % CODE_PAGES;
+	struct iovec l = { cc->page[i].data, CODE_PAGE };
+	struct iovec r = { (void *)(uintptr_t)page, CODE_PAGE };
+	cc->page[i].addr = page;
+	cc->page[i].ok = process_vm_readv(c->proc->pid, &l, 1, &r, 1, 0) == (ssize_t)CODE_PAGE;
+	return cc->page[i].ok ? cc->page[i].data : NULL;
+}
+
 bool uctx__read_code(const struct uctx *c, uint64_t addr, void *buf, size_t len)
 {
 	if (file_read(c, addr, buf, len))
 		return true;
 	const struct map *m = maps__find(c->maps, addr);
-	if (!m || !(m->prot & PROT_EXEC) || addr + len > m->end || uproc__find_mod(c->proc, addr))
+	if (!m || !(m->prot & PROT_EXEC) || len > m->end - addr || uproc__find_mod(c->proc, addr))
 		return false;
 	/* anonymous code (a JIT's): only the live process has it */
-	struct iovec l = { buf, len };
-	struct iovec r = { (void *)(uintptr_t)addr, len };
-	return process_vm_readv(c->proc->pid, &l, 1, &r, 1, 0) == (ssize_t)len;
+	uint8_t *out = buf;
+	while (len) {
+		uint64_t page = addr & ~(uint64_t)(CODE_PAGE - 1), in = addr - page;
+		size_t n = len < CODE_PAGE - in ? len : CODE_PAGE - in;
+		if (page >= m->start && m->end - page >= CODE_PAGE) {
+			const uint8_t *d = code_page(c, page);
+			if (!d)
+				return false;
+			memcpy(out, d + in, n);
+		} else {	/* a mapping not made of whole pages: just the bytes */
+			struct iovec l = { out, n };
+			struct iovec r = { (void *)(uintptr_t)addr, n };
+			if (process_vm_readv(c->proc->pid, &l, 1, &r, 1, 0) != (ssize_t)n)
+				return false;
+		}
+		out += n;
+		addr += n;
+		len -= n;
+	}
+	return true;
 }
 
 Elf *ufile__elf(struct ufile *f)
@@ -1139,6 +1196,7 @@ int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
 	if (!p)
 		return err;
 
+	code_cache__reset(u);
 	struct uctx c = {
 		.u = u, .proc = p, .maps = maps, .regs = regs,
 		.live = u->live_buf, .live_cap = u->live_cap,

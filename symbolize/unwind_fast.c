@@ -360,6 +360,18 @@ static bool go_row_at(const struct umod *um, uint64_t lpc, struct cfi_row *row)
 	return true;
 }
 
+/* The caller's frame, at return address next's ip, recorded; false where
+ * libdw's walk says how the walk ends there (not code, or no room) */
+static bool accept(const struct uctx *c, const struct unwind_regs *next, uint64_t *ips, int max, int *n)
+{
+	uint64_t ra = next->r[UNWIND_REG_IP];
+	const struct map *m = maps__find(c->maps, ra);
+	if (!m || !(m->prot & PROT_EXEC) || *n >= max)
+		return false;
+	ips[(*n)++] = ra;
+	return true;
+}
+
 bool ufast__walk(struct uctx *c, uint64_t *ips, int max, int *n_out, struct unwind_regs *from,
 		 struct unwind_result *res)
 {
@@ -373,7 +385,29 @@ bool ufast__walk(struct uctx *c, uint64_t *ips, int max, int *n_out, struct unwi
 		const struct umod *um = uproc__find_mod(c->proc, lpc);
 		const struct cfi_row *row;
 		struct cfi_row go_row;
-		if (!um || !um->in_dwfl || pc < um->low || pc >= um->high)
+		if (!um) {
+			/* code of no file (a JIT's): a step without CFI, as
+			 * libdw's walk takes it (and then resumes from the
+			 * caller, a failed read forgotten) */
+			if (c->mem_fail || res->fp_frames >= UNWIND_MAX_NOCFI_STEPS)
+				break;
+			uint64_t fail_addr = c->fail_addr;
+			next = r;
+			if (!uctx__nocfi_step(c, &next)) {
+				c->mem_fail = false;
+				c->fail_addr = fail_addr;
+				break;
+			}
+			c->mem_fail = false;
+			if (!accept(c, &next, ips, max, &n))
+				break;
+			res->fp_frames++;
+			r = next;
+			pc = next.r[UNWIND_REG_IP];
+			act = false;
+			continue;
+		}
+		if (!um->in_dwfl || pc < um->low || pc >= um->high)
 			break;
 		if (um->file->is_go) {
 			/* Go's own steps (a cgo call's system stack, the
@@ -416,13 +450,10 @@ bool ufast__walk(struct uctx *c, uint64_t *ips, int max, int *n_out, struct unwi
 			*n_out = n;
 			return true;
 		}
-		uint64_t ra = next.r[UNWIND_REG_IP];
-		const struct map *m = maps__find(c->maps, ra);
-		if (!m || !(m->prot & PROT_EXEC) || n >= max)
-			break;	/* how the walk ends there: libdw's */
-		ips[n++] = ra;
+		if (!accept(c, &next, ips, max, &n))
+			break;
 		r = next;
-		pc = ra;
+		pc = next.r[UNWIND_REG_IP];
 		act = false;
 	}
 	/* libdw goes on from the frame at ips[n - 1] */

@@ -163,6 +163,8 @@ struct uproc {
 	int nr_imgs;
 };
 
+struct code_cache;
+
 struct unwinder {
 	enum unwind_backend backend;
 	bool live_allowed;
@@ -177,6 +179,7 @@ struct unwinder {
 	uint64_t hist_bytes;		/* of all threads' images */
 	size_t cs;			/* capstone's handle (unwind_step.c), */
 	int cs_state;			/* once cs_state is 1 (-1: refused) */
+	struct code_cache *code;	/* anonymous code read in this walk (uctx__read_code) */
 };
 
 /* ufile_map.c: maps fd's size bytes into f->data/f->size, as libdw may be
@@ -222,10 +225,12 @@ const struct cfi_row *ufile__cfi_row(struct ufile *f, uint64_t a);
 bool cfi_row__ra_undefined(const struct cfi_row *row);
 /* The rows' memory (ufile__free). */
 void ufile__free_rows(struct ufile *f);
-/* Walks from c's registers while the rows are plain, ips[0] already set.
- * True: the walk ended there, *n frames, res->end set. False: the backend
- * walks on from frame *n (0: from the sample), whose registers are *from
- * (ips[*n] is their pc). */
+/* Walks from c's registers while the rows are plain, ips[0] already set,
+ * and through anonymous code (a JIT's) by steps without CFI, as libdw's
+ * walk would step it (counted in res->fp_frames). True: the walk ended
+ * there, *n frames, res->end set. False: the backend walks on from frame
+ * *n (0: from the sample), whose registers are *from (ips[*n] is their
+ * pc). */
 /* unwind_libdw.c: libdw's step from frame registers r (pc: the sampled
  * one if initial, else a return address) to its caller's, into *out; false
  * where libdw would end the walk there or a read failed (c as before). */
@@ -293,6 +298,9 @@ bool uctx__has_go(struct uctx *c);
  * the way taken */
 enum { UNWIND_STEP_GO = 1, UNWIND_STEP_EPILOGUE, UNWIND_STEP_FP, UNWIND_STEP_EMULATED, UNWIND_STEP_LAYOUT };
 int uctx__nocfi_step(struct uctx *c, struct unwind_regs *r);
+/* The steps without CFI one walk takes (libdw's resumes after them, and
+ * the fast walk's through anonymous code) */
+#define UNWIND_MAX_NOCFI_STEPS 64
 void unwinder__free_step(struct unwinder *u);
 
 /* unwind_libdw.c */

@@ -310,14 +310,13 @@ struct walk {
 	struct unwind_regs resume_regs;
 };
 
-#define MAX_RESUMES 64
 
 /* The registers libdw knows of frame st, at pc; false where it may not be
  * stepped any more (too many resumes) or its sp is unknown */
 static bool frame_regs(const struct walk *w, Dwfl_Frame *st, uint64_t pc, struct unwind_regs *r)
 {
 	r->valid = 0;
-	if (w->nr_resumes >= MAX_RESUMES)
+	if (w->nr_resumes >= UNWIND_MAX_NOCFI_STEPS)
 		return false;
 	for (unsigned i = 0; i < UNWIND_REG_IP; i++) {
 		Dwarf_Word v;
@@ -590,6 +589,7 @@ static int walk(struct uctx *c, uint64_t *ips, int max, struct unwind_result *re
 		/* libdw goes on from frame n as from its own step: recorded as
 		 * the return address it is, its row looked up at pc - 1 */
 		w.n = n;
+		w.fp = w.nr_resumes = res->fp_frames;	/* the fast walk's steps without CFI */
 		w.resume_ra = w.resume_regs.r[UNWIND_REG_IP];
 		w.resumed_first = true;
 		c->init_regs = &w.resume_regs;
