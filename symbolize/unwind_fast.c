@@ -372,6 +372,27 @@ static bool accept(const struct uctx *c, const struct unwind_regs *next, uint64_
 	return true;
 }
 
+/* A step without CFI from frame r, as libdw's walk takes it (step_nocfi,
+ * then resumed from the caller, a failed read forgotten), the caller
+ * recorded; false where libdw's walk is to take it */
+static bool nocfi_step(struct uctx *c, struct unwind_regs *r, uint64_t *ips, int max, int *n,
+		       struct unwind_result *res)
+{
+	if (c->mem_fail || res->fp_frames >= UNWIND_MAX_NOCFI_STEPS)
+		return false;
+	uint64_t fail_addr = c->fail_addr;
+	struct unwind_regs next = *r;
+	bool ok = uctx__nocfi_step(c, &next) && accept(c, &next, ips, max, n);
+	c->mem_fail = false;
+	if (!ok) {
+		c->fail_addr = fail_addr;
+		return false;
+	}
+	res->fp_frames++;
+	*r = next;
+	return true;
+}
+
 bool ufast__walk(struct uctx *c, uint64_t *ips, int max, int *n_out, struct unwind_regs *from,
 		 struct unwind_result *res)
 {
@@ -386,24 +407,10 @@ bool ufast__walk(struct uctx *c, uint64_t *ips, int max, int *n_out, struct unwi
 		const struct cfi_row *row;
 		struct cfi_row go_row;
 		if (!um) {
-			/* code of no file (a JIT's): a step without CFI, as
-			 * libdw's walk takes it (and then resumes from the
-			 * caller, a failed read forgotten) */
-			if (c->mem_fail || res->fp_frames >= UNWIND_MAX_NOCFI_STEPS)
+			/* code of no file (a JIT's) */
+			if (!nocfi_step(c, &r, ips, max, &n, res))
 				break;
-			uint64_t fail_addr = c->fail_addr;
-			next = r;
-			if (!uctx__nocfi_step(c, &next)) {
-				c->mem_fail = false;
-				c->fail_addr = fail_addr;
-				break;
-			}
-			c->mem_fail = false;
-			if (!accept(c, &next, ips, max, &n))
-				break;
-			res->fp_frames++;
-			r = next;
-			pc = next.r[UNWIND_REG_IP];
+			pc = r.r[UNWIND_REG_IP];
 			act = false;
 			continue;
 		}
@@ -424,9 +431,24 @@ bool ufast__walk(struct uctx *c, uint64_t *ips, int max, int *n_out, struct unwi
 			if (!go_row_at(um, lpc, &go_row))
 				break;
 			row = &go_row;
-		} else if (!(row = ufile__cfi_row(um->file, lpc - um->bias)) || row->state == CFI_ROW_ABSENT ||
-			   row->signal) {
+		} else if (!(row = ufile__cfi_row(um->file, lpc - um->bias)) || row->signal) {
 			break;
+		} else if (row->state == CFI_ROW_ABSENT) {
+			/* no CFI in .eh_frame, nor in a .debug_frame (libdw has
+			 * looked, once for the file; else its walk looks):
+			 * V8's builtins in node, ld.so's _start */
+			if (um->file->has_debug_frame || um->file->debug_file_cfi >= 0)
+				break;
+			if (uctx__is_entry(c, lpc)) {
+				res->end = UNWIND_COMPLETE;
+				*n_out = n;
+				return true;
+			}
+			if (!nocfi_step(c, &r, ips, max, &n, res))
+				break;
+			pc = r.r[UNWIND_REG_IP];
+			act = false;
+			continue;
 		}
 		/* a row in other forms (a CFA expression: PLT entries, realigned
 		 * stacks): libdw steps that frame alone, the walk goes on here */

@@ -397,7 +397,12 @@ static bool has_cfi(struct udw *d, const struct uctx *c, Dwfl *dwfl, uint64_t pc
 		return d->cfi_has[h] == 1;
 
 	bool has = false;
-	const struct cfi_row *row = row_at(c, pc);
+	const struct umod *um = uproc__find_mod(c->proc, pc);
+	const struct cfi_row *row = um && um->in_dwfl ? ufile__cfi_row(um->file, pc - um->bias) : NULL;
+	/* libdw has found no .debug_frame for the file (in another process:
+	 * its view is per process, and looking again reads the file's
+	 * sections again) */
+	bool no_debug_frame = um && !um->file->has_debug_frame && um->file->debug_file_cfi < 0;
 	Dwfl_Module *mod;
 	if (row && row->state != CFI_ROW_ABSENT) {
 		has = true;
@@ -409,7 +414,7 @@ static bool has_cfi(struct udw *d, const struct uctx *c, Dwfl *dwfl, uint64_t pc
 			free(fr);
 			has = true;
 		}
-		if (!has && (cfi = dwfl_module_dwarf_cfi(mod, &bias)) &&
+		if (!has && !no_debug_frame && (cfi = dwfl_module_dwarf_cfi(mod, &bias)) &&
 		    dwarf_cfi_addrframe(cfi, pc - bias, &fr) == 0) {
 			free(fr);
 			has = true;
