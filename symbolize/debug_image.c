@@ -26,6 +26,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 
 #include "elf_zsec.h"
 #include "pprobe/safe_open.h"
+#include "sym_internal.h"
 
 static bool hidden(const char *name, bool lines)
 {
@@ -151,9 +153,7 @@ static bool fill(uint8_t *img, const uint8_t *data, size_t size, const Elf64_Ehd
 					 * ($PPROBE_CACHE_MAX: another bound) */
 #define IMAGE_FORMAT 1			/* in the name: a new layout, new names */
 
-/* dir (relative to at) ours and closed to others, made if missing: its fd,
- * or -1. */
-static int own_dir(int at, const char *dir)
+int pp_own_dir(int at, const char *dir)
 {
 	struct stat st;
 	if (mkdirat(at, dir, 0700) && errno != EEXIST)
@@ -168,32 +168,86 @@ static int own_dir(int at, const char *dir)
 	return fd;
 }
 
-int pp_cache_subdir(const char *sub)
+/* The cache's top directory's path, from the environment; false: none. */
+static bool cache_top(char *path, size_t len, bool *home)
 {
 	const char *env = getenv("PPROBE_CACHE_DIR");
-	char path[4096];
-	if (env) {
-		if (!*env)
-			return -1;
-		snprintf(path, sizeof(path), "%s", env);
-	} else if ((env = getenv("XDG_CACHE_HOME")) && *env == '/') {
-		snprintf(path, sizeof(path), "%s/pprobe", env);
-	} else if ((env = getenv("HOME")) && *env == '/') {
-		/* ~/.cache made if missing, as the XDG layout has it */
-		snprintf(path, sizeof(path), "%s/.cache", env);
-		int c = own_dir(AT_FDCWD, path);
+	*home = false;
+	if (env)
+		return *env && (size_t)snprintf(path, len, "%s", env) < len;
+	if ((env = getenv("XDG_CACHE_HOME")) && *env == '/')
+		return (size_t)snprintf(path, len, "%s/pprobe", env) < len;
+	if ((env = getenv("HOME")) && *env == '/') {
+		*home = true;
+		return (size_t)snprintf(path, len, "%s/.cache/pprobe", env) < len;
+	}
+	return false;
+}
+
+/* Each subdirectory's fd, found once per process (every object a run
+ * loads and saves asks: the path walks were 6 syscalls each): kept while
+ * the environment names the same directory and it is still there, ours
+ * and closed to others. */
+static struct cached_dir {
+	char top[4096], sub[16];
+	int fd;
+} cached_dirs[4];
+static pthread_mutex_t cached_dirs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int find_subdir(const char *top, bool home, const char *sub)
+{
+	if (home) {	/* ~/.cache made if missing, as the XDG layout has it */
+		char parent[4096];
+		snprintf(parent, sizeof(parent), "%s", top);
+		*strrchr(parent, '/') = 0;
+		int c = pp_own_dir(AT_FDCWD, parent);
 		if (c < 0)
 			return -1;
 		close(c);
-		snprintf(path, sizeof(path), "%s/.cache/pprobe", env);
-	} else {
-		return -1;
 	}
-	int top = own_dir(AT_FDCWD, path);
-	if (top < 0)
+	int t = pp_own_dir(AT_FDCWD, top);
+	if (t < 0)
 		return -1;
-	int d = own_dir(top, sub);
-	close(top);
+	int d = pp_own_dir(t, sub);
+	close(t);
+	return d;
+}
+
+int pp_cache_subdir(const char *sub)
+{
+	char top[4096];
+	bool home;
+	struct stat st;
+
+	if (!cache_top(top, sizeof(top), &home) || strlen(sub) >= sizeof(cached_dirs[0].sub))
+		return -1;
+	pthread_mutex_lock(&cached_dirs_lock);
+	struct cached_dir *c = NULL, *slot = NULL;
+	for (size_t i = 0; i < sizeof(cached_dirs) / sizeof(cached_dirs[0]) && !c; i++) {
+		struct cached_dir *e = &cached_dirs[i];
+		if (e->sub[0] && !strcmp(e->sub, sub))
+			c = e;
+		else if (!e->sub[0] && !slot)
+			slot = e;
+	}
+	if (c && (strcmp(c->top, top) || fstat(c->fd, &st) || !st.st_nlink || st.st_uid != geteuid() ||
+		  (st.st_mode & 022))) {
+		close(c->fd);
+		c->sub[0] = 0;
+		slot = c;
+		c = NULL;
+	}
+	if (!c && slot) {
+		int fd = find_subdir(top, home, sub);
+		if (fd >= 0) {
+			c = slot;
+			c->fd = fd;
+			snprintf(c->top, sizeof(c->top), "%s", top);
+			snprintf(c->sub, sizeof(c->sub), "%s", sub);
+		}
+	}
+	int d = c ? fcntl(c->fd, F_DUPFD_CLOEXEC, 0) : !slot ? find_subdir(top, home, sub) : -1;
+	pthread_mutex_unlock(&cached_dirs_lock);
 	return d;
 }
 
@@ -259,6 +313,7 @@ void pp_cache_trim(int dir, const char *suffix)
 			close(d);
 		return;
 	}
+	rewinddir(dp);	/* dir's fds share one offset (pp_cache_subdir's are dups) */
 	while ((de = readdir(dp))) {
 		struct stat st;
 		size_t l = strlen(de->d_name);

@@ -48,13 +48,4 @@ bool zsec__inflate(const uint8_t *data, const struct zsec_stream *z, uint8_t *ou
  * 64-bit native ELF, a stream that does not inflate to what it says. */
 int debug_image__open(int fd, bool lines);
 
-/* The cache's directory sub ("debug", "symtab") under $PPROBE_CACHE_DIR
- * (empty: none), else $XDG_CACHE_HOME/pprobe, else ~/.cache/pprobe, made
- * 0700 where missing: its fd, or -1 (none asked, or not the user's alone). */
-int pp_cache_subdir(const char *sub);
-/* The files of dir named 16 hex digits + suffix, least recently used
- * (mtime) first, removed while all of them together are past the cache's
- * bound ($PPROBE_CACHE_MAX bytes, default 1 GiB). */
-void pp_cache_trim(int dir, const char *suffix);
-
 #endif

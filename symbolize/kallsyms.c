@@ -632,7 +632,6 @@ struct ksyms *ksyms__new_system(const char *path)
 	char key[40], file[4096];
 	const char *dir = getenv("PPROBE_RUN_DIR"), *xdg = getenv("XDG_RUNTIME_DIR");
 	char dirbuf[4096];
-	struct stat st;
 
 	if (path)		/* a file given (tests): no cache */
 		return ksyms__new(path, NULL, NULL);
@@ -645,10 +644,12 @@ struct ksyms *ksyms__new_system(const char *path)
 	}
 	if (!dir || !*dir || kptr_hidden() || boot_id(key))
 		return ksyms__new(NULL, NULL, NULL);
-	if (mkdir(dir, 0700) && errno != EEXIST)
+	int fd = pp_own_dir(AT_FDCWD, dir);
+	if (fd < 0 || (size_t)snprintf(file, sizeof(file), "%s/kallsyms-core", dir) >= sizeof(file)) {
+		if (fd >= 0)
+			close(fd);
 		return ksyms__new(NULL, NULL, NULL);
-	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022) ||
-	    (size_t)snprintf(file, sizeof(file), "%s/kallsyms-core", dir) >= sizeof(file))
-		return ksyms__new(NULL, NULL, NULL);
+	}
+	close(fd);
 	return ksyms__new(NULL, file, key);
 }

@@ -81,6 +81,19 @@ const char *pp_scan_dec(const char *p, uint64_t *v);
  * trailing newline and blanks are cut): 0, or -EINVAL. */
 int map__parse_line(char *line, struct map *m);
 
+/* ---- the cache's directories (debug_image.c) ---- */
+/* The cache's directory sub ("debug", "symtab") under $PPROBE_CACHE_DIR
+ * (empty: none), else $XDG_CACHE_HOME/pprobe, else ~/.cache/pprobe, made
+ * 0700 where missing: its fd, or -1 (none asked, or not the user's alone). */
+int pp_cache_subdir(const char *sub);
+/* dir (relative to at) the user's and closed to others (not a link, no
+ * write for group or others), made 0700 if missing: its fd, or -1. */
+int pp_own_dir(int at, const char *dir);
+/* The files of dir named 16 hex digits + suffix, least recently used
+ * (mtime) first, removed while all of them together are past the cache's
+ * bound ($PPROBE_CACHE_MAX bytes, default 1 GiB). */
+void pp_cache_trim(int dir, const char *suffix);
+
 /* ---- finished tables kept on disk (symtab_cache.c) ---- */
 /* All of len read from / written to fd, EINTR retried: true / 0, else
  * false / -errno (-EIO for a short write). */
