@@ -611,6 +611,7 @@ static bool live_fetch(struct uctx *c, uint64_t want_end)
 
 	if (c->live_state < 0)
 		return false;
+	uint64_t stack_end = c->live_allowed ? uctx__stack_end(c, NULL) : 0;
 	if (c->live_state == 0) {
 		/* The frames above the sampled sp stay put while the callee runs:
 		 * if the code and stack addresses (return addresses, saved frame
@@ -622,17 +623,17 @@ static bool live_fetch(struct uctx *c, uint64_t want_end)
 		c->live_state = -1;
 		uint64_t ov = c->size < LIVE_OVERLAP ? c->size : LIVE_OVERLAP;
 		ov &= ~7ULL;
-		if (!c->live_allowed || ov < 8 || !c->stack_end || copy_end >= c->stack_end)
+		if (!c->live_allowed || ov < 8 || !stack_end || copy_end >= stack_end)
 			return false;
 		/* The thread has been seen above the end of the copy since: the
 		 * frames there returned (their bytes may linger). */
-		if (c->live_floor > copy_end - ov && c->live_floor < c->stack_end)
+		if (c->live_floor > copy_end - ov && c->live_floor < stack_end)
 			return false;
 		/* The end of the copy and everything above it up to the top of
 		 * the stack, in one read: the walk then sees one moment of the
 		 * thread, not one that drifts while it goes on (unwinding 1000
 		 * frames takes ms). */
-		uint64_t all = c->stack_end - copy_end;
+		uint64_t all = stack_end - copy_end;
 		if (all > LIVE_SNAPSHOT_MAX)
 			all = LIVE_SNAPSHOT_MAX;
 		if (!live_reserve(c, all))
@@ -648,7 +649,7 @@ static bool live_fetch(struct uctx *c, uint64_t want_end)
 			uint64_t was, now;
 			memcpy(&was, was_tail + off, 8);
 			memcpy(&now, tail + off, 8);
-			if (was != now && ((was >= c->sp && was < c->stack_end) || uctx__is_exec(c, was)))
+			if (was != now && ((was >= c->sp && was < stack_end) || uctx__is_exec(c, was)))
 				return false;
 		}
 		c->live_len = (uint64_t)got - ov;
@@ -656,15 +657,15 @@ static bool live_fetch(struct uctx *c, uint64_t want_end)
 			c->used_live = true;
 		c->live_state = 1;
 	}
-	if (want_end > c->stack_end)
+	if (want_end > stack_end)
 		return false;
 	while (copy_end + c->live_len < want_end) {
 		uint64_t need = want_end - copy_end;
 		uint64_t len = c->live_len + LIVE_CHUNK;
 		if (len < need)
 			len = (need + LIVE_CHUNK - 1) / LIVE_CHUNK * LIVE_CHUNK;
-		if (copy_end + len > c->stack_end)
-			len = c->stack_end - copy_end;
+		if (copy_end + len > stack_end)
+			len = stack_end - copy_end;
 		if (!live_reserve(c, len))
 			return false;
 		struct iovec l = { c->live + c->live_len, len - c->live_len };
@@ -1003,8 +1004,9 @@ bool uctx__read_word(struct uctx *c, uint64_t addr, uint64_t *val)
 			c->used_history = true;
 		return true;
 	}
-	if (addr >= c->sp && addr < copy_end + (uint64_t)64 * 1024 * 1024 && c->stack_end &&
-	    addr + 8 <= c->stack_end) {
+	uint64_t stack_end;
+	if (addr >= c->sp && addr < copy_end + (uint64_t)64 * 1024 * 1024 && (stack_end = uctx__stack_end(c, NULL)) &&
+	    addr + 8 <= stack_end) {
 		/* beyond (or straddling the end of) the copy */
 		if (!live_fetch(c, addr + 8))
 			goto fail;
@@ -1151,14 +1153,27 @@ static uint64_t stack_end_of(struct uproc *p, const struct maps *maps, uint64_t 
 			return p->stacks[i].end;
 	uint64_t s, e;
 	uint32_t prot;
-	int err = maps__proc_vma(p->pid, sp, &s, &e, &prot);
-	*gone = err == -ESRCH;
+	/* a short-lived process's samples are often unwound after its exit:
+	 * one failed open, not one a sample */
+	int err = p->gone ? -ESRCH : maps__proc_vma(p->pid, sp, &s, &e, &prot);
+	*gone = p->gone = err == -ESRCH;
 	if (err || !(prot & PROT_WRITE) || (prot & PROT_EXEC))
 		return 0;
 	p->stacks[p->next_stack].start = s;
 	p->stacks[p->next_stack].end = e;
 	p->next_stack = (p->next_stack + 1) % UPROC_STACKS;
 	return e;
+}
+
+uint64_t uctx__stack_end(struct uctx *c, bool *gone)
+{
+	if (!c->stack_end_known) {
+		c->stack_end_ = stack_end_of(c->proc, c->maps, c->sp, &c->stack_gone_);
+		c->stack_end_known = true;
+	}
+	if (gone)
+		*gone = c->stack_gone_;
+	return c->stack_end_;
 }
 
 static int backend_unwind(const struct unwinder *u, struct uctx *c, uint64_t *ips, int max,
@@ -1210,7 +1225,6 @@ int unwinder__unwind(struct unwinder *u, pid_t pid, const struct maps *maps,
 	} else {
 		c.sp = regs->r[UNWIND_REG_SP];
 	}
-	c.stack_end = stack_end_of(p, maps, regs->r[UNWIND_REG_SP], &c.stack_gone);
 	pid_t tid = u->history && stack && stack->data && stack->size ? stack->tid : 0;
 	uhist__extend(&c, tid);
 	p->ctx = &c;

@@ -106,10 +106,12 @@ static bool img_cover(struct unwinder *u, struct ustack_img *im, uint64_t lo, ui
  * (UINT64_MAX): so that a thread whose process exited before its first
  * sample was unwound still joins its samples, every value at or above sp
  * in the overlap then checked as a stack address. 0: no history. */
-static uint64_t hist_end(const struct uctx *c, const struct ustack_img *im)
+static uint64_t hist_end(struct uctx *c, const struct ustack_img *im)
 {
-	if (c->stack_end || !c->stack_gone)
-		return c->stack_end;
+	bool gone;
+	uint64_t end = uctx__stack_end(c, &gone);
+	if (end || !gone)
+		return end;
 	return im && im->stack_end ? im->stack_end : UINT64_MAX;
 }
 
@@ -117,14 +119,14 @@ bool uhist__extend(struct uctx *c, pid_t tid)
 {
 	struct uproc *p = c->proc;
 	uint64_t sp = c->sp, copy_end = c->sp + c->size;
-	if (!tid || !c->data || (!c->stack_end && !c->stack_gone) || c->size < HIST_OVERLAP)
+	if (!tid || !c->data || c->size < HIST_OVERLAP)
 		return false;
 	struct ustack_img *im = img_find(p, tid);
 	if (!im)
 		return false;
 	im->joined = false;
 	uint64_t stack_end = hist_end(c, im);
-	if (copy_end >= stack_end || im->stack_end != stack_end || im->hi <= copy_end || im->hi - sp > HIST_MAX_BYTES)
+	if (!stack_end || copy_end >= stack_end || im->stack_end != stack_end || im->hi <= copy_end || im->hi - sp > HIST_MAX_BYTES)
 		return false;
 	/* valid: above the sps of both samples; joined: the overlap within */
 	uint64_t valid = im->lo > sp ? im->lo : sp;

@@ -107,8 +107,11 @@ struct uctx {
 	uint64_t sp;			/* stack copy */
 	const uint8_t *data;
 	uint64_t size;
-	uint64_t stack_end;		/* end of the mapping holding sp; 0 if unknown */
-	bool stack_gone;		/* unknown because the process is gone */
+	/* end of the mapping holding sp (0: unknown), and whether it is
+	 * unknown because the process is gone: uctx__stack_end's, found at
+	 * the first need */
+	uint64_t stack_end_;
+	bool stack_gone_, stack_end_known;
 	uint64_t live_floor;		/* see struct unwind_stack */
 	/* live stack beyond the copy: bytes [sp + size, live_end) in live */
 	uint8_t *live;
@@ -159,6 +162,7 @@ struct uproc {
 #define UPROC_STACKS 16
 	struct { uint64_t start, end; } stacks[UPROC_STACKS];
 	int next_stack;
+	bool gone;			/* /proc/PID is gone: not asked again */
 	struct ustack_img *imgs;	/* threads' last stacks, most recent first */
 	int nr_imgs;
 };
@@ -204,6 +208,12 @@ struct ufile *objcache__vdso_ufile(struct objcache *c, const struct map *m);
 
 /* unwind.c */
 const struct umod *uproc__find_mod(const struct uproc *p, uint64_t addr);
+/* The end of the mapping holding the sampled sp, 0 if unknown; gone: it
+ * is unknown because the process is gone. Asked of /proc (a PROCMAP_QUERY,
+ * an open of /proc/PID/maps, once per stack mapping of a process) when a
+ * walk first needs it, not for every sample: a short-lived process's
+ * samples often need it for none. */
+uint64_t uctx__stack_end(struct uctx *c, bool *gone);
 /* Reads 8 bytes at addr of the sampled process: stack copy, then the live
  * stack beyond it (validated), then read-only file contents. */
 bool uctx__read_word(struct uctx *c, uint64_t addr, uint64_t *val);
