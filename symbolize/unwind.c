@@ -257,6 +257,8 @@ static int ufile__parse(struct ufile *f)
 			}
 			else if (!strcmp(nm, ".debug_frame") && sh.sh_type != SHT_NOBITS)
 				f->has_debug_frame = true;
+			else if ((!strcmp(nm, ".debug_info") || !strcmp(nm, ".debug_line")) && sh.sh_type != SHT_NOBITS)
+				f->has_dwarf = true;
 			else if (!strcmp(nm, ".gopclntab") || !strcmp(nm, ".note.go.buildid") ||
 				 !strcmp(nm, ".go.buildinfo"))
 				f->is_go = true;

@@ -434,10 +434,10 @@ bool ufast__walk(struct uctx *c, uint64_t *ips, int max, int *n_out, struct unwi
 		} else if (!(row = ufile__cfi_row(um->file, lpc - um->bias)) || row->signal) {
 			break;
 		} else if (row->state == CFI_ROW_ABSENT) {
-			/* no CFI in .eh_frame, nor in a .debug_frame (libdw has
-			 * looked, once for the file; else its walk looks):
-			 * V8's builtins in node, ld.so's _start */
-			if (um->file->has_debug_frame || um->file->debug_file_cfi >= 0)
+			/* no CFI in .eh_frame, nor in a .debug_frame (where
+			 * libdw has not looked yet, its walk looks): V8's
+			 * builtins in node, ld.so's _start */
+			if (!ufile__no_debug_frame(um->file))
 				break;
 			if (uctx__is_entry(c, lpc)) {
 				res->end = UNWIND_COMPLETE;

@@ -44,6 +44,9 @@ struct ufile {
 	uint64_t eh_table_vaddr;
 	uint64_t eh_fde_count;
 	bool has_eh_frame, has_debug_frame;
+	/* .debug_info or .debug_line: libdw reads its DWARF (and so its
+	 * .debug_frame, or none) from the file itself, never a debug file's */
+	bool has_dwarf;
 	/* the separate debug file libdw finds: 0 not looked at yet, 1 it has
 	 * a .debug_frame, -1 none or no file (then libdw is not given it) */
 	int8_t debug_file_cfi;
@@ -233,6 +236,12 @@ Dwarf_CFI *ufile__eh_cfi(struct ufile *f);
 const struct cfi_row *ufile__cfi_row(struct ufile *f, uint64_t a);
 /* Does a CFI_ROW_FAST row say the return address is undefined (outermost)? */
 bool cfi_row__ra_undefined(const struct cfi_row *row);
+/* libdw finds no .debug_frame for f: none in it, and its DWARF is its own
+ * or the debug file it finds has none (known once libdw has looked) */
+static inline bool ufile__no_debug_frame(const struct ufile *f)
+{
+	return !f->has_debug_frame && (f->has_dwarf || f->debug_file_cfi < 0);
+}
 /* The rows' memory (ufile__free). */
 void ufile__free_rows(struct ufile *f);
 /* Walks from c's registers while the rows are plain, ips[0] already set,

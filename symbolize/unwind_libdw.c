@@ -402,7 +402,7 @@ static bool has_cfi(struct udw *d, const struct uctx *c, Dwfl *dwfl, uint64_t pc
 	/* libdw has found no .debug_frame for the file (in another process:
 	 * its view is per process, and looking again reads the file's
 	 * sections again) */
-	bool no_debug_frame = um && !um->file->has_debug_frame && um->file->debug_file_cfi < 0;
+	bool no_debug_frame = um && ufile__no_debug_frame(um->file);
 	Dwfl_Module *mod;
 	if (row && row->state != CFI_ROW_ABSENT) {
 		has = true;
