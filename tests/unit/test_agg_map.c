@@ -116,7 +116,8 @@ static void test_bpftrace_text(void)
 		   "[2, 4)                 1 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|\n"
 		   "\n");
 	check_json(m, "[{\"key\":[\"v\"],\"value\":[{\"min\":64,\"max\":127,\"count\":1}]},"
-		      "{\"key\":[\"w\"],\"value\":[{\"min\":0,\"max\":0,\"count\":1},{\"min\":2,\"max\":3,\"count\":1}]}]");
+		      "{\"key\":[\"w\"],\"value\":[{\"min\":0,\"max\":0,\"count\":1},"
+		      "{\"min\":2,\"max\":3,\"count\":1}]}]");
 	agg_map__delete(m);
 
 	/* unkeyed */
