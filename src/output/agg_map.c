@@ -230,11 +230,11 @@ static int grow(struct agg_map *m)
 /* The entry of key k, made if new; NULL when it does not fit. */
 static struct agg_entry *lookup(struct agg_map *m, const struct agg_key *k)
 {
-	uint64_t h = hash_bytes(k->buf, k->len, 0x9e3779b97f4a7c15ull);
+	uint64_t h = k->len ? hash_bytes(k->buf, k->len, 0x9e3779b97f4a7c15ull) : 0;
 	if (m->cap) {
 		for (size_t j = h & (m->cap - 1); m->slots[j]; j = (j + 1) & (m->cap - 1)) {
 			struct agg_entry *e = m->slots[j];
-			if (e->hash == h && e->klen == k->len && !memcmp(e->key, k->buf, k->len))
+			if (e->hash == h && e->klen == k->len && (!k->len || !memcmp(e->key, k->buf, k->len)))
 				return e;
 		}
 	}
@@ -253,7 +253,8 @@ static struct agg_entry *lookup(struct agg_map *m, const struct agg_key *k)
 	}
 	e->hash = h;
 	e->klen = k->len;
-	memcpy(e->key, k->buf, k->len);
+	if (k->len)	/* an unkeyed map's empty key: buf may be NULL */
+		memcpy(e->key, k->buf, k->len);
 	e->buckets = b;
 	size_t j = h & (m->cap - 1);
 	while (m->slots[j])
