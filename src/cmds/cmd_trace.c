@@ -1,5 +1,6 @@
 /* pprobe trace: one line per event as it happens, decoded from the event's
- * format, in timestamp order across CPUs. */
+ * format, in timestamp order across CPUs; or, with --count/--hist/...,
+ * bpftrace's maps of them (trace_agg.c). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include "probe_spec.h"
 #include "target_opts.h"
 #include "tp_format.h"
+#include "trace_agg.h"
 #include "trace_filter.h"
 #include "trace_print.h"
 #include "trace_syscalls.h"
@@ -29,6 +31,7 @@
 struct trace_event {
 	const struct event_spec *spec;
 	struct tp_format *fmt;		/* NULL for events without a format */
+	struct trace_agg_event *agg;	/* its fields for the aggregations */
 	uint64_t count;
 };
 
@@ -38,6 +41,7 @@ struct trace {
 	struct symbolizer *sym;
 	struct unwinder *unwinder;
 	struct objcache *files;		/* the ELF files of both: each opened once */
+	struct trace_agg *agg;		/* --count, --hist, ...: maps, not lines */
 };
 
 
@@ -51,10 +55,23 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 	te->count++;
 	const struct trace_print tp = { .out = tr->out, .json = tr->json, .kstack = tr->kstack, .ustack = tr->ustack,
 					.sym = tr->sym, .unwinder = tr->unwinder, .collect = c };
+	if (tr->agg) {
+		trace_agg__sample(tr->agg, te->agg, &tp, s, t, p);
+		return 0;
+	}
 	trace_print__sample(&tp, te->spec, te->fmt, s, t, p);
 	if (ferror(tr->out))	/* EPIPE: nobody reads on */
 		collect__output_error(c, stream__write_errno(tr->out));
 	return 0;
+}
+
+static void on_tick(struct collect *c)
+{
+	struct trace *tr = c->priv;
+	if (!c->out_err)
+		trace_agg__tick(tr->agg, tr->out);
+	if (ferror(tr->out))
+		collect__output_error(c, stream__write_errno(tr->out));
 }
 
 /* ---- options ---- */
@@ -66,6 +83,7 @@ struct trace_opts {
 	const char *output;
 	bool header, kstack, stacks, json;
 	bool syscalls, summary, with_summary, failure;	/* --syscalls mode */
+	struct trace_agg_opts agg;
 };
 
 #define T struct trace_opts
@@ -93,6 +111,26 @@ static const struct opt trace_table[] = {
 		 "only the summary: per thread, per syscall calls, errors, total/min/avg/max time (perf trace -s)"),
 	OPT_FLAG(0, "with-summary", T, with_summary, "the calls, then the summary (perf trace -S)"),
 	OPT_FLAG(0, "failure", T, failure, "only the calls that failed"),
+	OPT_GROUP("Aggregations (bpftrace's maps: no line per event; printed at the end, as bpftrace prints them):"),
+	OPT_FN(0, "count", NULL, T, agg.maps, trace_agg__opt, "count the events per key: '@[bash]: 12' (count())"),
+	OPT_FN(0, "sum", "FIELD", T, agg.maps, trace_agg__opt,
+	       "sum of the event's field FIELD (args.FIELD too) per key (sum())"),
+	OPT_FN(0, "min", "FIELD", T, agg.maps, trace_agg__opt, "the smallest FIELD per key (min())"),
+	OPT_FN(0, "max", "FIELD", T, agg.maps, trace_agg__opt, "the largest FIELD per key (max())"),
+	OPT_FN(0, "avg", "FIELD", T, agg.maps, trace_agg__opt, "the average of FIELD per key, an integer (avg())"),
+	OPT_FN(0, "stats", "FIELD", T, agg.maps, trace_agg__opt,
+	       "'count N, average A, total T' of FIELD per key (stats())"),
+	OPT_FN(0, "hist", "FIELD", T, agg.maps, trace_agg__opt,
+	       "log2 histogram of FIELD per key: [0], [1], [2, 4), [4, 8), ... (hist())"),
+	OPT_FN(0, "lhist", "FIELD,MIN,MAX,STEP", T, agg.maps, trace_agg__opt,
+	       "linear histogram of FIELD per key, buckets of STEP from MIN to MAX (lhist())"),
+	OPT_STRING(0, "by", "KEY[,KEY...]", T, agg.by,
+		   "the maps' keys: comm, pid, tid, cpu, event (its name), a field of the event (args.FIELD if "
+		   "it is also one of these names), kstack, ustack (folded: outer;...;leaf; ustack unwinds with "
+		   "DWARF); several: '@[bash, 1234]'; none: one value, '@: 12'. Equal values print in key order"),
+	OPT_FN('I', "interval", "SECS", T, agg.interval, opt_parse_double,
+	       "every SECS seconds print the time (HH:MM:SS) and the maps, then clear them (bpftrace's "
+	       "interval with time(), print(), clear())"),
 	OPT_GROUP("Target (default: the command, traced from its exec):"),
 	TARGET_OPTS(T, co),
 	OPT_GROUP("Output:"),
@@ -102,7 +140,11 @@ static const struct opt trace_table[] = {
 	OPT_STRING('o', "output", "FILE", T, output,
 		   "write there instead of stdout (without -o the command's stdout goes to stderr: the trace "
 		   "alone on stdout)"),
-	OPT_FLAG(0, "json", T, json, "one JSON object per line"),
+	OPT_FLAG(0, "json", T, json,
+		 "one JSON object per line; with aggregations one object each time the maps print: "
+		 "{\"time\": (with -I), \"by\": [KEYS], \"maps\": [{\"name\", \"op\", \"field\", \"entries\": "
+		 "[{\"key\": [...], \"value\": V}]}]}, V a number, {count, average, total} (stats) or "
+		 "[{min, max, count}] (histograms' non-empty buckets, bounds inclusive)"),
 	RING_OPTS(T, co, "default 1024, 4096 with -g"),
 	OPT_END(),
 };
@@ -126,7 +168,10 @@ const struct cmd_def trace_cmd = {
 "  pprobe trace -e uretprobe:/bin/bash:readline -p 4242\n"
 "  pprobe trace --syscalls -a -e ptrace -d 10\n"
 "  pprobe trace --syscalls --failure -e 'open*' -- make\n"
-"  pprobe trace --syscalls --summary -p 4242\n",
+"  pprobe trace --syscalls --summary -p 4242\n"
+"  pprobe trace -e syscalls:sys_enter_write --by comm --hist count -a -d 5\n"
+"  pprobe trace -e syscalls:sys_enter_read -e syscalls:sys_enter_write --by comm,event --count -a -d 5\n"
+"  pprobe trace -e sched:sched_switch --by prev_comm --count -a -I 1 -d 3\n",
 };
 
 /* -e and --filter in their order (a --filter goes with the -e before it,
@@ -160,7 +205,7 @@ static int add_events(const struct trace_opts *o, struct event_list *evl)
 }
 
 /* Each event with its format (its filter was checked as it was given). */
-static int setup_events(struct collect *c, const struct event_list *evl, struct symbolizer *sym)
+static int setup_events(struct trace *tr, struct collect *c, const struct event_list *evl, struct symbolizer *sym)
 {
 	for (size_t i = 0; i < evl->nr; i++) {
 		const struct event_spec *spec = &evl->v[i];
@@ -175,6 +220,16 @@ static int setup_events(struct collect *c, const struct event_list *evl, struct 
 				return 1;
 			}
 			tp_format__set_kernel_symbols(te->fmt, sym);
+		}
+		if (tr->agg) {
+			char err[4096];
+			te->agg = trace_agg__bind(tr->agg, spec->name, te->fmt, err, sizeof(err));
+			if (!te->agg) {
+				fprintf(stderr, "pprobe trace: %s\n", err);
+				tp_format__free(te->fmt);
+				free(te);
+				return 2;
+			}
 		}
 		struct evsel *ev = evlist__add(&c->evlist, spec->name, &spec->attr);
 		ev->spec = spec;
@@ -231,7 +286,7 @@ static int trace_prepare(struct trace_opts *o, struct trace *tr, struct collect 
 	tr->files = objcache__new();	/* names' and the unwinder's (setup_sampling) */
 	tr->sym = tr->files ? symbolizer__new_cached(&so, tr->files) : NULL;
 	if (!ret)
-		ret = setup_events(c, evl, tr->sym);
+		ret = setup_events(tr, c, evl, tr->sym);
 	if (!ret)
 		ret = setup_sampling(tr, c, &o->co);
 	if (ret)
@@ -239,6 +294,8 @@ static int trace_prepare(struct trace_opts *o, struct trace *tr, struct collect 
 	c->priv = tr;
 	c->on_sample = on_sample;
 	c->on_mmap = on_mmap;
+	if (tr->agg)
+		c->on_tick = on_tick;
 
 	if (o->output) {
 		if (outfile__open_or_say(of, o->output, "pprobe trace"))
@@ -246,7 +303,8 @@ static int trace_prepare(struct trace_opts *o, struct trace *tr, struct collect 
 		tr->out = of->f;
 	} else {
 		tr->out = stdout;
-		setvbuf(stdout, NULL, _IOLBF, 0);	/* live: a line as it happens */
+		if (!tr->agg)
+			setvbuf(stdout, NULL, _IOLBF, 0);	/* live: a line as it happens */
 	}
 	return 0;
 }
@@ -256,6 +314,8 @@ static int run_syscalls(struct trace_opts *o, int argc, char **argv, int n)
 {
 	const char *bad = o->exec ? "-x" : o->header ? "-H" : o->kstack ? "-s (kernel stacks; perf trace's -s is --summary)"
 			: o->stacks ? "-g" : o->json ? "--json" : NULL;
+	if (!bad && (o->agg.maps.nr || o->agg.by || o->agg.interval))
+		bad = o->agg.maps.nr ? "an aggregation (--count, --hist, ...)" : o->agg.by ? "--by" : "-I";
 	for (size_t k = 0; k < o->events.nr && !bad; k++)
 		if (o->events.v[k].key != 'e')
 			bad = "--filter";
@@ -275,6 +335,37 @@ static int run_syscalls(struct trace_opts *o, int argc, char **argv, int n)
 	return trace_syscalls(&so);
 }
 
+static void trace_opts__free(struct trace_opts *o)
+{
+	opt_list__free(&o->events);
+	opt_list__free(&o->agg.maps);
+}
+
+/* The aggregation options together and with the rest: 0, or 2 after
+ * saying why; tr->agg made when there are aggregations. */
+static int setup_agg(struct trace_opts *o, struct trace *tr)
+{
+	char err[512];
+	if (!o->agg.maps.nr) {
+		if (o->agg.by || o->agg.interval)
+			return opts__usage_error(&trace_cmd,
+						 "%s goes with an aggregation: --count, --sum, --min, --max, --avg, "
+						 "--stats, --hist or --lhist", o->agg.by ? "--by" : "-I");
+		return 0;
+	}
+	if (o->kstack || o->stacks || o->header)
+		return opts__usage_error(&trace_cmd, "%s prints with each event's line; aggregations print maps "
+					 "(--by kstack or ustack keys them by the stack)",
+					 o->header ? "-H" : o->kstack ? "-s" : "-g");
+	if (o->agg.interval < 0)
+		return opts__usage_error(&trace_cmd, "-I wants seconds above 0, e.g. -I 1 or -I 0.5");
+	o->agg.json = o->json;
+	tr->agg = trace_agg__new(&o->agg, err, sizeof(err));
+	if (!tr->agg)
+		return opts__usage_error(&trace_cmd, "%s", err);
+	return 0;
+}
+
 int cmd_trace(int argc, char **argv)
 {
 	struct trace_opts o = { 0 };
@@ -287,7 +378,7 @@ int cmd_trace(int argc, char **argv)
 
 	int n = opts__parse(&trace_cmd, argc, argv, &o);
 	if (n < 0) {
-		opt_list__free(&o.events);
+		trace_opts__free(&o);
 		return opts__exit_status(n);
 	}
 	/* The trace on stdout, the command's stdout on our stderr, as record
@@ -295,22 +386,24 @@ int cmd_trace(int argc, char **argv)
 	o.co.child_stdout_to_stderr = !o.output;
 	if (o.syscalls || o.summary || o.with_summary || o.failure) {
 		ret = run_syscalls(&o, argc, argv, n);
-		opt_list__free(&o.events);
+		trace_opts__free(&o);
 		return ret;
 	}
 	if (!o.events.nr || o.events.v[0].key != 'e')
 		ret = o.events.nr ? opts__usage_error(&trace_cmd, "%s", EVENT_FILTER_NEEDS_E)
 				  : opts__usage_error(&trace_cmd, "no event given: -e EVENT, e.g. -e "
 						      "'syscalls:sys_enter_open*'; 'pprobe list' shows them");
+	if (!ret)
+		ret = setup_agg(&o, &tr);
 	if (ret) {
-		opt_list__free(&o.events);
+		trace_opts__free(&o);
 		return ret;
 	}
 	if (n < argc)
 		o.co.argv = argv + n;
 	tr.json = o.json;
-	tr.kstack = o.kstack || o.stacks;
-	tr.ustack = o.stacks;
+	tr.kstack = o.kstack || o.stacks || (tr.agg && trace_agg__kstack(tr.agg));
+	tr.ustack = o.stacks || (tr.agg && trace_agg__ustack(tr.agg));
 
 	collect__init(&c);
 	collect_say__hook(&c);
@@ -329,6 +422,13 @@ int cmd_trace(int argc, char **argv)
 	collect__watch_output(&c, fileno(tr.out));
 	ret = collect_say__status(&c, collect__run(&c, err, sizeof(err)));
 	collect_say__error(err);
+	if (tr.agg && !ret && !c.out_err) {
+		/* the maps (the last interval's with -I) */
+		trace_agg__print(tr.agg, tr.out, o.agg.interval > 0, false);
+		if (ferror(tr.out))
+			collect__output_error(&c, stream__write_errno(tr.out));
+		trace_agg__say_left_out(tr.agg);
+	}
 	if (c.out_err && c.out_err != EPIPE) {
 		fprintf(stderr, "pprobe trace: writing %s failed: %s\n", o.output ? o.output : "stdout",
 			strerror(c.out_err));
@@ -362,10 +462,11 @@ out:
 	collect__cleanup(&c);
 	if (!ret)
 		ret = c.out_err == EPIPE ? CMD_EXIT_SIGPIPE : collect__exit_status(&c);
+	trace_agg__delete(tr.agg);
 	symbolizer__delete(tr.sym);
 	unwinder__delete(tr.unwinder);
 	objcache__put(tr.files);
 	event_list__exit(&evl);
-	opt_list__free(&o.events);
+	trace_opts__free(&o);
 	return ret;
 }

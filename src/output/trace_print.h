@@ -13,6 +13,7 @@
 #define PPROBE_TRACE_PRINT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 struct collect;
@@ -48,5 +49,12 @@ void trace_print__json(const struct trace_print *tp, const struct event_spec *sp
 		       const struct sample *s, const char *comm, const struct process *p);
 /* The stacks of s: text lines, or (JSON) the ,"stack":[...] member. */
 void trace_print__stacks(const struct trace_print *tp, const struct sample *s, const struct process *p);
+
+/* The kernel stack (user false) or the user stack of s folded, outermost
+ * first: "main;work;write" ("[unknown]" where unnamed; "" when none), into
+ * *buf (malloc'd, grown; *cap its size; the caller frees it). Returns its
+ * length. */
+size_t trace_print__folded(const struct trace_print *tp, const struct sample *s, const struct process *p, bool user,
+			   char **buf, size_t *cap);
 
 #endif

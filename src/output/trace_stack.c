@@ -1,14 +1,19 @@
 /* The stacks under a traced event: kernel frames from the callchain, user
- * frames unwound with DWARF from the sampled stack. See trace_print.h. */
+ * frames unwound with DWARF from the sampled stack; printed, or folded into
+ * one line for trace --by kstack/ustack. See trace_print.h. */
 #include "trace_print.h"
 
 #include <linux/perf_event.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "collect.h"
 #include "json.h"
 #include "sample.h"
 #include "session.h"
+#include "util.h"
 #include "pprobe/maps.h"
 #include "pprobe/symbolize.h"
 #include "pprobe/unwind.h"
@@ -82,4 +87,65 @@ void trace_print__stacks(const struct trace_print *tp, const struct sample *s, c
 		user_stack(tp, s, p, &first_json);
 	if (tp->json)
 		fputc(']', tp->out);
+}
+
+/* The frames' names, innermost first, into *names (grown; *cap its size). */
+static size_t frame_names(const struct trace_print *tp, pid_t pid, const struct map *m, uint64_t ip, bool kernel,
+			  bool ret, const char ***names, size_t n, size_t *cap)
+{
+	struct sym_frame sf[16];
+	int nf = kernel ? symbolizer__kernel(tp->sym, ip, ret, sf, 16)
+			: (m ? symbolizer__user(tp->sym, pid, m, ip, ret, sf, 16) : -1);
+	if (nf <= 0) {
+		sf[0] = (struct sym_frame){ 0 };
+		nf = 1;
+	}
+	for (int i = 0; i < nf; i++) {
+		if (n == *cap) {
+			*cap = *cap ? *cap * 2 : 64;
+			*names = pp_xrealloc(*names, *cap * sizeof(**names));
+		}
+		(*names)[n++] = sf[i].name ? sf[i].name : "[unknown]";
+	}
+	return n;
+}
+
+size_t trace_print__folded(const struct trace_print *tp, const struct sample *s, const struct process *p, bool user,
+			   char **buf, size_t *cap)
+{
+	const char **names = NULL;
+	size_t n = 0, ncap = 0, len = 0;
+
+	if (!user) {
+		struct callchain_iter it;
+		uint64_t ip, ctx;
+		bool ret;
+		callchain_iter__init(&it, s);
+		while (callchain_iter__next(&it, &ip, &ctx, &ret))
+			if (ctx == (uint64_t)PERF_CONTEXT_KERNEL)
+				n = frame_names(tp, (pid_t)s->pid, NULL, ip, true, ret, &names, n, &ncap);
+	} else if (tp->unwinder && s->regs_abi && s->regs && p) {
+		uint64_t ips[MAX_USER_FRAMES];
+		struct unwind_result res;
+		int nr = collect__unwind_user(tp->collect, tp->unwinder, s, p, ips, MAX_USER_FRAMES, &res);
+		for (int i = 0; i < nr; i++)
+			n = frame_names(tp, (pid_t)s->pid, maps__find(p->maps, ips[i]), ips[i], false, i > 0, &names, n,
+					&ncap);
+	}
+	/* outermost first, as folded stacks are written */
+	for (size_t i = n; i-- > 0;) {
+		size_t w = strlen(names[i]) + 2;
+		if (len + w > *cap) {
+			*cap = (len + w) * 2;
+			*buf = pp_xrealloc(*buf, *cap);
+		}
+		len += (size_t)sprintf(*buf + len, "%s%s", len ? ";" : "", names[i]);
+	}
+	if (!*cap) {
+		*cap = 64;
+		*buf = pp_xrealloc(*buf, *cap);
+	}
+	(*buf)[len] = 0;
+	free(names);
+	return len;
 }
