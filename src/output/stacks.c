@@ -26,6 +26,7 @@ struct frame {
 	const char **labels;	/* the folded names */
 	uint32_t nr_syms;
 	uint32_t file;		/* FK_USER in a mapped file: its fileref + 1; else 0 */
+	uint64_t off;		/* with file: the address's offset in it */
 };
 
 /* A mapped file, whoever maps it: one per file however many processes
@@ -40,18 +41,74 @@ struct fileref {
 	uint8_t build_id_size;
 };
 
+/* The frame table's indexes: a hash of an entry's identity to its index,
+ * open addressing over slots that hold both, so that a probe reads one
+ * slot (not a key, a value and a used byte apart) and the full hash is
+ * compared before the entry it names is read. Every sample's every frame
+ * is looked up here. */
+struct hslot {
+	uint64_t h;
+	uint32_t v;		/* index + 1; 0: empty */
+};
+
+struct hidx {
+	struct hslot *s;
+	size_t cap, nr;
+};
+
+/* The slots that may hold hash h, from its home on, while not empty:
+ * for (size_t i = hidx__home(x, h); hidx__more(x, i); i = hidx__step(x, i)) */
+static size_t hidx__home(const struct hidx *x, uint64_t h)
+{
+	return x->cap ? (size_t)h & (x->cap - 1) : 0;
+}
+
+static bool hidx__more(const struct hidx *x, size_t i)
+{
+	return x->cap && x->s[i].v;
+}
+
+static size_t hidx__step(const struct hidx *x, size_t i)
+{
+	return (i + 1) & (x->cap - 1);
+}
+
+static void hidx__put(struct hidx *x, uint64_t h, size_t index)
+{
+	if ((x->nr + 1) * 4 >= x->cap * 3) {
+		struct hidx n = { .cap = x->cap ? x->cap * 2 : 1024 };
+		n.s = pp_xcalloc(n.cap, sizeof(*n.s));
+		for (size_t i = 0; i < x->cap; i++)
+			if (x->s[i].v)
+				hidx__put(&n, x->s[i].h, x->s[i].v - 1);
+		free(x->s);
+		*x = n;
+	}
+	size_t i = hidx__home(x, h);
+	while (x->s[i].v)
+		i = hidx__step(x, i);
+	x->s[i] = (struct hslot){ h, (uint32_t)(index + 1) };
+	x->nr++;
+}
+
+static void hidx__free(struct hidx *x)
+{
+	free(x->s);
+	memset(x, 0, sizeof(*x));
+}
+
 struct frametab {
 	struct frame *frames;
 	size_t nr, alloc;
-	struct u64map index;	/* hash(kind, mapref, addr, ret) -> frame id + 1 (chained by probing on collision) */
+	struct hidx index;	/* hash(kind, mapref, addr, ret) -> frame id */
 	struct mapref *maprefs;
 	size_t nr_maprefs, alloc_maprefs;
-	struct u64map map_index;	/* hash of map identity -> mapref index + 1 */
+	struct hidx map_index;		/* hash of map identity -> mapref index */
 	struct fileref *files;
 	size_t nr_files, alloc_files;
-	struct u64map file_index;	/* hash of file identity -> fileref index + 1 */
+	struct hidx file_index;		/* hash of file identity -> fileref index */
 	uint32_t last_file;		/* the fileref last found + 1 */
-	struct u64map offset_index;	/* hash(file, offset, ret) -> frame id + 1 */
+	struct hidx offset_index;	/* hash(file, offset, ret) -> frame id */
 	struct strtab names;
 	bool srcline_names;
 	/* per object, its code addresses symbolized and those left unnamed */
@@ -66,10 +123,6 @@ struct frametab {
 struct frametab *frametab__new(void)
 {
 	struct frametab *ft = pp_xcalloc(1, sizeof(*ft));
-	u64map__init(&ft->index);
-	u64map__init(&ft->map_index);
-	u64map__init(&ft->file_index);
-	u64map__init(&ft->offset_index);
 	strtab__init(&ft->names);
 	return ft;
 }
@@ -84,18 +137,14 @@ void frametab__clear(struct frametab *ft)
 	for (size_t i = 0; i < ft->nr_maprefs; i++)
 		free(ft->maprefs[i].map.path);
 	ft->nr_maprefs = 0;
-	u64map__free(&ft->index);
-	u64map__init(&ft->index);
-	u64map__free(&ft->map_index);
-	u64map__init(&ft->map_index);
+	hidx__free(&ft->index);
+	hidx__free(&ft->map_index);
 	for (size_t i = 0; i < ft->nr_files; i++)
 		free(ft->files[i].path);
 	ft->nr_files = 0;
 	ft->last_file = 0;
-	u64map__free(&ft->file_index);
-	u64map__init(&ft->file_index);
-	u64map__free(&ft->offset_index);
-	u64map__init(&ft->offset_index);
+	hidx__free(&ft->file_index);
+	hidx__free(&ft->offset_index);
 	strtab__free(&ft->names);
 	strtab__init(&ft->names);
 }
@@ -115,13 +164,13 @@ void frametab__delete(struct frametab *ft)
 	for (size_t i = 0; i < ft->nr_files; i++)
 		free(ft->files[i].path);
 	free(ft->files);
-	u64map__free(&ft->file_index);
-	u64map__free(&ft->offset_index);
+	hidx__free(&ft->file_index);
+	hidx__free(&ft->offset_index);
 	for (size_t i = 0; i < ft->nr_objs; i++)
 		free(ft->objs[i].dso);
 	free(ft->objs);
-	u64map__free(&ft->index);
-	u64map__free(&ft->map_index);
+	hidx__free(&ft->index);
+	hidx__free(&ft->map_index);
 	strtab__free(&ft->names);
 	free(ft);
 }
@@ -133,19 +182,10 @@ size_t frametab__count(const struct frametab *ft)
 
 size_t frametab__bytes(const struct frametab *ft)
 {
-	/* a frame, its entries in two indexes (key, value and used byte, at
-	 * half load), its symbols and labels once symbolized (about 64) */
-	return ft->nr * (sizeof(struct frame) + 2 * 2 * 17 + 64) + ft->nr_maprefs * sizeof(struct mapref) +
+	/* a frame, its slots in two indexes (at half load), its symbols and
+	 * labels once symbolized (about 64) */
+	return ft->nr * (sizeof(struct frame) + 2 * 2 * sizeof(struct hslot) + 64) + ft->nr_maprefs * sizeof(struct mapref) +
 	       ft->nr_files * sizeof(struct fileref);
-}
-
-/* The frame table's indexes map a hash to an index + 1, probing h, h + 1,
- * ... past collisions: INDEX put at the first free key from h. */
-static void probe_put(struct u64map *m, uint64_t h, size_t index)
-{
-	while (u64map__get(m, h))
-		h++;
-	u64map__put(m, h, (void *)(uintptr_t)(index + 1));
 }
 
 static bool mapref_eq(const struct mapref *r, pid_t pid, const struct map *m)
@@ -160,14 +200,10 @@ static bool mapref_eq(const struct mapref *r, pid_t pid, const struct map *m)
 static uint32_t frametab__mapref(struct frametab *ft, pid_t pid, const struct map *m)
 {
 	uint64_t h = hash_u64((uint64_t)pid ^ hash_u64(m->start ^ hash_u64(m->pgoff ^ m->ino)));
-	/* Linear probing over the hash space: key h, h+1, ... */
-	for (uint64_t k = h;; k++) {
-		uintptr_t v = (uintptr_t)u64map__get(&ft->map_index, k);
-		if (!v)
-			break;
-		if (mapref_eq(&ft->maprefs[v - 1], pid, m))
-			return (uint32_t)(v - 1);
-	}
+	const struct hidx *x = &ft->map_index;
+	for (size_t i = hidx__home(x, h); hidx__more(x, i); i = hidx__step(x, i))
+		if (x->s[i].h == h && mapref_eq(&ft->maprefs[x->s[i].v - 1], pid, m))
+			return x->s[i].v - 1;
 	if (ft->nr_maprefs == ft->alloc_maprefs) {
 		ft->alloc_maprefs = ft->alloc_maprefs ? ft->alloc_maprefs * 2 : 64;
 		ft->maprefs = pp_xrealloc(ft->maprefs, ft->alloc_maprefs * sizeof(*ft->maprefs));
@@ -176,7 +212,7 @@ static uint32_t frametab__mapref(struct frametab *ft, pid_t pid, const struct ma
 	r->pid = pid;
 	r->map = *m;
 	r->map.path = pp_xstrdup(m->path ? m->path : "");
-	probe_put(&ft->map_index, h, ft->nr_maprefs);
+	hidx__put(&ft->map_index, h, ft->nr_maprefs);
 	return (uint32_t)ft->nr_maprefs++;
 }
 
@@ -184,13 +220,13 @@ static uint32_t frametab__intern(struct frametab *ft, uint8_t kind, uint32_t map
 				 uint64_t addr, bool is_return)
 {
 	uint64_t h = hash_u64(addr ^ hash_u64(((uint64_t)mapref << 8) | ((uint64_t)kind << 1) | is_return));
-	for (uint64_t k = h;; k++) {
-		uintptr_t v = (uintptr_t)u64map__get(&ft->index, k);
-		if (!v)
-			break;
-		struct frame *f = &ft->frames[v - 1];
+	const struct hidx *x = &ft->index;
+	for (size_t i = hidx__home(x, h); hidx__more(x, i); i = hidx__step(x, i)) {
+		if (x->s[i].h != h)
+			continue;
+		const struct frame *f = &ft->frames[x->s[i].v - 1];
 		if (f->kind == kind && f->mapref == mapref && f->addr == addr && f->is_return == is_return)
-			return (uint32_t)(v - 1);
+			return x->s[i].v - 1;
 	}
 	if (ft->nr == ft->alloc) {
 		ft->alloc = ft->alloc ? ft->alloc * 2 : 1024;
@@ -202,7 +238,7 @@ static uint32_t frametab__intern(struct frametab *ft, uint8_t kind, uint32_t map
 	f->mapref = mapref;
 	f->addr = addr;
 	f->is_return = is_return;
-	probe_put(&ft->index, h, ft->nr);
+	hidx__put(&ft->index, h, ft->nr);
 	return (uint32_t)ft->nr++;
 }
 
@@ -235,13 +271,10 @@ static uint32_t fileref_find(struct frametab *ft, const struct map *m)
 	uint64_t h = hash_bytes(m->path, strlen(m->path),
 				m->build_id_size ? hash_bytes(m->build_id, m->build_id_size, 1)
 						 : hash_u64(((uint64_t)m->maj << 32 | m->min) ^ hash_u64(m->ino)));
-	for (uint64_t k = h;; k++) {
-		uintptr_t v = (uintptr_t)u64map__get(&ft->file_index, k);
-		if (!v)
-			break;
-		if (fileref_eq(&ft->files[v - 1], m))
-			return (uint32_t)(v - 1);
-	}
+	const struct hidx *x = &ft->file_index;
+	for (size_t i = hidx__home(x, h); hidx__more(x, i); i = hidx__step(x, i))
+		if (x->s[i].h == h && fileref_eq(&ft->files[x->s[i].v - 1], m))
+			return x->s[i].v - 1;
 	if (ft->nr_files == ft->alloc_files) {
 		ft->alloc_files = ft->alloc_files ? ft->alloc_files * 2 : 64;
 		ft->files = pp_xrealloc(ft->files, ft->alloc_files * sizeof(*ft->files));
@@ -250,7 +283,7 @@ static uint32_t fileref_find(struct frametab *ft, const struct map *m)
 	*f = (struct fileref){ .path = pp_xstrdup(m->path), .maj = m->maj, .min = m->min, .ino = m->ino,
 			       .build_id_size = m->build_id_size };
 	memcpy(f->build_id, m->build_id, m->build_id_size);
-	probe_put(&ft->file_index, h, ft->nr_files);
+	hidx__put(&ft->file_index, h, ft->nr_files);
 	return (uint32_t)ft->nr_files++;
 }
 
@@ -273,20 +306,20 @@ uint32_t frametab__user(struct frametab *ft, pid_t pid, const struct map *m, uin
 	uint32_t file = frametab__fileref(ft, m);
 	uint64_t off = file_offset_of(m, addr);
 	uint64_t h = hash_u64(off ^ hash_u64(((uint64_t)file << 1) | is_return));
-	for (uint64_t k = h;; k++) {
-		uintptr_t v = (uintptr_t)u64map__get(&ft->offset_index, k);
-		if (!v)
-			break;
-		const struct frame *f = &ft->frames[v - 1];
-		if (f->file == file + 1 && f->is_return == is_return &&
-		    file_offset_of(&ft->maprefs[f->mapref].map, f->addr) == off)
-			return (uint32_t)(v - 1);
+	const struct hidx *x = &ft->offset_index;
+	for (size_t i = hidx__home(x, h); hidx__more(x, i); i = hidx__step(x, i)) {
+		if (x->s[i].h != h)
+			continue;
+		const struct frame *f = &ft->frames[x->s[i].v - 1];
+		if (f->file == file + 1 && f->is_return == is_return && f->off == off)
+			return x->s[i].v - 1;
 	}
 	size_t had = ft->nr;
 	uint32_t id = frametab__intern(ft, FK_USER, frametab__mapref(ft, pid, m), addr, is_return);
 	if (ft->nr > had) {
 		ft->frames[id].file = file + 1;
-		probe_put(&ft->offset_index, h, id);
+		ft->frames[id].off = off;
+		hidx__put(&ft->offset_index, h, id);
 	}
 	return id;
 }
