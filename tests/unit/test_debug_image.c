@@ -295,6 +295,15 @@ static void check_cache(const char *dir)
 	setenv("PPROBE_CACHE_DIR", dir, 1);
 	if (again >= 0)
 		close(again);
+	/* the directory removed while the process holds it (its fd found
+	 * once): found again, made anew, and the image kept there */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/debug", dir);
+	CHECK(system(cmd) == 0, "remove the cache's debug/");
+	again = debug_image__open(fd, false);
+	CHECK(again >= 0, "a removed cache directory: an image still");
+	CHECK_EQ_INT(count_images(dir), 1);
+	if (again >= 0)
+		close(again);
 	if (first >= 0)
 		close(first);
 	close(fd);
