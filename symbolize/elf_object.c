@@ -652,7 +652,6 @@ static bool symtab_from_cache(struct elf_object *o, bool debug_syms, int *cdir, 
 	}
 	close(d);
 	o->minidebuginfo = flags & SYMTAB_CACHE_MINI;
-	o->syms_cached = true;
 	symtab__release(&o->syms, SYMTAB_SRC_FILE, o->elf_fd);
 	symtab__release(&o->syms, SYMTAB_SRC_DEBUG, o->debug_fd);
 	return true;

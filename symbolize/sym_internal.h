@@ -204,7 +204,6 @@ struct elf_object {
 	bool has_symtab;	/* its own .symtab: a debug file's adds nothing */
 	bool debuginfod_later;	/* only debuginfod could say, and it could not run yet */
 	bool minidebuginfo;	/* symbols from .gnu_debugdata were added */
-	bool syms_cached;	/* the table came from the cache (symtab_cache.c) */
 	char syms_save[32];	/* its name there, to be written when the object goes; "" none */
 	uint32_t syms_save_flags;
 	bool dwarf_refused;	/* a compressed section claims too much: no DWARF (said) */
