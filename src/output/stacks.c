@@ -817,13 +817,41 @@ static void fold_cur__init(struct fold_cur *c, const struct frametab *ft, const 
 	*c = (struct fold_cur){ .ft = ft, .e = e, .i = (int64_t)e->w[W_N] - 1, .next = e->root };
 }
 
+/* Both cursors past the frames the two stacks share from the root: the
+ * same frames are the same labels. Deep stacks share most of their
+ * frames, and the sort compared them label by label (10% of pprobe's CPU
+ * for a clang compile's 7,000 stacks). */
+static void fold_cur__skip_shared(struct fold_cur *a, struct fold_cur *b)
+{
+	const uint32_t *x = a->e->w + W_HDR, *y = b->e->w + W_HDR;
+	int64_t i = a->i, j = b->i;
+	while (i >= 0 && j >= 0 && x[i] == y[j]) {
+		i--;
+		j--;
+	}
+	if (i == a->i)
+		return;
+	a->i = i;
+	b->i = j;
+	a->k = b->k = 0;
+	a->next = b->next = NULL;
+	fold_cur__advance(a);
+	fold_cur__advance(b);
+}
+
 /* strcmp of the two lines' texts */
 static int fold_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct frametab *ft = arg;
+	const struct fold_ent *ea = pa, *eb = pb;
 	struct fold_cur a, b;
-	fold_cur__init(&a, ft, pa);
-	fold_cur__init(&b, ft, pb);
+	fold_cur__init(&a, ft, ea);
+	fold_cur__init(&b, ft, eb);
+	if (!strcmp(ea->root, eb->root)) {
+		fold_cur__advance(&a);	/* the equal roots */
+		fold_cur__advance(&b);
+		fold_cur__skip_shared(&a, &b);
+	}
 	for (;;) {
 		const char *x = fold_cur__advance(&a), *y = fold_cur__advance(&b);
 		if (!x || !y)	/* the line's end (0) against a ';' */
