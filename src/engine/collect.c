@@ -74,6 +74,7 @@ void collect__init(struct collect *c)
 	evlist__init(&c->evlist);
 	session__init(&c->session);
 	ordered__init(&c->queue);
+	c->queue.release = drain__release;
 	u64map__init(&c->sp_seen);
 }
 
@@ -379,7 +380,12 @@ static void queue_record(void *ctx, const struct perf_event_header *hdr, int cpu
 		leave_out(c, hdr, cpu);
 		return;
 	}
-	ordered__push(&c->queue, hdr, sample__record_time(hdr, &c->layout), cpu);
+	/* kept where the drain thread staged it, not copied */
+	void *hold = drain__hold(&c->drain);
+	if (hold)
+		ordered__push_held(&c->queue, hdr, sample__record_time(hdr, &c->layout), cpu, hold);
+	else
+		ordered__push(&c->queue, hdr, sample__record_time(hdr, &c->layout), cpu);
 	if (hdr->type == PERF_RECORD_SAMPLE)
 		collect_sp_note_sample(c, hdr);
 }

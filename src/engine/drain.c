@@ -39,6 +39,9 @@ struct drain_chunk {
 	uint64_t pub;			/* published: readable up to here (atomic) */
 	uint32_t sealed;		/* no more is written (atomic, after pub) */
 	bool linked;			/* on the published list (ring_lock) */
+	/* the drain's own (until retired or freed) and one per record held
+	 * (drain__hold): back to the pool at 0 (atomic) */
+	uint32_t refs;
 	_Alignas(8) unsigned char data[];	/* records, 8-byte aligned */
 };
 
@@ -127,7 +130,28 @@ static struct drain_chunk *chunk_get(void)
 	ch->pub = 0;
 	ch->sealed = 0;
 	ch->linked = false;
+	ch->refs = 1;
 	return ch;
+}
+
+static void chunk_unref(struct drain_chunk *ch)
+{
+	if (__atomic_sub_fetch(&ch->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		chunk_pool__put(ch);
+}
+
+void *drain__hold(struct drain *d)
+{
+	struct drain_chunk *ch = d->pulling;
+	if (ch)
+		__atomic_add_fetch(&ch->refs, 1, __ATOMIC_ACQ_REL);
+	return ch;
+}
+
+void drain__release(void *hold)
+{
+	if (hold)
+		chunk_unref(hold);
 }
 
 /* What the chunk being filled got since its last publish goes to the
@@ -391,7 +415,7 @@ static void retire(struct drain *d, struct drain_chunk *ch)
 	if (!d->head)
 		d->tail = NULL;
 	pthread_mutex_unlock(&d->lock);
-	chunk_pool__put(ch);
+	chunk_unref(ch);
 }
 
 size_t drain__pull(struct drain *d, drain_fn fn, void *ctx)
@@ -405,6 +429,7 @@ size_t drain__pull(struct drain *d, drain_fn fn, void *ctx)
 	pthread_mutex_unlock(&d->lock);
 	size_t n = 0;
 	while (ch) {
+		d->pulling = ch;
 		/* sealed first: once sealed, pub is final */
 		bool sealed = __atomic_load_n(&ch->sealed, __ATOMIC_ACQUIRE);
 		size_t pub = __atomic_load_n(&ch->pub, __ATOMIC_ACQUIRE);
@@ -424,6 +449,7 @@ size_t drain__pull(struct drain *d, drain_fn fn, void *ctx)
 		__atomic_fetch_add(&d->consumer, off - d->rd, __ATOMIC_ACQ_REL);
 		__atomic_fetch_sub(&d->staged, off - d->rd, __ATOMIC_ACQ_REL);
 		d->rd = off;
+		d->pulling = NULL;
 		if (!sealed)
 			break;	/* the one being filled: the next pull goes on here */
 		pthread_mutex_lock(&d->lock);
@@ -461,7 +487,7 @@ static void free_chunks(struct drain_chunk *ch)
 {
 	while (ch) {
 		struct drain_chunk *next = ch->next;
-		chunk_pool__put(ch);
+		chunk_unref(ch);
 		ch = next;
 	}
 }

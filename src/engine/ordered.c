@@ -51,6 +51,10 @@ void ordered__exit(struct ordered *q)
 	/* every chunk with live records is reachable from an entry */
 	for (size_t i = 0; i < q->nr; i++) {
 		struct ordered_chunk *ch = q->ents[i].chunk;
+		if (!ch) {
+			q->release(q->ents[i].hold);
+			continue;
+		}
 		if (ch && ch != q->cur && !--ch->live)
 			chunk_unmap(ch);
 	}
@@ -95,6 +99,21 @@ void ordered__push(struct ordered *q, const struct perf_event_header *hdr, uint6
 	q->len += sz;
 }
 
+void ordered__push_held(struct ordered *q, const struct perf_event_header *hdr, uint64_t time, int cpu,
+			void *hold)
+{
+	if (q->nr == q->alloc) {
+		q->alloc = q->alloc ? q->alloc * 2 : 1024;
+		q->ents = pp_xrealloc(q->ents, q->alloc * sizeof(*q->ents));
+	}
+	if (time < q->last_flushed)
+		q->out_of_order++;
+	q->ents[q->nr++] = (struct ordered_ent){
+		.time = time, .seq = q->seq++, .held = hdr, .hold = hold, .cpu = cpu,
+	};
+	q->len += (hdr->size + 7u) & ~7u;
+}
+
 static int ent_cmp(const void *a, const void *b)
 {
 	const struct ordered_ent *x = a, *y = b;
@@ -105,7 +124,7 @@ static int ent_cmp(const void *a, const void *b)
 
 static const struct perf_event_header *ent_hdr(const struct ordered_ent *e)
 {
-	return (const struct perf_event_header *)(e->chunk->data + e->off);
+	return e->chunk ? (const struct perf_event_header *)(e->chunk->data + e->off) : e->held;
 }
 
 /* Entry e was delivered (or dropped): its bytes are free, and its chunk
@@ -114,7 +133,9 @@ static void ent_done(struct ordered *q, const struct ordered_ent *e)
 {
 	struct ordered_chunk *ch = e->chunk;
 	q->len -= (ent_hdr(e)->size + 7u) & ~7u;
-	if (!--ch->live && ch != q->cur)
+	if (!ch)
+		q->release(e->hold);
+	else if (!--ch->live && ch != q->cur)
 		chunk_unmap(ch);
 }
 

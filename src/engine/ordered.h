@@ -23,7 +23,9 @@ struct ordered_chunk {
 struct ordered_ent {
 	uint64_t time;
 	uint64_t seq;
-	struct ordered_chunk *chunk;
+	struct ordered_chunk *chunk;	/* the record at chunk's off; or, chunk NULL, */
+	const struct perf_event_header *held;	/* where its stager keeps it */
+	void *hold;			/* (ordered__push_held) */
 	uint32_t off;
 	int cpu;
 };
@@ -36,6 +38,7 @@ struct ordered {
 	uint64_t seq;
 	uint64_t last_flushed;	/* largest time delivered */
 	uint64_t out_of_order;	/* records older than what was already delivered */
+	void (*release)(void *hold);	/* of records pushed held */
 };
 
 typedef int (*ordered_fn)(void *ctx, const struct perf_event_header *hdr, int cpu);
@@ -43,6 +46,10 @@ typedef int (*ordered_fn)(void *ctx, const struct perf_event_header *hdr, int cp
 void ordered__init(struct ordered *q);
 void ordered__exit(struct ordered *q);
 void ordered__push(struct ordered *q, const struct perf_event_header *hdr, uint64_t time, int cpu);
+/* The same without a copy: hdr stays valid until q->release(hold), called
+ * once the record was delivered or dropped, or the queue goes. */
+void ordered__push_held(struct ordered *q, const struct perf_event_header *hdr, uint64_t time, int cpu,
+			void *hold);
 /* Deliver, in (time, arrival) order, every record with time < limit
  * (UINT64_MAX: all). The callback may push new records; they are kept for
  * the next flush. Returns the first non-zero callback value or 0.
