@@ -62,31 +62,6 @@ BT_PROG='tracepoint:syscalls:sys_enter_write /comm == "agg_wl"/ {
 	@stats_count[comm] = stats(args->count); @sum_count[comm] = sum(args->count); }'
 BT_PID_PROG='tracepoint:syscalls:sys_enter_write /comm == "agg_wl"/ { @[comm, pid] = count(); }'
 
-# bt_start OUT PROG: bpftrace running PROG, attached (BT its pid), or
-# BT empty and BT_WHY saying why it cannot run here.
-bt_start() {
-	BT= BT_WHY=
-	command -v bpftrace >/dev/null || { BT_WHY="bpftrace is not installed (scripts/packages.txt)"; return; }
-	bpftrace -e "$2" >"$1" 2>"$1.err" &
-	BT=$!
-	for _ in $(seq 600); do
-		grep -q '^Attaching' "$1" && { sleep 0.5; return; }
-		alive $BT || break
-		sleep 0.05
-	done
-	BT_WHY="bpftrace did not attach: $(grep -v RLIMIT_MEMLOCK "$1.err" | head -2 | tr '\n' ' ')"
-	kill -INT $BT 2>/dev/null
-	reap $BT >/dev/null 2>&1
-	BT=
-}
-# bt_stop OUT: SIGINT (bpftrace prints its maps), then OUT.maps: the maps
-# alone (its "Attaching" line and the blank lines before the maps left out)
-bt_stop() {
-	kill -INT $BT
-	reap $BT
-	sed '0,/^Attaching/d' "$1" | sed '/./,$!d' >"$1.maps"
-}
-
 # 1. Every aggregation, with a kernel filter, system-wide: the exact
 # numbers, and bpftrace's text of the same run, byte for byte.
 bt_start "$T/bt1.txt" "$BT_PROG"
