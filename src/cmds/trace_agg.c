@@ -119,7 +119,7 @@ static int parse_by(struct trace_agg *a, const char *by, char *err, size_t len)
 		size_t n = (size_t)(e - p);
 		if (!n)
 			return seterr(err, len, "--by '%s': an empty key; keys are comm, pid, tid, cpu, event, kstack, "
-				      "ustack or a field of the event", by);
+				      "ustack or a field of the event", by), -EINVAL;
 		if (a->nr_keys == MAX_KEYS)
 			return seterr(err, len, "--by '%s': at most %d keys", by, MAX_KEYS), -EINVAL;
 		int k = a->nr_keys++;

@@ -142,6 +142,9 @@ check "bad --lhist: exit 2, agg_linear__check's words" \
 	grep -q "^pprobe trace: --lhist 'count,100,10,5': a linear histogram needs min < max and a step above 0" "$T/e3"
 "$PPROBE" trace -e $EV --by comm -- true >/dev/null 2>"$T/e4"
 check "--by alone: exit 2" [ $? -eq 2 ]
+"$PPROBE" trace -e $EV --by comm, --count -- true >/dev/null 2>"$T/e4b"
+check "--by with an empty key: exit 2" [ $? -eq 2 ]
+check "--by with an empty key: said" grep -q "^pprobe trace: --by 'comm,': an empty key" "$T/e4b"
 # A uprobe (a temporary tracefs probe for the command's children, removed
 # at exit): counted per task; a field it lacks is an error; nothing left.
 if "$PPROBE" probe -l >/dev/null 2>&1 && TR=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts) && [ -w "$TR/uprobe_events" ]; then
