@@ -164,8 +164,8 @@ static const struct opt trace_table[] = {
 	OPT_GROUP("Output:"),
 	OPT_FLAG('H', "header", T, header, "print a header line first"),
 	OPT_FLAG('s', "kstack", T, kstack, "the kernel stack under each event (with --latency: --slowest's)"),
-	OPT_FLAG('g', NULL, T, stacks, "kernel and user stacks (user stacks unwound with DWARF; with --latency: "
-		 "--slowest's)"),
+	OPT_FLAG('g', NULL, T, stacks,
+		 "kernel and user stacks (user stacks unwound with DWARF; with --latency: --slowest's)"),
 	OPT_STRING('o', "output", "FILE", T, output,
 		   "write there instead of stdout (without -o the command's stdout goes to stderr: the trace "
 		   "alone on stdout)"),
@@ -204,7 +204,7 @@ const struct cmd_def trace_cmd = {
 "  pprobe trace -e syscalls:sys_enter_read -e syscalls:sys_enter_write --by comm,event --count -a -d 5\n"
 "  pprobe trace -e sched:sched_switch --by prev_comm --count -a -I 1 -d 3\n"
 "  pprobe trace --latency -e syscalls:sys_enter_read -e syscalls:sys_exit_read --by comm -a -d 5\n"
-"  pprobe trace --latency -e sched:sched_switch -e sched:sched_switch --pair prev_pid=next_pid --slowest 3 -s -a -d 2\n",
+"  pprobe trace --latency -e sched:sched_switch -e sched:sched_switch --pair prev_pid=next_pid --slowest 3 -a -d 2\n",
 };
 
 /* -e and --filter in their order (a --filter goes with the -e before it,
