@@ -21,6 +21,7 @@
 #include "target_opts.h"
 #include "tp_format.h"
 #include "trace_agg.h"
+#include "trace_lat.h"
 #include "trace_filter.h"
 #include "trace_print.h"
 #include "trace_syscalls.h"
@@ -32,6 +33,7 @@ struct trace_event {
 	const struct event_spec *spec;
 	struct tp_format *fmt;		/* NULL for events without a format */
 	struct trace_agg_event *agg;	/* its fields for the aggregations */
+	enum trace_lat_role role;	/* --latency: the first -e starts, the second ends */
 	uint64_t count;
 };
 
@@ -42,6 +44,7 @@ struct trace {
 	struct unwinder *unwinder;
 	struct objcache *files;		/* the ELF files of both: each opened once */
 	struct trace_agg *agg;		/* --count, --hist, ...: maps, not lines */
+	struct trace_lat *lat;		/* --latency: durations of pairs into agg */
 };
 
 
@@ -55,6 +58,10 @@ static int on_sample(struct collect *c, struct evsel *ev, const struct sample *s
 	te->count++;
 	const struct trace_print tp = { .out = tr->out, .json = tr->json, .kstack = tr->kstack, .ustack = tr->ustack,
 					.sym = tr->sym, .unwinder = tr->unwinder, .collect = c };
+	if (tr->lat) {
+		trace_lat__sample(tr->lat, te->role, &tp, s, t, p);
+		return 0;
+	}
 	if (tr->agg) {
 		trace_agg__sample(tr->agg, te->agg, &tp, s, t, p);
 		return 0;
@@ -84,6 +91,8 @@ struct trace_opts {
 	bool header, kstack, stacks, json;
 	bool syscalls, summary, with_summary, failure;	/* --syscalls mode */
 	struct trace_agg_opts agg;
+	bool latency;
+	struct trace_lat_opts lat;
 };
 
 #define T struct trace_opts
@@ -131,12 +140,32 @@ static const struct opt trace_table[] = {
 	OPT_FN('I', "interval", "SECS", T, agg.interval, opt_parse_double,
 	       "every SECS seconds print the time (HH:MM:SS) and the maps, then clear them (bpftrace's "
 	       "interval with time(), print(), clear())"),
+	OPT_GROUP("Latency (bcc's funclatency, runqlat; the durations between a start and an end event):"),
+	OPT_FLAG(0, "latency", T, latency,
+		 "the first -e starts, the second ends (each -e one event; the same event twice with --pair "
+		 "works); an end pairs with its key's last start (a second start replaces the first, as "
+		 "bpftrace's @start[tid] = nsecs), and end.time - start.time goes, in --unit, to the "
+		 "aggregations as the value 'lat': --hist lat (the default), --lhist lat,MIN,MAX,STEP, --stats "
+		 "lat, --max lat, --count, ...; --by keys are read from the start event (its task: for "
+		 "sched_wakeup the waker, its field comm the woken). Pairs made, starts never ended and ends "
+		 "without a start are said on stderr"),
+	OPT_STRING(0, "pair", "START_FIELD=END_FIELD", T, lat.pair,
+		   "pair by a field of each event instead of the thread id: sched:sched_wakeup then "
+		   "sched:sched_switch --pair pid=next_pid (run-queue latency), sched:sched_switch twice --pair "
+		   "prev_pid=next_pid (off-CPU time); FIELD alone: the same name in both"),
+	OPT_STRING(0, "unit", "ns|us|ms", T, lat.unit, "the durations' unit (default us: bcc's usecs)"),
+	OPT_FN(0, "slowest", "N", T, lat.slowest, opt_parse_positive_long,
+	       "after the maps, the N longest pairs, longest first: the duration, the end's time, the start's "
+	       "and the end's comm-tid, the pairing key, and with -s/-g the start event's stacks, folded (where the "
+	       "thread blocked, the call was made; on stdout, or with --json one more line {\"unit\", \"slowest\": "
+	       "[{duration, duration_ns, time, key, start, end, kstack, ustack}]})"),
 	OPT_GROUP("Target (default: the command, traced from its exec):"),
 	TARGET_OPTS(T, co),
 	OPT_GROUP("Output:"),
 	OPT_FLAG('H', "header", T, header, "print a header line first"),
-	OPT_FLAG('s', "kstack", T, kstack, "the kernel stack under each event"),
-	OPT_FLAG('g', NULL, T, stacks, "kernel and user stacks (user stacks unwound with DWARF)"),
+	OPT_FLAG('s', "kstack", T, kstack, "the kernel stack under each event (with --latency: --slowest's)"),
+	OPT_FLAG('g', NULL, T, stacks,
+		 "kernel and user stacks (user stacks unwound with DWARF; with --latency: --slowest's)"),
 	OPT_STRING('o', "output", "FILE", T, output,
 		   "write there instead of stdout (without -o the command's stdout goes to stderr: the trace "
 		   "alone on stdout)"),
@@ -155,6 +184,8 @@ const struct cmd_def trace_cmd = {
 	.prog = "pprobe trace",
 	.summary = "print events as they happen, fields decoded, kernel-filtered",
 	.usage = "pprobe trace -e EVENT [--filter EXPR] [-e EVENT ...] [options] [--] [command [args...]]\n"
+		 "pprobe trace --latency -e START [--filter EXPR] -e END [--filter EXPR] [--pair "
+		 "START_FIELD=END_FIELD] [options] [--] [command [args...]]\n"
 		 "pprobe trace --syscalls [-e SYSCALL[,SYSCALL...]] [--summary] [--failure] [options] "
 		 "[--] [command [args...]]",
 	.about = "Print each event as it happens, in timestamp order across CPUs:\n"
@@ -171,7 +202,9 @@ const struct cmd_def trace_cmd = {
 "  pprobe trace --syscalls --summary -p 4242\n"
 "  pprobe trace -e syscalls:sys_enter_write --by comm --hist count -a -d 5\n"
 "  pprobe trace -e syscalls:sys_enter_read -e syscalls:sys_enter_write --by comm,event --count -a -d 5\n"
-"  pprobe trace -e sched:sched_switch --by prev_comm --count -a -I 1 -d 3\n",
+"  pprobe trace -e sched:sched_switch --by prev_comm --count -a -I 1 -d 3\n"
+"  pprobe trace --latency -e syscalls:sys_enter_read -e syscalls:sys_exit_read --by comm -a -d 5\n"
+"  pprobe trace --latency -e sched:sched_switch -e sched:sched_switch --pair prev_pid=next_pid --slowest 3 -a -d 2\n",
 };
 
 /* -e and --filter in their order (a --filter goes with the -e before it,
@@ -207,6 +240,11 @@ static int add_events(const struct trace_opts *o, struct event_list *evl)
 /* Each event with its format (its filter was checked as it was given). */
 static int setup_events(struct trace *tr, struct collect *c, const struct event_list *evl, struct symbolizer *sym)
 {
+	if (tr->lat && evl->nr != 2) {
+		fprintf(stderr, "pprobe trace: --latency pairs a start and an end event; the two -e name %zu "
+			"events: give each -e one event, no glob\n", evl->nr);
+		return 2;
+	}
 	for (size_t i = 0; i < evl->nr; i++) {
 		const struct event_spec *spec = &evl->v[i];
 		struct trace_event *te = pp_xcalloc(1, sizeof(*te));
@@ -221,10 +259,20 @@ static int setup_events(struct trace *tr, struct collect *c, const struct event_
 			}
 			tp_format__set_kernel_symbols(te->fmt, sym);
 		}
-		if (tr->agg) {
+		te->role = i ? TRACE_LAT_END : TRACE_LAT_START;
+		if (tr->agg && (!tr->lat || te->role == TRACE_LAT_START)) {	/* --latency's keys: the start's */
 			char err[4096];
 			te->agg = trace_agg__bind(tr->agg, spec->name, te->fmt, err, sizeof(err));
 			if (!te->agg) {
+				fprintf(stderr, "pprobe trace: %s\n", err);
+				tp_format__free(te->fmt);
+				free(te);
+				return 2;
+			}
+		}
+		if (tr->lat) {
+			char err[4096];
+			if (trace_lat__bind(tr->lat, te->role, spec->name, te->fmt, te->agg, err, sizeof(err))) {
 				fprintf(stderr, "pprobe trace: %s\n", err);
 				tp_format__free(te->fmt);
 				free(te);
@@ -316,6 +364,8 @@ static int run_syscalls(struct trace_opts *o, int argc, char **argv, int n)
 			: o->stacks ? "-g" : o->json ? "--json" : NULL;
 	if (!bad && (o->agg.maps.nr || o->agg.by || o->agg.interval))
 		bad = o->agg.maps.nr ? "an aggregation (--count, --hist, ...)" : o->agg.by ? "--by" : "-I";
+	if (!bad && (o->latency || o->lat.pair || o->lat.unit || o->lat.slowest))
+		bad = "--latency";
 	for (size_t k = 0; k < o->events.nr && !bad; k++)
 		if (o->events.v[k].key != 'e')
 			bad = "--filter";
@@ -341,11 +391,42 @@ static void trace_opts__free(struct trace_opts *o)
 	opt_list__free(&o->agg.maps);
 }
 
+/* --latency's options: exactly two -e; a histogram of the durations
+ * unless another aggregation is asked. 0, or 2 after saying why. */
+static int check_latency(struct trace_opts *o)
+{
+	size_t nr_e = 0;
+	if (!o->latency) {
+		if (o->lat.pair || o->lat.unit || o->lat.slowest)
+			return opts__usage_error(&trace_cmd, "%s goes with --latency",
+						 o->lat.pair ? "--pair" : o->lat.unit ? "--unit" : "--slowest");
+		return 0;
+	}
+	for (size_t k = 0; k < o->events.nr; k++)
+		nr_e += o->events.v[k].key == 'e';
+	if (nr_e != 2)
+		return opts__usage_error(&trace_cmd, "--latency pairs a start and an end event: two -e, not %zu "
+					 "(e.g. -e syscalls:sys_enter_read -e syscalls:sys_exit_read)", nr_e);
+	if ((o->kstack || o->stacks) && !o->lat.slowest)
+		return opts__usage_error(&trace_cmd, "%s with --latency: the stacks of --slowest's pairs; give "
+					 "--slowest N", o->kstack ? "-s" : "-g");
+	if (!o->agg.maps.nr) {
+		struct opt_list *l = &o->agg.maps;
+		l->v = pp_xrealloc(l->v, sizeof(*l->v));
+		l->v[l->nr++] = (struct opt_item){ .name = "hist", .arg = TRACE_LAT_VALUE };
+	}
+	o->agg.value = TRACE_LAT_VALUE;
+	return 0;
+}
+
 /* The aggregation options together and with the rest: 0, or 2 after
  * saying why; tr->agg made when there are aggregations. */
 static int setup_agg(struct trace_opts *o, struct trace *tr)
 {
 	char err[512];
+	int ret = check_latency(o);
+	if (ret)
+		return ret;
 	if (!o->agg.maps.nr) {
 		if (o->agg.by || o->agg.interval)
 			return opts__usage_error(&trace_cmd,
@@ -353,7 +434,7 @@ static int setup_agg(struct trace_opts *o, struct trace *tr)
 						 "--stats, --hist or --lhist", o->agg.by ? "--by" : "-I");
 		return 0;
 	}
-	if (o->kstack || o->stacks || o->header)
+	if ((!o->latency && (o->kstack || o->stacks)) || o->header)
 		return opts__usage_error(&trace_cmd, "%s prints with each event's line; aggregations print maps "
 					 "(--by kstack or ustack keys them by the stack)",
 					 o->header ? "-H" : o->kstack ? "-s" : "-g");
@@ -362,6 +443,8 @@ static int setup_agg(struct trace_opts *o, struct trace *tr)
 	o->agg.json = o->json;
 	tr->agg = trace_agg__new(&o->agg, err, sizeof(err));
 	if (!tr->agg)
+		return opts__usage_error(&trace_cmd, "%s", err);
+	if (o->latency && !(tr->lat = trace_lat__new(&o->lat, tr->agg, err, sizeof(err))))
 		return opts__usage_error(&trace_cmd, "%s", err);
 	return 0;
 }
@@ -396,6 +479,7 @@ int cmd_trace(int argc, char **argv)
 	if (!ret)
 		ret = setup_agg(&o, &tr);
 	if (ret) {
+		trace_agg__delete(tr.agg);
 		trace_opts__free(&o);
 		return ret;
 	}
@@ -425,9 +509,13 @@ int cmd_trace(int argc, char **argv)
 	if (tr.agg && !ret && !c.out_err) {
 		/* the maps (the last interval's with -I) */
 		trace_agg__print(tr.agg, tr.out, o.agg.interval > 0, false);
+		if (tr.lat)
+			trace_lat__print(tr.lat, tr.out, o.json);
 		if (ferror(tr.out))
 			collect__output_error(&c, stream__write_errno(tr.out));
 		trace_agg__say_left_out(tr.agg);
+		if (tr.lat)
+			trace_lat__say_left_out(tr.lat);
 	}
 	if (c.out_err && c.out_err != EPIPE) {
 		fprintf(stderr, "pprobe trace: writing %s failed: %s\n", o.output ? o.output : "stdout",
@@ -462,6 +550,7 @@ out:
 	collect__cleanup(&c);
 	if (!ret)
 		ret = c.out_err == EPIPE ? CMD_EXIT_SIGPIPE : collect__exit_status(&c);
+	trace_lat__delete(tr.lat);
 	trace_agg__delete(tr.agg);
 	symbolizer__delete(tr.sym);
 	unwinder__delete(tr.unwinder);

@@ -119,7 +119,7 @@ static int parse_by(struct trace_agg *a, const char *by, char *err, size_t len)
 		size_t n = (size_t)(e - p);
 		if (!n)
 			return seterr(err, len, "--by '%s': an empty key; keys are comm, pid, tid, cpu, event, kstack, "
-				      "ustack or a field of the event", by);
+				      "ustack or a field of the event", by), -EINVAL;
 		if (a->nr_keys == MAX_KEYS)
 			return seterr(err, len, "--by '%s': at most %d keys", by, MAX_KEYS), -EINVAL;
 		int k = a->nr_keys++;
@@ -160,14 +160,19 @@ struct trace_agg *trace_agg__new(const struct trace_agg_opts *o, char *err, size
 			if (parse_lhist(it->arg, &field, &lin, err, len))
 				goto err;
 		} else if (d->op != AGG_COUNT) {
-			if (!*it->arg) {
+			if (!*it->arg && !o->value) {
 				seterr(err, len, "--%s needs a FIELD of the event, e.g. --%s count", it->name,
 				       it->name);
 				goto err;
 			}
-			field = pp_xstrdup(field_name(it->arg));
+			field = pp_xstrdup(*it->arg ? field_name(it->arg) : o->value);
 		}
 		d->field = field;
+		if (o->value && field && strcmp(field, o->value)) {
+			seterr(err, len, "--%s %s: with --latency the value is the duration, '%s' (e.g. --%s %s%s)",
+			       it->name, field, o->value, it->name, o->value, d->op == AGG_LHIST ? ",0,1000,100" : "");
+			goto err;
+		}
 		d->map = agg_map__new(d->op, d->op == AGG_LHIST ? &lin : NULL, a->nr_keys > 0, 0);
 		if (!d->map)
 			pp_oom(sizeof(struct agg_def));
@@ -258,6 +263,8 @@ struct trace_agg_event *trace_agg__bind(struct trace_agg *a, const char *name, c
 	for (int i = 0; i < a->nr_maps; i++) {
 		const struct agg_def *d = &a->maps[i];
 		char what[16];
+		if (a->o->value)	/* given by trace_agg__add */
+			continue;
 		snprintf(what, sizeof(what), "--%s", agg_op__name(d->op));
 		if (!d->field)
 			continue;
@@ -308,8 +315,9 @@ static void key_field(struct agg_key *k, const struct tp_field *f, const struct 
 	}
 }
 
-void trace_agg__sample(struct trace_agg *a, const struct trace_agg_event *ev, const struct trace_print *tp,
-		       const struct sample *s, const struct thread *t, const struct process *p)
+const struct agg_key *trace_agg__key(struct trace_agg *a, const struct trace_agg_event *ev,
+				     const struct trace_print *tp, const struct sample *s, const struct thread *t,
+				     const struct process *p)
 {
 	struct agg_key *k = &a->key;
 	agg_key__reset(k);
@@ -338,6 +346,19 @@ void trace_agg__sample(struct trace_agg *a, const struct trace_agg_event *ev, co
 			break;
 		}
 	}
+	return k;
+}
+
+void trace_agg__add(struct trace_agg *a, const struct agg_key *k, int64_t v)
+{
+	for (int i = 0; i < a->nr_maps; i++)
+		agg_map__add(a->maps[i].map, k, v);
+}
+
+void trace_agg__sample(struct trace_agg *a, const struct trace_agg_event *ev, const struct trace_print *tp,
+		       const struct sample *s, const struct thread *t, const struct process *p)
+{
+	const struct agg_key *k = trace_agg__key(a, ev, tp, s, t, p);
 	for (int i = 0; i < a->nr_maps; i++) {
 		struct agg_def *d = &a->maps[i];
 		int64_t v = 0;

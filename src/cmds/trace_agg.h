@@ -7,10 +7,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "options.h"
 
+struct agg_key;
 struct event_spec;
 struct process;
 struct sample;
@@ -26,6 +28,10 @@ struct trace_agg_opts {
 	const char *by;
 	double interval;	/* -I seconds, 0: none */
 	bool json;
+	/* --latency: the maps' value is given by the caller (trace_agg__add),
+	 * not read from a field; its name ("lat"), the only FIELD the maps
+	 * take. NULL: values are fields of the event. */
+	const char *value;
 };
 
 /* OPT_FN parser appending an aggregation option to the opt_list at o->off. */
@@ -54,6 +60,14 @@ struct trace_agg_event *trace_agg__bind(struct trace_agg *a, const char *name, c
 /* One sample of the event bound as ev (tp: for the stacks' symbols). */
 void trace_agg__sample(struct trace_agg *a, const struct trace_agg_event *ev, const struct trace_print *tp,
 		       const struct sample *s, const struct thread *t, const struct process *p);
+
+/* --latency's halves of trace_agg__sample: the key of a sample (its
+ * --by parts; a->key, valid until the next call), then later v added to
+ * every map under a key made so (its bytes kept meanwhile). */
+const struct agg_key *trace_agg__key(struct trace_agg *a, const struct trace_agg_event *ev,
+				     const struct trace_print *tp, const struct sample *s, const struct thread *t,
+				     const struct process *p);
+void trace_agg__add(struct trace_agg *a, const struct agg_key *k, int64_t v);
 
 /* Every map, as bpftrace prints them (text) or one JSON document a line;
  * header: an interval's, the local time as bpftrace's time() prints it

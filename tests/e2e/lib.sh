@@ -107,6 +107,32 @@ done_testing() {
 	exit 1
 }
 
+# --- bpftrace beside pprobe (trace_agg.sh, trace_latency.sh) ---
+# bt_start OUT PROG: bpftrace running PROG, attached (BT its pid), or
+# BT empty and BT_WHY saying why it cannot run here.
+bt_start() {
+	BT= BT_WHY=
+	command -v bpftrace >/dev/null || { BT_WHY="bpftrace is not installed (scripts/packages.txt)"; return; }
+	bpftrace -e "$2" >"$1" 2>"$1.err" &
+	BT=$!
+	for _ in $(seq 600); do
+		grep -q '^Attaching' "$1" && { sleep 0.5; return; }
+		alive $BT || break
+		sleep 0.05
+	done
+	BT_WHY="bpftrace did not attach: $(grep -v RLIMIT_MEMLOCK "$1.err" | head -2 | tr '\n' ' ')"
+	kill -INT $BT 2>/dev/null
+	reap $BT >/dev/null 2>&1
+	BT=
+}
+# bt_stop OUT: SIGINT (bpftrace prints its maps), then OUT.maps: the maps
+# alone (its "Attaching" line and the blank lines before the maps left out)
+bt_stop() {
+	kill -INT $BT
+	reap $BT
+	sed '0,/^Attaching/d' "$1" | sed '/./,$!d' >"$1.maps"
+}
+
 # --- real programs (record_build.sh, record_real.sh) ---
 # real_stacks ERR FOLDED MIN NMIN: record -g's summary (ERR) and output
 # (FOLDED) of a real program: sampled (>= NMIN user stacks); samples with no mapping at

@@ -62,31 +62,6 @@ BT_PROG='tracepoint:syscalls:sys_enter_write /comm == "agg_wl"/ {
 	@stats_count[comm] = stats(args->count); @sum_count[comm] = sum(args->count); }'
 BT_PID_PROG='tracepoint:syscalls:sys_enter_write /comm == "agg_wl"/ { @[comm, pid] = count(); }'
 
-# bt_start OUT PROG: bpftrace running PROG, attached (BT its pid), or
-# BT empty and BT_WHY saying why it cannot run here.
-bt_start() {
-	BT= BT_WHY=
-	command -v bpftrace >/dev/null || { BT_WHY="bpftrace is not installed (scripts/packages.txt)"; return; }
-	bpftrace -e "$2" >"$1" 2>"$1.err" &
-	BT=$!
-	for _ in $(seq 600); do
-		grep -q '^Attaching' "$1" && { sleep 0.5; return; }
-		alive $BT || break
-		sleep 0.05
-	done
-	BT_WHY="bpftrace did not attach: $(grep -v RLIMIT_MEMLOCK "$1.err" | head -2 | tr '\n' ' ')"
-	kill -INT $BT 2>/dev/null
-	reap $BT >/dev/null 2>&1
-	BT=
-}
-# bt_stop OUT: SIGINT (bpftrace prints its maps), then OUT.maps: the maps
-# alone (its "Attaching" line and the blank lines before the maps left out)
-bt_stop() {
-	kill -INT $BT
-	reap $BT
-	sed '0,/^Attaching/d' "$1" | sed '/./,$!d' >"$1.maps"
-}
-
 # 1. Every aggregation, with a kernel filter, system-wide: the exact
 # numbers, and bpftrace's text of the same run, byte for byte.
 bt_start "$T/bt1.txt" "$BT_PROG"
@@ -167,6 +142,9 @@ check "bad --lhist: exit 2, agg_linear__check's words" \
 	grep -q "^pprobe trace: --lhist 'count,100,10,5': a linear histogram needs min < max and a step above 0" "$T/e3"
 "$PPROBE" trace -e $EV --by comm -- true >/dev/null 2>"$T/e4"
 check "--by alone: exit 2" [ $? -eq 2 ]
+"$PPROBE" trace -e $EV --by comm, --count -- true >/dev/null 2>"$T/e4b"
+check "--by with an empty key: exit 2" [ $? -eq 2 ]
+check "--by with an empty key: said" grep -q "^pprobe trace: --by 'comm,': an empty key" "$T/e4b"
 # A uprobe (a temporary tracefs probe for the command's children, removed
 # at exit): counted per task; a field it lacks is an error; nothing left.
 if "$PPROBE" probe -l >/dev/null 2>&1 && TR=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts) && [ -w "$TR/uprobe_events" ]; then
