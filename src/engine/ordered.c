@@ -80,20 +80,28 @@ static struct ordered_chunk *chunk_for(struct ordered *q, size_t sz)
 	return ch;
 }
 
-void ordered__push(struct ordered *q, const struct perf_event_header *hdr, uint64_t time, int cpu)
+/* A new entry at the end, for a record of time (seq: its arrival) */
+static struct ordered_ent *ent_add(struct ordered *q, uint64_t time, int cpu)
 {
-	size_t sz = (hdr->size + 7u) & ~7u;
-	struct ordered_chunk *ch = chunk_for(q, sz);
-	memcpy(ch->data + ch->used, hdr, hdr->size);
 	if (q->nr == q->alloc) {
 		q->alloc = q->alloc ? q->alloc * 2 : 1024;
 		q->ents = pp_xrealloc(q->ents, q->alloc * sizeof(*q->ents));
 	}
 	if (time < q->last_flushed)
 		q->out_of_order++;
-	q->ents[q->nr++] = (struct ordered_ent){
-		.time = time, .seq = q->seq++, .chunk = ch, .off = (uint32_t)ch->used, .cpu = cpu,
-	};
+	struct ordered_ent *e = &q->ents[q->nr++];
+	*e = (struct ordered_ent){ .time = time, .seq = q->seq++, .cpu = cpu };
+	return e;
+}
+
+void ordered__push(struct ordered *q, const struct perf_event_header *hdr, uint64_t time, int cpu)
+{
+	size_t sz = (hdr->size + 7u) & ~7u;
+	struct ordered_chunk *ch = chunk_for(q, sz);
+	memcpy(ch->data + ch->used, hdr, hdr->size);
+	struct ordered_ent *e = ent_add(q, time, cpu);
+	e->chunk = ch;
+	e->off = (uint32_t)ch->used;
 	ch->used += sz;
 	ch->live++;
 	q->len += sz;
@@ -102,15 +110,9 @@ void ordered__push(struct ordered *q, const struct perf_event_header *hdr, uint6
 void ordered__push_held(struct ordered *q, const struct perf_event_header *hdr, uint64_t time, int cpu,
 			void *hold)
 {
-	if (q->nr == q->alloc) {
-		q->alloc = q->alloc ? q->alloc * 2 : 1024;
-		q->ents = pp_xrealloc(q->ents, q->alloc * sizeof(*q->ents));
-	}
-	if (time < q->last_flushed)
-		q->out_of_order++;
-	q->ents[q->nr++] = (struct ordered_ent){
-		.time = time, .seq = q->seq++, .held = hdr, .hold = hold, .cpu = cpu,
-	};
+	struct ordered_ent *e = ent_add(q, time, cpu);
+	e->held = hdr;
+	e->hold = hold;
 	q->len += (hdr->size + 7u) & ~7u;
 }
 
