@@ -310,7 +310,6 @@ struct walk {
 	struct unwind_regs resume_regs;
 };
 
-
 /* The registers libdw knows of frame st, at pc; false where it may not be
  * stepped any more (too many resumes) or its sp is unknown */
 static bool frame_regs(const struct walk *w, Dwfl_Frame *st, uint64_t pc, struct unwind_regs *r)
