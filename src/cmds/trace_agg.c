@@ -59,16 +59,6 @@ struct trace_agg {
 	double next_print;		/* -I: when (now_seconds), 0 before the first tick */
 };
 
-int trace_agg__opt(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
-{
-	struct opt_list *l = OPT_FIELD(o, opts, struct opt_list);
-	(void)err;
-	(void)errlen;
-	l->v = pp_xrealloc(l->v, (l->nr + 1) * sizeof(*l->v));
-	l->v[l->nr++] = (struct opt_item){ .key = o->key, .name = o->name, .arg = arg };
-	return 0;
-}
-
 /* bpftrace's spellings of a field: args.NAME, args->NAME */
 static const char *field_name(const char *s)
 {

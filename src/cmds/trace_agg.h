@@ -34,9 +34,6 @@ struct trace_agg_opts {
 	const char *value;
 };
 
-/* OPT_FN parser appending an aggregation option to the opt_list at o->off. */
-int trace_agg__opt(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen);
-
 struct trace_agg;
 struct trace_agg_event;
 
