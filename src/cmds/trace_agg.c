@@ -228,9 +228,7 @@ static void no_field(const char *what, const char *name, const struct tp_format 
 		return;
 	}
 	size_t n = (size_t)snprintf(err, len, "%s: %s has no field '%s'; its fields:", what, name, field);
-	for (size_t i = 0; i < fmt->nr_fields && n < len; i++)
-		if (!fmt->fields[i].is_common)
-			n += (size_t)snprintf(err + n, len - n, " %s", fmt->fields[i].name);
+	n = tp_format__list_fields(fmt, err, len, n);
 	if (n < len)
 		snprintf(err + n, len - n, " (and the keys comm, pid, tid, cpu, event, kstack, ustack)");
 }

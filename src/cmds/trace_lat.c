@@ -121,9 +121,7 @@ int trace_lat__bind(struct trace_lat *l, enum trace_lat_role role, const char *n
 				      fname), -EINVAL;
 		size_t n = (size_t)snprintf(err, len, "--pair: the %s event %s has no field '%s'; its fields:", what,
 					    name, fname);
-		for (size_t i = 0; i < fmt->nr_fields && n < len; i++)
-			if (!fmt->fields[i].is_common)
-				n += (size_t)snprintf(err + n, len - n, " %s", fmt->fields[i].name);
+		tp_format__list_fields(fmt, err, len, n);
 		return -EINVAL;
 	}
 	if (f->is_array || f->is_string)

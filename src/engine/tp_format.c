@@ -303,6 +303,14 @@ const struct tp_field *tp_format__field(const struct tp_format *fmt, const char 
 	return NULL;
 }
 
+size_t tp_format__list_fields(const struct tp_format *fmt, char *buf, size_t len, size_t n)
+{
+	for (size_t i = 0; i < fmt->nr_fields && n < len; i++)
+		if (!fmt->fields[i].is_common)
+			n += (size_t)snprintf(buf + n, len - n, " %s", fmt->fields[i].name);
+	return n;
+}
+
 static uint64_t load_uint(const unsigned char *p, unsigned size)
 {
 	uint8_t u8;

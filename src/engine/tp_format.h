@@ -89,6 +89,10 @@ struct tp_format *tp_format__load(const char *sys, const char *name);
 void tp_format__free(struct tp_format *fmt);
 
 const struct tp_field *tp_format__field(const struct tp_format *fmt, const char *name);
+/* " NAME" for each of fmt's own fields (not the common ones) appended to
+ * buf at n, cut short where len is reached (snprintf's NUL there); the
+ * new n. For messages naming what an event has: "...; its fields: a b c". */
+size_t tp_format__list_fields(const struct tp_format *fmt, char *buf, size_t len, size_t n);
 
 /* The integer value of a scalar field (sign-extended if signed) or the
  * address of a pointer field. -ERANGE if the record is too short, -EINVAL

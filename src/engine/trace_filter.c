@@ -53,9 +53,7 @@ int trace_filter__check(const struct tp_format *fmt, const char *sys, const char
 				size_t n = (size_t)snprintf(msg, len,
 					"filter for %s:%s names no such field '%s':\n  %s\n  %*s^\n  fields:", sys,
 					fmt->name, name, filter, (int)(s - filter), "");
-				for (size_t i = 0; i < fmt->nr_fields && n < len; i++)
-					if (!fmt->fields[i].is_common)
-						n += (size_t)snprintf(msg + n, len - n, " %s", fmt->fields[i].name);
+				n = tp_format__list_fields(fmt, msg, len, n);
 				if (n < len)
 					snprintf(msg + n, len - n, " (and common_pid, common_flags, CPU, COMM)");
 				return -ENOENT;
