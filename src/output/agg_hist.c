@@ -48,6 +48,21 @@ const char *agg_log2__label(int bucket, char *buf, size_t len)
 	return buf;
 }
 
+void agg_log2__bounds(int bucket, int64_t *lo, bool *has_lo, int64_t *hi, bool *has_hi)
+{
+	*has_lo = bucket > 0;
+	*has_hi = true;
+	if (bucket <= 0) {
+		*lo = 0;
+		*hi = -1;
+	} else if (bucket <= 2) {
+		*lo = *hi = bucket - 1;
+	} else {
+		*lo = (int64_t)1 << (bucket - 2);
+		*hi = bucket - 2 >= 62 ? INT64_MAX : ((int64_t)1 << (bucket - 1)) - 1;
+	}
+}
+
 int agg_linear__check(const struct agg_linear *l, char *err, size_t len)
 {
 	if (l->step <= 0 || l->min >= l->max) {
@@ -81,18 +96,36 @@ size_t agg_linear__bucket(const struct agg_linear *l, int64_t v)
 	return (size_t)(((uint64_t)v - (uint64_t)l->min) / (uint64_t)l->step) + 1;
 }
 
-const char *agg_linear__label(const struct agg_linear *l, size_t bucket, char *buf, size_t len)
+void agg_linear__bounds(const struct agg_linear *l, size_t bucket, int64_t *lo, bool *has_lo, int64_t *hi,
+			bool *has_hi)
 {
 	size_t n = agg_linear__nr_buckets(l);
-	if (bucket == 0) {
-		snprintf(buf, len, "(..., %" PRId64 ")", l->min);
-	} else if (bucket >= n - 1) {
-		snprintf(buf, len, "[%" PRId64 ", ...)", l->max);
-	} else {
-		int64_t lo = (int64_t)((uint64_t)l->min + (uint64_t)(bucket - 1) * (uint64_t)l->step);
-		int64_t hi = bucket == n - 2 ? l->max : (int64_t)((uint64_t)lo + (uint64_t)l->step);
-		snprintf(buf, len, "[%" PRId64 ", %" PRId64 ")", lo, hi);
+	*has_lo = *has_hi = true;
+	if (bucket == 0) {			/* below min */
+		*has_lo = false;
+		*lo = 0;
+		*hi = l->min - 1;
+	} else if (bucket >= n - 1) {		/* at or past max */
+		*has_hi = false;
+		*lo = l->max;
+		*hi = 0;
+	} else {				/* a step; the last may be cut at max */
+		*lo = (int64_t)((uint64_t)l->min + (uint64_t)(bucket - 1) * (uint64_t)l->step);
+		*hi = bucket == n - 2 ? l->max - 1 : (int64_t)((uint64_t)*lo + (uint64_t)l->step - 1);
 	}
+}
+
+const char *agg_linear__label(const struct agg_linear *l, size_t bucket, char *buf, size_t len)
+{
+	int64_t lo, hi;
+	bool has_lo, has_hi;
+	agg_linear__bounds(l, bucket, &lo, &has_lo, &hi, &has_hi);
+	if (!has_lo)
+		snprintf(buf, len, "(..., %" PRId64 ")", l->min);
+	else if (!has_hi)
+		snprintf(buf, len, "[%" PRId64 ", ...)", l->max);
+	else	/* bpftrace's upper bound is exclusive */
+		snprintf(buf, len, "[%" PRId64 ", %" PRId64 ")", lo, (int64_t)((uint64_t)hi + 1));
 	return buf;
 }
 

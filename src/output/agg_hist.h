@@ -34,6 +34,12 @@ size_t agg_linear__nr_buckets(const struct agg_linear *l);
 size_t agg_linear__bucket(const struct agg_linear *l, int64_t v);
 const char *agg_linear__label(const struct agg_linear *l, size_t bucket, char *buf, size_t len);
 
+/* A bucket's values, both bounds inclusive; has_lo/has_hi false at an open
+ * end ("(..., 0)", "[MAX, ...)"): what bpftrace's JSON says of it. */
+void agg_log2__bounds(int bucket, int64_t *lo, bool *has_lo, int64_t *hi, bool *has_hi);
+void agg_linear__bounds(const struct agg_linear *l, size_t bucket, int64_t *lo, bool *has_lo, int64_t *hi,
+			bool *has_hi);
+
 /* Prints a histogram's buckets as bpftrace does: from its first to its
  * last non-empty bucket (none when all are empty), each
  * `LABEL(16, left) COUNT(8, right) |BAR(52)|`, the bar scaled to the

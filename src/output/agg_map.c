@@ -401,35 +401,6 @@ void agg_map__print(const struct agg_map *m, FILE *out, const char *name)
 	free(v);
 }
 
-/* A histogram bucket's inclusive bounds: has_lo/has_hi false at the open ends. */
-static void bucket_bounds(const struct agg_map *m, size_t b, int64_t *lo, bool *has_lo, int64_t *hi, bool *has_hi)
-{
-	*has_lo = *has_hi = true;
-	if (m->op == AGG_HIST) {
-		if (b == 0) {
-			*has_lo = false;
-			*hi = -1;
-		} else if (b == 1 || b == 2) {
-			*lo = *hi = (int64_t)b - 1;
-		} else {
-			*lo = (int64_t)1 << (b - 2);
-			*hi = b - 2 >= 62 ? INT64_MAX : ((int64_t)1 << (b - 1)) - 1;
-		}
-		return;
-	}
-	const struct agg_linear *l = &m->lin;
-	if (b == 0) {
-		*has_lo = false;
-		*hi = l->min - 1;
-	} else if (b >= m->nr_buckets - 1) {
-		*lo = l->max;
-		*has_hi = false;
-	} else {
-		*lo = (int64_t)((uint64_t)l->min + (uint64_t)(b - 1) * (uint64_t)l->step);
-		*hi = b == m->nr_buckets - 2 ? l->max - 1 : (int64_t)((uint64_t)*lo + (uint64_t)l->step - 1);
-	}
-}
-
 static void json_value(const struct agg_map *m, const struct agg_entry *e, FILE *out)
 {
 	switch (m->op) {
@@ -452,7 +423,10 @@ static void json_value(const struct agg_map *m, const struct agg_entry *e, FILE 
 			continue;
 		int64_t lo = 0, hi = 0;
 		bool has_lo, has_hi;
-		bucket_bounds(m, b, &lo, &has_lo, &hi, &has_hi);
+		if (m->op == AGG_HIST)
+			agg_log2__bounds((int)b, &lo, &has_lo, &hi, &has_hi);
+		else
+			agg_linear__bounds(&m->lin, b, &lo, &has_lo, &hi, &has_hi);
 		fputs(first ? "{" : ",{", out);
 		first = 0;
 		if (has_lo)
