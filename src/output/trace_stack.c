@@ -20,17 +20,25 @@
 
 #define MAX_USER_FRAMES 512
 
+/* The frames at one address, its inlined ones too (at least one: a name
+ * NULL, its object, where nothing is known). */
+static int frames_at(const struct trace_print *tp, pid_t pid, const struct map *m, uint64_t ip, bool kernel,
+		     bool ret, struct sym_frame sf[16])
+{
+	int n = kernel ? symbolizer__kernel(tp->sym, ip, ret, sf, 16)
+		       : (m ? symbolizer__user(tp->sym, pid, m, ip, ret, sf, 16) : -1);
+	if (n > 0)
+		return n;
+	sf[0] = (struct sym_frame){ .dso = kernel ? "[kernel.kallsyms]" : m && m->path ? m->path : "[unknown]" };
+	return 1;
+}
+
 /* One address, with its inlined frames: text lines, or JSON strings. */
 static void print_frame(const struct trace_print *tp, pid_t pid, const struct map *m, uint64_t ip, bool kernel,
 			bool ret, int *first_json)
 {
 	struct sym_frame sf[16];
-	int n = kernel ? symbolizer__kernel(tp->sym, ip, ret, sf, 16)
-		       : (m ? symbolizer__user(tp->sym, pid, m, ip, ret, sf, 16) : -1);
-	if (n <= 0) {
-		sf[0] = (struct sym_frame){ .dso = kernel ? "[kernel.kallsyms]" : m && m->path ? m->path : "[unknown]" };
-		n = 1;
-	}
+	int n = frames_at(tp, pid, m, ip, kernel, ret, sf);
 	for (int i = 0; i < n; i++) {
 		const char *name = sf[i].name ? sf[i].name : "[unknown]";
 		const char *dso = sf[i].dso ? sf[i].dso : "?";
@@ -94,12 +102,7 @@ static size_t frame_names(const struct trace_print *tp, pid_t pid, const struct 
 			  bool ret, const char ***names, size_t n, size_t *cap)
 {
 	struct sym_frame sf[16];
-	int nf = kernel ? symbolizer__kernel(tp->sym, ip, ret, sf, 16)
-			: (m ? symbolizer__user(tp->sym, pid, m, ip, ret, sf, 16) : -1);
-	if (nf <= 0) {
-		sf[0] = (struct sym_frame){ 0 };
-		nf = 1;
-	}
+	int nf = frames_at(tp, pid, m, ip, kernel, ret, sf);
 	for (int i = 0; i < nf; i++) {
 		if (n == *cap) {
 			*cap = *cap ? *cap * 2 : 64;
