@@ -395,9 +395,9 @@ static bool emulate_to_return(struct uctx *c, struct unwind_regs *r)
 
 static bool fp_chain(struct uctx *c, struct unwind_regs *r)
 {
-	uint64_t bp = r->r[R_BP], sp = r->r[R_SP], nbp, ra;
+	uint64_t bp = r->r[R_BP], sp = r->r[R_SP], nbp, ra, end;
 	if (!(r->valid & (1u << R_BP)) || bp < sp || (bp & 7) || bp - sp > (1u << 24) ||
-	    (uctx__stack_end(c, NULL) && bp + 16 > uctx__stack_end(c, NULL)))
+	    ((end = uctx__stack_end(c, NULL)) && bp + 16 > end))
 		return false;
 	if (!uctx__read_word(c, bp, &nbp) || !uctx__read_word(c, bp + 8, &ra) || !uctx__is_exec(c, ra))
 		return false;

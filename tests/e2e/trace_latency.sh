@@ -29,6 +29,19 @@ cat >"$T/want.txt" <<'WANT'
 [16K, 32K)             5 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@|
 
 WANT
+# bpftrace's run of the same events, stopped, its histogram against
+# pprobe's ($1: its output file, $2: pprobe's, $3: what); bpftrace ends
+# with one more blank line, its emptied @s (diff -B)
+bt_compare() {
+	if [ -z "$BT" ]; then
+		BT_SKIP=$BT_WHY
+		return
+	fi
+	bt_stop "$1"
+	shown_on_failure "$1" "$1.err"
+	check "bpftrace on the same run ($3): the same histogram, byte for byte" diff -uB "$1.maps" "$2"
+	echo "bpftrace vs pprobe ($3, us): $(grep -hE '^\[' "$1.maps" | awk '$2 { printf "%s%s=%s ", $1, $2, $3 }') | $(grep -hE '^\[' "$2" | awk '$2 { printf "%s%s=%s ", $1, $2, $3 }')"
+}
 BT_SYS='tracepoint:syscalls:sys_enter_clock_nanosleep /comm == "lat_wl"/ { @s[tid] = nsecs; }
 tracepoint:syscalls:sys_exit_clock_nanosleep /@s[tid]/ { @[comm] = hist((nsecs - @s[tid]) / 1000); delete(@s[tid]); }'
 
@@ -41,15 +54,7 @@ check "syscall latency: 5 sleeps in each of [1K, 2K), [4K, 8K), [16K, 32K) us" d
 check "syscall latency: 15 pairs, nothing left out, said on stderr" \
 	[ "$(cat "$T/p1.err")" = "pprobe trace: --latency: 15 pairs" ]
 shown_on_failure "$T/p1.txt" "$T/p1.err"
-if [ -n "$BT" ]; then
-	bt_stop "$T/bt1.txt"
-	shown_on_failure "$T/bt1.txt" "$T/bt1.txt.err"
-	# (bpftrace ends with one more blank line, its emptied @s)
-	check "bpftrace on the same run: the same histogram, byte for byte" diff -uB "$T/bt1.txt.maps" "$T/p1.txt"
-	echo "bpftrace vs pprobe (syscall latency, us): $(grep -hE '^\[' "$T/bt1.txt.maps" | awk '$2 { printf "%s%s=%s ", $1, $2, $3 }') | $(grep -hE '^\[' "$T/p1.txt" | awk '$2 { printf "%s%s=%s ", $1, $2, $3 }')"
-else
-	BT_SKIP=$BT_WHY
-fi
+bt_compare "$T/bt1.txt" "$T/p1.txt" "syscall latency"
 
 # 2. --unit ms, --stats and --lhist of the same sleeps: at least 1, 4
 # and 17 ms each (the unit's integer part, as bpftrace's / 1000000; a
@@ -73,14 +78,7 @@ check "funclatency: exit 0" [ $? -eq 0 ]
 check "funclatency: sleep_us's 15 calls in the same buckets" diff -u "$T/want.txt" "$T/p3.txt"
 check "funclatency: 15 pairs" [ "$(cat "$T/p3.err")" = "pprobe trace: --latency: 15 pairs" ]
 shown_on_failure "$T/p3.txt" "$T/p3.err"
-if [ -n "$BT" ]; then
-	bt_stop "$T/bt3.txt"
-	shown_on_failure "$T/bt3.txt" "$T/bt3.txt.err"
-	check "bpftrace on the same run (funclatency): the same histogram" diff -uB "$T/bt3.txt.maps" "$T/p3.txt"
-	echo "bpftrace vs pprobe (funclatency, us): $(grep -hE '^\[' "$T/bt3.txt.maps" | awk '$2 { printf "%s%s=%s ", $1, $2, $3 }') | $(grep -hE '^\[' "$T/p3.txt" | awk '$2 { printf "%s%s=%s ", $1, $2, $3 }')"
-else
-	BT_SKIP=$BT_WHY
-fi
+bt_compare "$T/bt3.txt" "$T/p3.txt" "funclatency"
 check "funclatency: no pprobe probe left in tracefs" not grep -q pprobe "$TR/dynamic_events"
 
 # 4. --slowest 5 -g: the 5 longest pairs are the 17 ms sleeps, longest
