@@ -128,6 +128,7 @@ static void on_process_gone(struct collect *c, pid_t pid)
 		unwinder__forget(r->unwinder, pid);
 	if (r->pool)
 		unwind_pool__forget(r->pool, pid);
+	frametab__forget(r->frames, pid);
 }
 
 /* ---- options ---- */

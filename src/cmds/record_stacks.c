@@ -55,8 +55,8 @@ static uint32_t unwind_user(struct record *r, struct collect *c, const struct sa
 		res.end_dso = NULL;
 		nr = 0;
 	}
-	for (int i = 0; i < nr; i++)
-		fr[n++] = frametab__user(r->frames, pid, maps__find(p->maps, ips[i]), ips[i], i > 0);
+	frametab__user_stack(r->frames, pid, (pid_t)s->tid, p->maps, ips, (uint32_t)nr, fr);
+	n = (uint32_t)nr;
 	if (res.used_live_stack)
 		r->live_stack++;
 	if (res.used_history && res.end == UNWIND_COMPLETE)

@@ -170,6 +170,75 @@ static void test_shared_files(void)
 	frametab__delete(ft);
 }
 
+/* Each id what frametab__user gives in the same table, no new frame made. */
+static void check_stack(struct frametab *ft, pid_t pid, const struct maps *maps, const uint64_t *ips, uint32_t nr,
+			const uint32_t *ids, const char *what)
+{
+	size_t had = frametab__count(ft);
+	for (uint32_t i = 0; i < nr; i++) {
+		uint32_t want = frametab__user(ft, pid, maps__find(maps, ips[i]), ips[i], i > 0);
+		CHECK(ids[i] == want, "%s: frame %u is %u, frametab__user's %u", what, i, ids[i], want);
+	}
+	CHECK(frametab__count(ft) == had, "%s: %zu frames, %zu after frametab__user", what, had, frametab__count(ft));
+}
+
+/* frametab__user_stack: each frame the id frametab__user gives, whether
+ * taken from the thread's previous stack (shared outer frames) or looked
+ * up; not taken once the maps changed, for another process, or after
+ * frametab__forget (a new process with the same pid and maps pointer), or
+ * after frametab__clear. */
+static void test_user_stack(void)
+{
+	struct frametab *ft = frametab__new();
+	struct maps *maps = maps__new();
+	char lib[] = "/usr/lib/liby.so", anon[] = "//anon";
+	struct map m = { .start = 0x400000, .end = 0x500000, .maj = 8, .min = 1, .ino = 9, .path = lib };
+	struct map jit = { .start = 0x600000, .end = 0x601000, .path = anon };	/* each process's own frames */
+	CHECK(maps && !maps__insert(maps, &m) && !maps__insert(maps, &jit), "maps");
+	uint64_t a[] = { 0x400100, 0x400200, 0x600300, 0x600400 };	/* leaf first */
+	uint64_t b[] = { 0x400180, 0x400250, 0x600300, 0x600400 };	/* shares the two outer frames */
+	uint64_t c[] = { 0x600300, 0x600400 };	/* the leaf's exact ip where a return address was */
+	uint32_t ids[4], before[4];
+	const uint64_t *stacks[] = { a, b, c, a };
+	const uint32_t nrs[] = { 4, 4, 2, 4 };
+	for (int k = 0; k < 4; k++) {
+		frametab__user_stack(ft, 10, 11, maps, stacks[k], nrs[k], ids);
+		check_stack(ft, 10, maps, stacks[k], nrs[k], ids, "one thread's stacks");
+	}
+	memcpy(before, ids, sizeof(ids));
+	/* the mapping replaced: the same addresses are other frames now */
+	struct map m2 = m, jit2 = jit;
+	m2.ino = 10;
+	CHECK(!maps__insert(maps, &m2) && !maps__insert(maps, &jit2), "maps");
+	frametab__user_stack(ft, 10, 11, maps, a, 4, ids);
+	check_stack(ft, 10, maps, a, 4, ids, "after the maps changed");
+	CHECK(ids[0] != before[0], "a new file's frame: %u", ids[0]);
+	/* another pid, the same tid, maps and generation: its own JIT frames */
+	frametab__user_stack(ft, 12, 11, maps, a, 4, ids);
+	check_stack(ft, 12, maps, a, 4, ids, "another process");
+	/* forgotten: a new process of pid 12 with another mapping, at the
+	 * same generation (and, as malloc goes, often the same pointer) */
+	uint64_t gen = maps__generation(maps);
+	memcpy(before, ids, sizeof(ids));
+	frametab__forget(ft, 12);
+	maps__delete(maps);
+	maps = maps__new();
+	struct map m3 = m;
+	m3.ino = 11;
+	CHECK(maps && !maps__insert(maps, &m3), "maps");
+	while (maps__generation(maps) < gen)
+		CHECK(!maps__insert(maps, &jit), "maps");
+	frametab__user_stack(ft, 12, 11, maps, a, 4, ids);
+	check_stack(ft, 12, maps, a, 4, ids, "after forget");
+	/* the frame table cleared: ids given before are not reused */
+	frametab__clear(ft);
+	frametab__user_stack(ft, 12, 11, maps, a, 4, ids);
+	check_stack(ft, 12, maps, a, 4, ids, "after clear");
+	CHECK(frametab__count(ft) == 4, "after clear: %zu frames", frametab__count(ft));
+	maps__delete(maps);
+	frametab__delete(ft);
+}
+
 int main(void)
 {
 	struct frametab *ft = frametab__new();
@@ -297,5 +366,6 @@ int main(void)
 	frametab__delete(ft);
 	test_order();
 	test_shared_files();
+	test_user_stack();
 	return check_summary();
 }
