@@ -132,28 +132,6 @@ static void on_process_gone(struct collect *c, pid_t pid)
 
 /* ---- options ---- */
 
-struct record_opts {
-	struct collect_opts co;
-	struct opt_list events;		/* -e, in order */
-	const char *exec;		/* -x */
-	struct opt_list outputs;	/* -o, in order */
-	int format;			/* --format: enum out_format + 1; 0: from each output's name */
-	long freq;
-	unsigned long long period;
-	int cg;				/* enum callgraph */
-	uint32_t stack_size;		/* --call-graph dwarf,SIZE; 0: the default */
-	enum unwind_backend backend;
-	int workers;			/* --workers; 0: the default */
-	bool hold_exits, srcline, weight_period;
-	bool weight_given;		/* --weight was given */
-	bool off_cpu, per_thread, root_pid, root_tid;
-	struct record_push_opts push;	/* --push, --interval, --app, --label */
-	bool freq_max;			/* -F max */
-	long max_stack;			/* --max-stack N; 0: the default depth */
-	double symbolize_timeout;	/* --symbolize-timeout (s); 0: 60 */
-	uint64_t max_tables;		/* --max-tables; 0: DEFAULT_MAX_TABLES */
-};
-
 /* Stack tables in memory, at most (folded and svg outputs): a run of hours
  * over a machine whose distinct stacks keep coming stays bounded. */
 #define DEFAULT_MAX_TABLES (64ULL << 20)
@@ -168,7 +146,7 @@ static int parse_max_tables(const struct opt *o, void *opts, const char *arg, ch
 	return 0;
 }
 
-static int parse_freq(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+int record_parse_freq(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
 {
 	(void)o;
 	char *end;
@@ -218,7 +196,7 @@ static int parse_period(const struct opt *o, void *opts, const char *arg, char *
 	return 0;
 }
 
-static int parse_call_graph(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+int record_parse_call_graph(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
 {
 	(void)o;
 	struct record_opts *ro = opts;
@@ -330,7 +308,7 @@ static const struct opt record_table[] = {
 		 "both apply (&&)"),
 	OPT_STRING('x', "exec", "BIN", R, exec,
 		   "probe:FUNC[+OFF|:LINE|%return] and sdt_PROVIDER:NAME are probes in BIN"),
-	OPT_FN('F', "freq", "HZ", R, freq, parse_freq,
+	OPT_FN('F', "freq", "HZ", R, freq, record_parse_freq,
 	       "samples per second (default 999 for clock events); max: kernel.perf_event_max_sample_rate, as "
 	       "perf"),
 	OPT_FN('c', "count", "PERIOD", R, period, parse_period,
@@ -345,7 +323,7 @@ static const struct opt record_table[] = {
 	RING_OPTS(R, co, "default sized to lose nothing"),
 	OPT_GROUP("Stacks:"),
 	OPT_SET('g', NULL, R, cg, CG_DWARF, "kernel callchains and DWARF-unwound user stacks"),
-	OPT_FN(0, "call-graph", "MODE", R, cg, parse_call_graph,
+	OPT_FN(0, "call-graph", "MODE", R, cg, record_parse_call_graph,
 	       "dwarf[,SIZE]: user stacks unwound with CFI from a SIZE-byte stack copy, completed from the "
 	       "thread's earlier samples (where the frames above were live at both) or from the live stack "
 	       "when the copy ends early (default: 65528 for events sampled at a rate, of which "
@@ -637,6 +615,8 @@ static void record_tick(struct collect *c)
 		unwind_pool__kick(r->pool);
 	if (r->max_tables && tables_bytes(c, r) > r->max_tables)
 		spill_tables(c, r);
+	if (r->view)
+		r->view->tick(c, r, r->view->arg);
 }
 
 /* Stacks: callchains, DWARF unwinding, and rings sized for them. 0, or the
@@ -785,14 +765,28 @@ static int write_one(struct collect *c, const struct evsel *ev, const struct rec
 static void push_cut(struct collect *c, struct record *r, double now)
 {
 	struct pprof_opts po;
-	if (r->pool)	/* the interval's samples, all of them */
-		record_take_back(r, c, -1);
-	frametab__symbolize(r->frames, r->sym);	/* the frames new since the last cut */
+	record_sync(c, r);	/* the interval's samples, all of them; the frames new since the last cut */
 	pprof_opts_of(c, r->push_ev, r, &po);
 	record_push__cut(&r->push, ((struct evstate *)r->push_ev->priv)->stacks, r->frames, &po, now);
-	/* Memory follows one interval, not the run: the frames go too, except
-	 * with --off-cpu, whose waits still open hold frame ids (symbolized
-	 * already: their names are copies). */
+	record_clear(c, r);	/* memory follows one interval, not the run */
+}
+
+void record_sync(struct collect *c, struct record *r)
+{
+	if (r->pool)
+		record_take_back(r, c, -1);
+	frametab__symbolize(r->frames, r->sym);
+}
+
+void record_clear(struct collect *c, struct record *r)
+{
+	for (int i = 0; i < c->evlist.nr_evsels; i++) {
+		struct evstate *es = c->evlist.evsels[i]->priv;
+		if (es && !es->shared && es->stacks)
+			stacktab__clear(es->stacks);
+	}
+	/* with --off-cpu the waits still open hold frame ids (symbolized
+	 * already: their names are copies) */
 	if (!r->off_cpu)
 		frametab__clear(r->frames);
 	sweep_files(c, r);
@@ -1134,7 +1128,7 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	 * to disk; pprof and speedscope need the whole table, --push cuts its
 	 * own intervals */
 	rec->max_tables_asked = o->max_tables ? o->max_tables : DEFAULT_MAX_TABLES;
-	rec->max_tables = rec->pushing ? 0 : rec->max_tables_asked;
+	rec->max_tables = rec->pushing || rec->view ? 0 : rec->max_tables_asked;	/* a view reads the table */
 	for (size_t k = 0; k < rec->nr_outs; k++)
 		if (rec->outs[k].fmt != OUT_FOLDED && rec->outs[k].fmt != OUT_SVG)
 			rec->max_tables = 0;
@@ -1178,18 +1172,88 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	o->co.status_prefix = "pprobe record";
 	/* stdout carries the folded stacks: the command's own stdout goes to
 	 * our stderr, so that its lines do not become stacks. */
-	o->co.child_stdout_to_stderr = rec->to_stdout;
-	return try_outputs(c, rec, nr_shown > 1);
+	o->co.child_stdout_to_stderr |= rec->to_stdout;
+	return rec->view ? 0 : try_outputs(c, rec, nr_shown > 1);
 }
 
-/* A PID or TID list: "123" or "1,2,3". */
+/* After the options: set up, run, write or finish the view, say. */
+int record_run(struct record_opts *o, struct record *rec)
+{
+	struct collect c;
+	struct event_list evl;
+	char err[4096] = "";
+	bool view_status = false;	/* the view's finish chose the exit status */
+	int ret;
+
+	rec->symbolize_timeout = o->symbolize_timeout > 0 ? o->symbolize_timeout : 60;
+	if (o->freq_max)
+		fprintf(stderr, "info: Using a maximum frequency rate of %ld Hz\n", o->freq);
+
+	collect__init(&c);
+	collect_say__hook(&c);
+	event_list__init(&evl);
+	ret = record_prepare(o, rec, &c, &evl);
+	/* From here objects are read as they are mapped, while the rings
+	 * fill: debuginfod (a network fetch) waits for the symbolization. */
+	debuginfo__debuginfod(false, sigguard__asked, NULL);
+	if (!ret) {
+		ret = collect_say__status(&c, collect__prepare(&c, &o->co, err, sizeof(err)));
+		collect_say__error(err);
+	}
+	if (!ret)
+		note_targets(&c, rec);
+	if (!ret && rec->to_stdout)
+		collect__watch_output(&c, 1);
+	uint64_t main_before = clock_ns(CLOCK_THREAD_CPUTIME_ID);	/* the run's, not the set-up's */
+	if (!ret) {
+		ret = collect_say__status(&c, collect__run(&c, err, sizeof(err)));
+		collect_say__error(err);
+	}
+	if (rec->pool) {	/* what the workers still have */
+		record_take_back(rec, &c, -1);
+		rec->workers_cpu_ns = unwind_pool__cpu_ns(rec->pool);
+		rec->main_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - main_before;
+	}
+	if (!ret && c.out_err == EPIPE) {
+		ret = CMD_EXIT_SIGPIPE;	/* nobody reads the stacks: none are written */
+	} else if (!ret) {
+		if (rec->off_cpu)	/* waits still going on: up to the end */
+			offcpu__finish(&rec->off, c.t_stop_ns, add_interval, rec);
+		if (rec->pushing) {	/* the last interval, then what is queued */
+			push_cut(&c, rec, now_seconds());
+			record_push__finish(&rec->push, PUSH_FINISH_S);
+		} else {
+			/* Symbolize the unique addresses once, then write each event's file. */
+			struct late_stop ls = { .run_signals = sigguard__count() };
+			ls.deadline = now_seconds() + rec->symbolize_timeout;
+			debuginfo__debuginfod(true, late_should_stop, &ls);	/* under the same bounds */
+			rec->unsymbolized = frametab__symbolize_until(rec->frames, rec->sym, late_should_stop, &ls);
+			debuginfo__debuginfod(true, sigguard__asked, NULL);
+			rec->symbolize_timed_out = ls.timed_out;
+			if (rec->view) {
+				int st = rec->view->finish(&c, rec, rec->view->arg);
+				view_status = st >= 0;
+				ret = st >= 0 ? st : 0;
+			} else {
+				ret = write_outputs(&c, &evl, rec);
+			}
+		}
+		if (!o->co.quiet)
+			print_summary(&c, rec);
+	}
+	free_evstates(&c, rec->nr_outs);
+	collect__cleanup(&c);
+	if (!ret && !view_status)
+		ret = collect__exit_status(&c);
+	record_exit(rec);
+	event_list__exit(&evl);
+	return ret;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { 0 };
 	struct record rec = { 0 };
-	struct collect c;
-	struct event_list evl;
-	char err[4096] = "";
 	int ret;
 
 	int n = opts__parse(&record_cmd, argc, argv, &o);
@@ -1225,64 +1289,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (n < argc)
 		o.co.argv = argv + n;
-	rec.symbolize_timeout = o.symbolize_timeout > 0 ? o.symbolize_timeout : 60;
-	if (o.freq_max)
-		fprintf(stderr, "info: Using a maximum frequency rate of %ld Hz\n", o.freq);
-
-	collect__init(&c);
-	collect_say__hook(&c);
-	event_list__init(&evl);
-	ret = record_prepare(&o, &rec, &c, &evl);
-	/* From here objects are read as they are mapped, while the rings
-	 * fill: debuginfod (a network fetch) waits for the symbolization. */
-	debuginfo__debuginfod(false, sigguard__asked, NULL);
-	if (!ret) {
-		ret = collect_say__status(&c, collect__prepare(&c, &o.co, err, sizeof(err)));
-		collect_say__error(err);
-	}
-	if (!ret)
-		note_targets(&c, &rec);
-	if (!ret && rec.to_stdout)
-		collect__watch_output(&c, 1);
-	uint64_t main_before = clock_ns(CLOCK_THREAD_CPUTIME_ID);	/* the run's, not the set-up's */
-	if (!ret) {
-		ret = collect_say__status(&c, collect__run(&c, err, sizeof(err)));
-		collect_say__error(err);
-	}
-	if (rec.pool) {	/* what the workers still have */
-		record_take_back(&rec, &c, -1);
-		rec.workers_cpu_ns = unwind_pool__cpu_ns(rec.pool);
-		rec.main_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - main_before;
-	}
-	if (!ret && c.out_err == EPIPE) {
-		ret = CMD_EXIT_SIGPIPE;	/* nobody reads the stacks: none are written */
-	} else if (!ret) {
-		if (rec.off_cpu)	/* waits still going on: up to the end */
-			offcpu__finish(&rec.off, c.t_stop_ns, add_interval, &rec);
-		if (rec.pushing) {	/* the last interval, then what is queued */
-			push_cut(&c, &rec, now_seconds());
-			record_push__finish(&rec.push, PUSH_FINISH_S);
-		} else {
-			/* Symbolize the unique addresses once, then write each event's file. */
-			struct late_stop ls = { .run_signals = sigguard__count() };
-			ls.deadline = now_seconds() + rec.symbolize_timeout;
-			debuginfo__debuginfod(true, late_should_stop, &ls);	/* under the same bounds */
-			rec.unsymbolized = frametab__symbolize_until(rec.frames, rec.sym, late_should_stop, &ls);
-			debuginfo__debuginfod(true, sigguard__asked, NULL);
-			rec.symbolize_timed_out = ls.timed_out;
-			ret = write_outputs(&c, &evl, &rec);
-		}
-		if (!o.co.quiet)
-			print_summary(&c, &rec);
-	}
-	free_evstates(&c, rec.nr_outs);
-	collect__cleanup(&c);
-	if (!ret)
-		ret = collect__exit_status(&c);
-	record_exit(&rec);
-	event_list__exit(&evl);
+	ret = record_run(&o, &rec);
 	opt_list__free(&o.events);
 	opt_list__free(&o.outputs);
 	opt_list__free(&o.push.labels);
 	return ret;
 }
+
