@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,6 +407,15 @@ const struct cmd_def record_cmd = {
 "  pprobe record -g -o app.speedscope.json -- ./app # a timeline per thread: https://www.speedscope.app\n",
 };
 
+void record_say(const struct record *r, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", r->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
 /* ---- setup ---- */
 
 /* --off-cpu: the one on-CPU event must count time (ns, the off-CPU unit);
@@ -417,18 +427,18 @@ static int off_cpu_events(struct event_list *evl, struct record *rec)
 	const struct event_spec *on = &evl->v[0];
 	if (evl->nr != 1 || on->kind != EVENT_KIND_SOFTWARE ||
 	    (on->attr.config != PERF_COUNT_SW_CPU_CLOCK && on->attr.config != PERF_COUNT_SW_TASK_CLOCK)) {
-		fprintf(stderr, "pprobe record: --off-cpu weighs on-CPU samples by their time: -e must be one of "
+		record_say(rec, "--off-cpu weighs on-CPU samples by their time: -e must be one of "
 			"cpu-clock or task-clock, not '%s'\n", evl->nr == 1 ? on->name : "several events");
 		return -1;
 	}
 	if (event_list__add(evl, "sched:sched_switch", err, sizeof(err))) {
-		fprintf(stderr, "pprobe record: --off-cpu needs the sched:sched_switch tracepoint: %s\n", err);
+		record_say(rec, "--off-cpu needs the sched:sched_switch tracepoint: %s\n", err);
 		return -1;
 	}
 	rec->switch_fmt = tp_format__load("sched", "sched_switch");
 	rec->prev_state = rec->switch_fmt ? tp_format__field(rec->switch_fmt, "prev_state") : NULL;
 	if (!rec->prev_state) {
-		fprintf(stderr, "pprobe record: --off-cpu: cannot read the format of sched:sched_switch (%s)\n",
+		record_say(rec, "--off-cpu: cannot read the format of sched:sched_switch (%s)\n",
 			rec->switch_fmt ? "no prev_state field" : strerror(errno));
 		return -1;
 	}
@@ -448,7 +458,7 @@ static int add_events(const struct record_opts *o, struct event_list *evl, struc
 		bool filter = i < o->events.nr && o->events.v[i].key != 'e';
 		const char *arg = nr_e || filter ? o->events.v[i].arg : "cpu-clock";
 		if (filter ? event_list__add_filter(evl, arg, err, sizeof(err)) : event_list__add(evl, arg, err, sizeof(err))) {
-			fprintf(stderr, "pprobe record: %s\n", err);
+			record_say(rec, "%s\n", err);
 			return -1;
 		}
 		if (!nr_e && !filter)
@@ -516,17 +526,17 @@ static int callgraph_from_terms(struct record *rec, const struct collect *c)
 		if (t == EVENT_CG_LBR) {
 			if (ev->spec->kind == EVENT_KIND_HARDWARE || ev->spec->kind == EVENT_KIND_CACHE ||
 			    ev->spec->kind == EVENT_KIND_RAW)
-				fprintf(stderr, "pprobe record: %s: pprobe does not record LBR call stacks; "
+				record_say(rec, "%s: pprobe does not record LBR call stacks; "
 					"call-graph=fp or dwarf\n", ev->name);
 			else	/* perf's words */
-				fprintf(stderr, "pprobe record: %s: PMU Hardware or event type doesn't support "
+				record_say(rec, "%s: PMU Hardware or event type doesn't support "
 					"branch stack sampling.\n", ev->name);
 			return 2;
 		}
 		enum callgraph m = t == EVENT_CG_FP ? CG_FP : t == EVENT_CG_DWARF ? CG_DWARF
 				 : t == EVENT_CG_NO ? CG_NONE : (enum callgraph)rec->cg;
 		if (first && m != mode) {
-			fprintf(stderr, "pprobe record: %s would record %s stacks and %s %s stacks (call-graph= "
+			record_say(rec, "%s would record %s stacks and %s %s stacks (call-graph= "
 				"terms, -g/--call-graph): pprobe records one kind of stack for all the events of a "
 				"run; give them the same call-graph=\n", first->name, cg_names[mode], ev->name,
 				cg_names[m]);
@@ -637,7 +647,7 @@ static int setup_stacks(struct record *rec, struct collect *c, struct collect_op
 			char err[300];
 			rec->pool = unwind_pool__new(rec->workers, rec->backend, MAX_FRAMES, err, sizeof(err));
 			if (!rec->pool) {
-				fprintf(stderr, "pprobe record: %s\n", err);
+				record_say(rec, "%s\n", err);
 				return 1;
 			}
 			c->before_task = record_before_task;
@@ -648,7 +658,7 @@ static int setup_stacks(struct record *rec, struct collect *c, struct collect_op
 			rec->unwinder = unwinder__new_cached(rec->backend, rec->files);
 		}
 		if (!rec->pool && !rec->unwinder) {
-			fprintf(stderr, "pprobe record: cannot set up the %s unwinder: %s\n",
+			record_say(rec, "cannot set up the %s unwinder: %s\n",
 				unwind_backend__str(rec->backend), strerror(errno));
 			return 1;
 		}
@@ -923,26 +933,31 @@ static int write_outputs(struct collect *c, const struct event_list *evl, const 
 static void print_off_cpu(const struct record *rec)
 {
 	const struct offcpu_stats *st = &rec->off.st;
-	fprintf(stderr, "pprobe record: off-CPU: %llu waits, %.3f s blocked, %.3f s preempted; weights in ns "
+	record_say(rec, "off-CPU: %llu waits, %.3f s blocked, %.3f s preempted; weights in ns "
 		"(on-CPU samples by their period)\n", (unsigned long long)(st->intervals + st->open_at_end),
 		(double)st->ns[0] / 1e9, (double)st->ns[1] / 1e9);
 	if (st->open_at_end)
-		fprintf(stderr, "pprobe record: off-CPU: %llu threads were still off-CPU at the end: counted up "
+		record_say(rec, "off-CPU: %llu threads were still off-CPU at the end: counted up "
 			"to it\n", (unsigned long long)st->open_at_end);
 	if (st->unmatched_in || st->unmatched_out || st->backwards || rec->bad_prev_state)
-		fprintf(stderr, "pprobe record: off-CPU: not counted: %llu switch-ins without their switch-out, "
+		record_say(rec, "off-CPU: not counted: %llu switch-ins without their switch-out, "
 			"%llu switch-outs without their switch-in (records lost), %llu out of order, "
 			"%llu sched_switch records without a readable prev_state\n",
 			(unsigned long long)st->unmatched_in, (unsigned long long)st->unmatched_out,
 			(unsigned long long)st->backwards, (unsigned long long)rec->bad_prev_state);
 }
 
+struct unnamed_said {
+	const struct record *rec;
+	int said;
+};
+
 static void say_unnamed(const char *dso, const char *why, size_t unnamed, size_t total, void *arg)
 {
-	int *said = arg;
-	if ((*said)++ < 8)
-		fprintf(stderr, "pprobe record: %s: %zu of %zu code addresses without a name: %s\n", dso, unnamed,
-			total, why ? why : "no symbol covers them");
+	struct unnamed_said *u = arg;
+	if (u->said++ < 8)
+		record_say(u->rec, "%s: %zu of %zu code addresses without a name: %s\n", dso, unnamed, total,
+			   why ? why : "no symbol covers them");
 }
 
 /* What --max-tables did. */
@@ -958,11 +973,11 @@ static void print_spills(struct collect *c, const struct record *rec)
 	char max[32];
 	drain__size_str(rec->max_tables_asked, max, sizeof(max));
 	if (rec->spills)
-		fprintf(stderr, "pprobe record: stack tables past --max-tables %s spilled %u times to temporary "
+		record_say(rec, "stack tables past --max-tables %s spilled %u times to temporary "
 			"files in %s (%.1f MB written), merged into the output\n", max, rec->spills, tmp,
 			(double)bytes / 1e6);
 	if (rec->spill_err)
-		fprintf(stderr, "pprobe record: could not spill the stack tables (%s): they stayed in memory from "
+		record_say(rec, "could not spill the stack tables (%s): they stayed in memory from "
 			"then on\n", strerror(-rec->spill_err));
 }
 
@@ -974,47 +989,47 @@ static void print_summary(struct collect *c, const struct record *rec)
 	char more[80] = "";
 	if (c->t_end - c->t_start - span >= 0.1)
 		snprintf(more, sizeof(more), "; then %.2f s processing what was queued", c->t_end - c->t_start - span);
-	fprintf(stderr, "pprobe record: %.2f s, %llu samples, %llu lost records, %llu lost samples, %s%s%s\n",
+	record_say(rec, "%.2f s, %llu samples, %llu lost records, %llu lost samples, %s%s%s\n",
 		span, (unsigned long long)c->nr_samples, (unsigned long long)c->lost,
 		(unsigned long long)c->lost_samples, queue, c->stop_signal ? " (stopped by signal)" : "", more);
-	collect_say__lost(c, "pprobe record");
+	collect_say__lost(c, rec->prog);
 	if (rec->off_cpu)
 		print_off_cpu(rec);
 	record_print_unwind_quality(rec);
-	int said = 0;
-	if (rec->frames && frametab__unnamed(rec->frames, say_unnamed, &said) > 8)
-		fprintf(stderr, "pprobe record: and %d more objects with code addresses without a name\n", said - 8);
+	struct unnamed_said un = { .rec = rec };
+	if (rec->frames && frametab__unnamed(rec->frames, say_unnamed, &un) > 8)
+		record_say(rec, "and %d more objects with code addresses without a name\n", un.said - 8);
 	/* pprobe's own threads, not the command's: what profiling costs */
 	struct rusage ru;
 	if (!getrusage(RUSAGE_SELF, &ru)) {
 		double u = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
 		double k = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-		fprintf(stderr, "pprobe record: profiler CPU %.2f s (%.2f user, %.2f system)\n", u + k, u, k);
+		record_say(rec, "profiler CPU %.2f s (%.2f user, %.2f system)\n", u + k, u, k);
 	}
 	if (rec->truncated)
-		fprintf(stderr, "pprobe record: %llu stacks deeper than %u frames ended in [truncated]\n",
+		record_say(rec, "%llu stacks deeper than %u frames ended in [truncated]\n",
 			(unsigned long long)rec->truncated, rec->max_stack);
 	if (c->bad_records)
-		fprintf(stderr, "pprobe record: %llu malformed records skipped\n", (unsigned long long)c->bad_records);
+		record_say(rec, "%llu malformed records skipped\n", (unsigned long long)c->bad_records);
 	if (c->unknown_id)
-		fprintf(stderr, "pprobe record: %llu samples of no event of ours skipped\n",
+		record_say(rec, "%llu samples of no event of ours skipped\n",
 			(unsigned long long)c->unknown_id);
 	if (c->throttled)
-		fprintf(stderr, "pprobe record: the kernel throttled sampling %llu times "
+		record_say(rec, "the kernel throttled sampling %llu times "
 			"(kernel.perf_event_max_sample_rate); a lower -F avoids it\n",
 			(unsigned long long)c->throttled);
 	if (c->queue.out_of_order)
-		fprintf(stderr, "pprobe record: %llu records arrived after newer ones were "
+		record_say(rec, "%llu records arrived after newer ones were "
 			"processed (delivered late, out of order)\n",
 			(unsigned long long)c->queue.out_of_order);
 	print_spills(c, rec);
 	if (rec->unsymbolized && rec->symbolize_timed_out)
-		fprintf(stderr, "pprobe record: symbolizing took longer than --symbolize-timeout %g s: %zu frames "
+		record_say(rec, "symbolizing took longer than --symbolize-timeout %g s: %zu frames "
 			"left named by their object\n", rec->symbolize_timeout, rec->unsymbolized);
 	else if (rec->unsymbolized)
-		fprintf(stderr, "pprobe record: symbolizing stopped by a signal: %zu frames left named by their "
+		record_say(rec, "symbolizing stopped by a signal: %zu frames left named by their "
 			"object\n", rec->unsymbolized);
-	safe_open__say("pprobe record");
+	safe_open__say(rec->prog);
 }
 
 /* ---- the command ---- */
@@ -1136,7 +1151,7 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	rec->files = objcache__new();
 	rec->sym = rec->files ? symbolizer__new_cached(&so, rec->files) : NULL;
 	if (!rec->sym) {
-		fprintf(stderr, "pprobe record: cannot set up the symbolizer: %s\n", strerror(errno));
+		record_say(rec, "cannot set up the symbolizer: %s\n", strerror(errno));
 		return 1;
 	}
 	rec->max_stack = 127;
@@ -1154,7 +1169,7 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	if (nr_shown < 0)
 		return 2;
 	if (nr_shown > 1 && rec->to_stdout) {
-		fprintf(stderr, "pprobe record: several events write one file each: give -o FILE, not '-'\n");
+		record_say(rec, "several events write one file each: give -o FILE, not '-'\n");
 		return 2;
 	}
 	if (rec->pushing) {
@@ -1169,7 +1184,7 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 		return ret;
 	if (!rec->pushing)	/* push_tick: the workers, the intervals */
 		c->on_tick = record_tick;
-	o->co.status_prefix = "pprobe record";
+	o->co.status_prefix = rec->prog;
 	/* stdout carries the folded stacks: the command's own stdout goes to
 	 * our stderr, so that its lines do not become stacks. */
 	o->co.child_stdout_to_stderr |= rec->to_stdout;
@@ -1185,6 +1200,8 @@ int record_run(struct record_opts *o, struct record *rec)
 	bool view_status = false;	/* the view's finish chose the exit status */
 	int ret;
 
+	if (!rec->prog)
+		rec->prog = "pprobe record";
 	rec->symbolize_timeout = o->symbolize_timeout > 0 ? o->symbolize_timeout : 60;
 	if (o->freq_max)
 		fprintf(stderr, "info: Using a maximum frequency rate of %ld Hz\n", o->freq);

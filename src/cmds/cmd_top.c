@@ -610,7 +610,7 @@ int cmd_top(int argc, char **argv)
 {
 	struct top_opts o = { 0 };
 	struct top t = { .o = &o, .keys = -1 };
-	struct record rec = { 0 };
+	struct record rec = { .prog = "pprobe top" };
 	int n = opts__parse(&top_cmd, argc, argv, &o);
 	int ret;
 	if (n < 0) {

@@ -46,6 +46,7 @@ struct record_view {
 };
 
 struct record {
+	const char *prog;		/* the prefix of its messages: "pprobe record" (NULL), "pprobe top" */
 	const struct record_view *view;	/* NULL: output files */
 	struct frametab *frames;
 	enum callgraph cg;
@@ -163,6 +164,8 @@ void record_to_workers(struct record *r, struct collect *c, struct evsel *ev, co
  * those before them too; collect's before_task hook. */
 void record_take_back(struct record *r, struct collect *c, pid_t pid);
 void record_before_task(struct collect *c, pid_t pid);
+/* A message on stderr after "PROG: " (r->prog): record's, or top's. */
+void record_say(const struct record *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Every sample taken so far in its table (the workers' jobs taken back)
  * and every frame symbolized: the tables can be read. */
 void record_sync(struct collect *c, struct record *r);
