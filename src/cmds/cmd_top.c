@@ -169,6 +169,8 @@ static const struct evsel *top_event(struct collect *c)
 static void refresh(struct top *t)
 {
 	struct stacktab *st = top_table_of(t->c);
+	/* the selection stays on its function as the rows move */
+	char *sel = t->sel < t->nr_rows ? pp_xstrdup(t->rows[t->sel].func) : NULL;
 	record_sync(t->c, t->r);
 	report__delete(t->rep);
 	free(t->rows);
@@ -178,6 +180,12 @@ static void refresh(struct top *t)
 	if (st)
 		report__add_stacks(t->rep, st, t->r->frames);
 	t->rows = report__rows(t->rep, &t->rp, &t->nr_rows);
+	for (size_t i = 0; sel && i < t->nr_rows; i++)
+		if (!strcmp(t->rows[i].func, sel)) {
+			t->sel = i;
+			break;
+		}
+	free(sel);
 	free(t->tree_text);
 	t->tree_text = NULL;
 	t->tree_lines = 0;

@@ -73,6 +73,16 @@ keys x
 wait_for has '^ +Children +Self'
 check "any key closes the help" not has '^pprobe top: keys'
 
+# p again: refreshing goes on, the selection staying on thread_spin's row
+keys p
+wait_for not has 'PAUSED'
+h1=$(pane | head -1)
+sleep 1.2
+h2=$(pane | head -1)
+check "p again: the view refreshes ($h2)" [ "$h1" != "$h2" ]
+selected() { "${TM[@]}" capture-pane -p -e -t $S | grep -E $'\033\\[[0-9;]*7m' | grep -qE "$1"; }
+check "the selection follows its function: thread_spin's row is the reversed one" selected '\[\.\] thread_spin'
+
 # q: the process ends with 0, the screen and the terminal are restored
 keys q
 wait_for has '^EXIT='
