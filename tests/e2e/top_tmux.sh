@@ -94,6 +94,20 @@ check "q: the view is gone from the pane" not grep -q 'samples of cpu-clock' "$T
 wait_for test -s "$T/stty.after"
 check "q: the terminal's settings as before (echo, canonical)" cmp -s "$T/stty.before" "$T/stty.after"
 
+# the command exits first: the last table stays up until q, then top
+# exits with the command's status
+rm -f "$T/stty.after"
+keys clear Enter
+keys "$PPROBE top -d 0.3 -- sh -c '$W/wl_record hot 1; exit 5'; echo EXIT=\$?; stty -g > $T/stty.after" Enter
+wait_for has '^\[ended: the command exited; q quits\]'
+check "the command exited: the view stays, saying so" has '^\[ended: the command exited; q quits\]'
+check "the command exited: its last table" has '\[\.\] hot_three$'
+keys q
+wait_for has '^EXIT='
+check "then q: the command's status (5)" has '^EXIT=5$'
+check "then q: the alternate screen is off" [ "$(alt)" = 0 ]
+wait_for test -s "$T/stty.after"
+
 # ^C: the same clean way out
 rm -f "$T/stty.after"
 keys clear Enter
