@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,28 +134,6 @@ static void on_process_gone(struct collect *c, pid_t pid)
 
 /* ---- options ---- */
 
-struct record_opts {
-	struct collect_opts co;
-	struct opt_list events;		/* -e, in order */
-	const char *exec;		/* -x */
-	struct opt_list outputs;	/* -o, in order */
-	int format;			/* --format: enum out_format + 1; 0: from each output's name */
-	long freq;
-	unsigned long long period;
-	int cg;				/* enum callgraph */
-	uint32_t stack_size;		/* --call-graph dwarf,SIZE; 0: the default */
-	enum unwind_backend backend;
-	int workers;			/* --workers; 0: the default */
-	bool hold_exits, srcline, weight_period;
-	bool weight_given;		/* --weight was given */
-	bool off_cpu, per_thread, root_pid, root_tid;
-	struct record_push_opts push;	/* --push, --interval, --app, --label */
-	bool freq_max;			/* -F max */
-	long max_stack;			/* --max-stack N; 0: the default depth */
-	double symbolize_timeout;	/* --symbolize-timeout (s); 0: 60 */
-	uint64_t max_tables;		/* --max-tables; 0: DEFAULT_MAX_TABLES */
-};
-
 /* Stack tables in memory, at most (folded and svg outputs): a run of hours
  * over a machine whose distinct stacks keep coming stays bounded. */
 #define DEFAULT_MAX_TABLES (64ULL << 20)
@@ -169,7 +148,7 @@ static int parse_max_tables(const struct opt *o, void *opts, const char *arg, ch
 	return 0;
 }
 
-static int parse_freq(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+int record_parse_freq(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
 {
 	(void)o;
 	char *end;
@@ -219,7 +198,7 @@ static int parse_period(const struct opt *o, void *opts, const char *arg, char *
 	return 0;
 }
 
-static int parse_call_graph(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
+int record_parse_call_graph(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen)
 {
 	(void)o;
 	struct record_opts *ro = opts;
@@ -331,7 +310,7 @@ static const struct opt record_table[] = {
 		 "both apply (&&)"),
 	OPT_STRING('x', "exec", "BIN", R, exec,
 		   "probe:FUNC[+OFF|:LINE|%return] and sdt_PROVIDER:NAME are probes in BIN"),
-	OPT_FN('F', "freq", "HZ", R, freq, parse_freq,
+	OPT_FN('F', "freq", "HZ", R, freq, record_parse_freq,
 	       "samples per second (default 999 for clock events); max: kernel.perf_event_max_sample_rate, as "
 	       "perf"),
 	OPT_FN('c', "count", "PERIOD", R, period, parse_period,
@@ -346,7 +325,7 @@ static const struct opt record_table[] = {
 	RING_OPTS(R, co, "default sized to lose nothing"),
 	OPT_GROUP("Stacks:"),
 	OPT_SET('g', NULL, R, cg, CG_DWARF, "kernel callchains and DWARF-unwound user stacks"),
-	OPT_FN(0, "call-graph", "MODE", R, cg, parse_call_graph,
+	OPT_FN(0, "call-graph", "MODE", R, cg, record_parse_call_graph,
 	       "dwarf[,SIZE]: user stacks unwound with CFI from a SIZE-byte stack copy, completed from the "
 	       "thread's earlier samples (where the frames above were live at both) or from the live stack "
 	       "when the copy ends early (default: 65528 for events sampled at a rate, of which "
@@ -429,6 +408,15 @@ const struct cmd_def record_cmd = {
 "  pprobe record -g -o app.speedscope.json -- ./app # a timeline per thread: https://www.speedscope.app\n",
 };
 
+void record_say(const struct record *r, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", r->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
+
 /* ---- setup ---- */
 
 /* --off-cpu: the one on-CPU event must count time (ns, the off-CPU unit);
@@ -440,18 +428,18 @@ static int off_cpu_events(struct event_list *evl, struct record *rec)
 	const struct event_spec *on = &evl->v[0];
 	if (evl->nr != 1 || on->kind != EVENT_KIND_SOFTWARE ||
 	    (on->attr.config != PERF_COUNT_SW_CPU_CLOCK && on->attr.config != PERF_COUNT_SW_TASK_CLOCK)) {
-		fprintf(stderr, "pprobe record: --off-cpu weighs on-CPU samples by their time: -e must be one of "
+		record_say(rec, "--off-cpu weighs on-CPU samples by their time: -e must be one of "
 			"cpu-clock or task-clock, not '%s'\n", evl->nr == 1 ? on->name : "several events");
 		return -1;
 	}
 	if (event_list__add(evl, "sched:sched_switch", err, sizeof(err))) {
-		fprintf(stderr, "pprobe record: --off-cpu needs the sched:sched_switch tracepoint: %s\n", err);
+		record_say(rec, "--off-cpu needs the sched:sched_switch tracepoint: %s\n", err);
 		return -1;
 	}
 	rec->switch_fmt = tp_format__load("sched", "sched_switch");
 	rec->prev_state = rec->switch_fmt ? tp_format__field(rec->switch_fmt, "prev_state") : NULL;
 	if (!rec->prev_state) {
-		fprintf(stderr, "pprobe record: --off-cpu: cannot read the format of sched:sched_switch (%s)\n",
+		record_say(rec, "--off-cpu: cannot read the format of sched:sched_switch (%s)\n",
 			rec->switch_fmt ? "no prev_state field" : strerror(errno));
 		return -1;
 	}
@@ -471,7 +459,7 @@ static int add_events(const struct record_opts *o, struct event_list *evl, struc
 		bool filter = i < o->events.nr && o->events.v[i].key != 'e';
 		const char *arg = nr_e || filter ? o->events.v[i].arg : "cpu-clock";
 		if (filter ? event_list__add_filter(evl, arg, err, sizeof(err)) : event_list__add(evl, arg, err, sizeof(err))) {
-			fprintf(stderr, "pprobe record: %s\n", err);
+			record_say(rec, "%s\n", err);
 			return -1;
 		}
 		if (!nr_e && !filter)
@@ -539,17 +527,17 @@ static int callgraph_from_terms(struct record *rec, const struct collect *c)
 		if (t == EVENT_CG_LBR) {
 			if (ev->spec->kind == EVENT_KIND_HARDWARE || ev->spec->kind == EVENT_KIND_CACHE ||
 			    ev->spec->kind == EVENT_KIND_RAW)
-				fprintf(stderr, "pprobe record: %s: pprobe does not record LBR call stacks; "
+				record_say(rec, "%s: pprobe does not record LBR call stacks; "
 					"call-graph=fp or dwarf\n", ev->name);
 			else	/* perf's words */
-				fprintf(stderr, "pprobe record: %s: PMU Hardware or event type doesn't support "
+				record_say(rec, "%s: PMU Hardware or event type doesn't support "
 					"branch stack sampling.\n", ev->name);
 			return 2;
 		}
 		enum callgraph m = t == EVENT_CG_FP ? CG_FP : t == EVENT_CG_DWARF ? CG_DWARF
 				 : t == EVENT_CG_NO ? CG_NONE : (enum callgraph)rec->cg;
 		if (first && m != mode) {
-			fprintf(stderr, "pprobe record: %s would record %s stacks and %s %s stacks (call-graph= "
+			record_say(rec, "%s would record %s stacks and %s %s stacks (call-graph= "
 				"terms, -g/--call-graph): pprobe records one kind of stack for all the events of a "
 				"run; give them the same call-graph=\n", first->name, cg_names[mode], ev->name,
 				cg_names[m]);
@@ -638,6 +626,8 @@ static void record_tick(struct collect *c)
 		unwind_pool__kick(r->pool);
 	if (r->max_tables && tables_bytes(c, r) > r->max_tables)
 		spill_tables(c, r);
+	if (r->view)
+		r->view->tick(c, r, r->view->arg);
 }
 
 /* Stacks: callchains, DWARF unwinding, and rings sized for them. 0, or the
@@ -658,7 +648,7 @@ static int setup_stacks(struct record *rec, struct collect *c, struct collect_op
 			char err[300];
 			rec->pool = unwind_pool__new(rec->workers, rec->backend, MAX_FRAMES, err, sizeof(err));
 			if (!rec->pool) {
-				fprintf(stderr, "pprobe record: %s\n", err);
+				record_say(rec, "%s\n", err);
 				return 1;
 			}
 			c->before_task = record_before_task;
@@ -669,7 +659,7 @@ static int setup_stacks(struct record *rec, struct collect *c, struct collect_op
 			rec->unwinder = unwinder__new_cached(rec->backend, rec->files);
 		}
 		if (!rec->pool && !rec->unwinder) {
-			fprintf(stderr, "pprobe record: cannot set up the %s unwinder: %s\n",
+			record_say(rec, "cannot set up the %s unwinder: %s\n",
 				unwind_backend__str(rec->backend), strerror(errno));
 			return 1;
 		}
@@ -786,14 +776,28 @@ static int write_one(struct collect *c, const struct evsel *ev, const struct rec
 static void push_cut(struct collect *c, struct record *r, double now)
 {
 	struct pprof_opts po;
-	if (r->pool)	/* the interval's samples, all of them */
-		record_take_back(r, c, -1);
-	frametab__symbolize(r->frames, r->sym);	/* the frames new since the last cut */
+	record_sync(c, r);	/* the interval's samples, all of them; the frames new since the last cut */
 	pprof_opts_of(c, r->push_ev, r, &po);
 	record_push__cut(&r->push, ((struct evstate *)r->push_ev->priv)->stacks, r->frames, &po, now);
-	/* Memory follows one interval, not the run: the frames go too, except
-	 * with --off-cpu, whose waits still open hold frame ids (symbolized
-	 * already: their names are copies). */
+	record_clear(c, r);	/* memory follows one interval, not the run */
+}
+
+void record_sync(struct collect *c, struct record *r)
+{
+	if (r->pool)
+		record_take_back(r, c, -1);
+	frametab__symbolize(r->frames, r->sym);
+}
+
+void record_clear(struct collect *c, struct record *r)
+{
+	for (int i = 0; i < c->evlist.nr_evsels; i++) {
+		struct evstate *es = c->evlist.evsels[i]->priv;
+		if (es && !es->shared && es->stacks)
+			stacktab__clear(es->stacks);
+	}
+	/* with --off-cpu the waits still open hold frame ids (symbolized
+	 * already: their names are copies) */
 	if (!r->off_cpu)
 		frametab__clear(r->frames);
 	sweep_files(c, r);
@@ -930,26 +934,31 @@ static int write_outputs(struct collect *c, const struct event_list *evl, const 
 static void print_off_cpu(const struct record *rec)
 {
 	const struct offcpu_stats *st = &rec->off.st;
-	fprintf(stderr, "pprobe record: off-CPU: %llu waits, %.3f s blocked, %.3f s preempted; weights in ns "
+	record_say(rec, "off-CPU: %llu waits, %.3f s blocked, %.3f s preempted; weights in ns "
 		"(on-CPU samples by their period)\n", (unsigned long long)(st->intervals + st->open_at_end),
 		(double)st->ns[0] / 1e9, (double)st->ns[1] / 1e9);
 	if (st->open_at_end)
-		fprintf(stderr, "pprobe record: off-CPU: %llu threads were still off-CPU at the end: counted up "
+		record_say(rec, "off-CPU: %llu threads were still off-CPU at the end: counted up "
 			"to it\n", (unsigned long long)st->open_at_end);
 	if (st->unmatched_in || st->unmatched_out || st->backwards || rec->bad_prev_state)
-		fprintf(stderr, "pprobe record: off-CPU: not counted: %llu switch-ins without their switch-out, "
+		record_say(rec, "off-CPU: not counted: %llu switch-ins without their switch-out, "
 			"%llu switch-outs without their switch-in (records lost), %llu out of order, "
 			"%llu sched_switch records without a readable prev_state\n",
 			(unsigned long long)st->unmatched_in, (unsigned long long)st->unmatched_out,
 			(unsigned long long)st->backwards, (unsigned long long)rec->bad_prev_state);
 }
 
+struct unnamed_said {
+	const struct record *rec;
+	int said;
+};
+
 static void say_unnamed(const char *dso, const char *why, size_t unnamed, size_t total, void *arg)
 {
-	int *said = arg;
-	if ((*said)++ < 8)
-		fprintf(stderr, "pprobe record: %s: %zu of %zu code addresses without a name: %s\n", dso, unnamed,
-			total, why ? why : "no symbol covers them");
+	struct unnamed_said *u = arg;
+	if (u->said++ < 8)
+		record_say(u->rec, "%s: %zu of %zu code addresses without a name: %s\n", dso, unnamed, total,
+			   why ? why : "no symbol covers them");
 }
 
 /* What --max-tables did. */
@@ -965,11 +974,11 @@ static void print_spills(struct collect *c, const struct record *rec)
 	char max[32];
 	drain__size_str(rec->max_tables_asked, max, sizeof(max));
 	if (rec->spills)
-		fprintf(stderr, "pprobe record: stack tables past --max-tables %s spilled %u times to temporary "
+		record_say(rec, "stack tables past --max-tables %s spilled %u times to temporary "
 			"files in %s (%.1f MB written), merged into the output\n", max, rec->spills, tmp,
 			(double)bytes / 1e6);
 	if (rec->spill_err)
-		fprintf(stderr, "pprobe record: could not spill the stack tables (%s): they stayed in memory from "
+		record_say(rec, "could not spill the stack tables (%s): they stayed in memory from "
 			"then on\n", strerror(-rec->spill_err));
 }
 
@@ -981,47 +990,47 @@ static void print_summary(struct collect *c, const struct record *rec)
 	char more[80] = "";
 	if (c->t_end - c->t_start - span >= 0.1)
 		snprintf(more, sizeof(more), "; then %.2f s processing what was queued", c->t_end - c->t_start - span);
-	fprintf(stderr, "pprobe record: %.2f s, %llu samples, %llu lost records, %llu lost samples, %s%s%s\n",
+	record_say(rec, "%.2f s, %llu samples, %llu lost records, %llu lost samples, %s%s%s\n",
 		span, (unsigned long long)c->nr_samples, (unsigned long long)c->lost,
 		(unsigned long long)c->lost_samples, queue, c->stop_signal ? " (stopped by signal)" : "", more);
-	collect_say__lost(c, "pprobe record");
+	collect_say__lost(c, rec->prog);
 	if (rec->off_cpu)
 		print_off_cpu(rec);
 	record_print_unwind_quality(rec);
-	int said = 0;
-	if (rec->frames && frametab__unnamed(rec->frames, say_unnamed, &said) > 8)
-		fprintf(stderr, "pprobe record: and %d more objects with code addresses without a name\n", said - 8);
+	struct unnamed_said un = { .rec = rec };
+	if (rec->frames && frametab__unnamed(rec->frames, say_unnamed, &un) > 8)
+		record_say(rec, "and %d more objects with code addresses without a name\n", un.said - 8);
 	/* pprobe's own threads, not the command's: what profiling costs */
 	struct rusage ru;
 	if (!getrusage(RUSAGE_SELF, &ru)) {
 		double u = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
 		double k = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-		fprintf(stderr, "pprobe record: profiler CPU %.2f s (%.2f user, %.2f system)\n", u + k, u, k);
+		record_say(rec, "profiler CPU %.2f s (%.2f user, %.2f system)\n", u + k, u, k);
 	}
 	if (rec->truncated)
-		fprintf(stderr, "pprobe record: %llu stacks deeper than %u frames ended in [truncated]\n",
+		record_say(rec, "%llu stacks deeper than %u frames ended in [truncated]\n",
 			(unsigned long long)rec->truncated, rec->max_stack);
 	if (c->bad_records)
-		fprintf(stderr, "pprobe record: %llu malformed records skipped\n", (unsigned long long)c->bad_records);
+		record_say(rec, "%llu malformed records skipped\n", (unsigned long long)c->bad_records);
 	if (c->unknown_id)
-		fprintf(stderr, "pprobe record: %llu samples of no event of ours skipped\n",
+		record_say(rec, "%llu samples of no event of ours skipped\n",
 			(unsigned long long)c->unknown_id);
 	if (c->throttled)
-		fprintf(stderr, "pprobe record: the kernel throttled sampling %llu times "
+		record_say(rec, "the kernel throttled sampling %llu times "
 			"(kernel.perf_event_max_sample_rate); a lower -F avoids it\n",
 			(unsigned long long)c->throttled);
 	if (c->queue.out_of_order)
-		fprintf(stderr, "pprobe record: %llu records arrived after newer ones were "
+		record_say(rec, "%llu records arrived after newer ones were "
 			"processed (delivered late, out of order)\n",
 			(unsigned long long)c->queue.out_of_order);
 	print_spills(c, rec);
 	if (rec->unsymbolized && rec->symbolize_timed_out)
-		fprintf(stderr, "pprobe record: symbolizing took longer than --symbolize-timeout %g s: %zu frames "
+		record_say(rec, "symbolizing took longer than --symbolize-timeout %g s: %zu frames "
 			"left named by their object\n", rec->symbolize_timeout, rec->unsymbolized);
 	else if (rec->unsymbolized)
-		fprintf(stderr, "pprobe record: symbolizing stopped by a signal: %zu frames left named by their "
+		record_say(rec, "symbolizing stopped by a signal: %zu frames left named by their "
 			"object\n", rec->unsymbolized);
-	safe_open__say("pprobe record");
+	safe_open__say(rec->prog);
 }
 
 /* ---- the command ---- */
@@ -1135,7 +1144,7 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	 * to disk; pprof and speedscope need the whole table, --push cuts its
 	 * own intervals */
 	rec->max_tables_asked = o->max_tables ? o->max_tables : DEFAULT_MAX_TABLES;
-	rec->max_tables = rec->pushing ? 0 : rec->max_tables_asked;
+	rec->max_tables = rec->pushing || rec->view ? 0 : rec->max_tables_asked;	/* a view reads the table */
 	for (size_t k = 0; k < rec->nr_outs; k++)
 		if (rec->outs[k].fmt != OUT_FOLDED && rec->outs[k].fmt != OUT_SVG)
 			rec->max_tables = 0;
@@ -1143,7 +1152,7 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	rec->files = objcache__new();
 	rec->sym = rec->files ? symbolizer__new_cached(&so, rec->files) : NULL;
 	if (!rec->sym) {
-		fprintf(stderr, "pprobe record: cannot set up the symbolizer: %s\n", strerror(errno));
+		record_say(rec, "cannot set up the symbolizer: %s\n", strerror(errno));
 		return 1;
 	}
 	rec->max_stack = 127;
@@ -1161,7 +1170,7 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 	if (nr_shown < 0)
 		return 2;
 	if (nr_shown > 1 && rec->to_stdout) {
-		fprintf(stderr, "pprobe record: several events write one file each: give -o FILE, not '-'\n");
+		record_say(rec, "several events write one file each: give -o FILE, not '-'\n");
 		return 2;
 	}
 	if (rec->pushing) {
@@ -1176,21 +1185,93 @@ static int record_prepare(struct record_opts *o, struct record *rec, struct coll
 		return ret;
 	if (!rec->pushing)	/* push_tick: the workers, the intervals */
 		c->on_tick = record_tick;
-	o->co.status_prefix = "pprobe record";
+	o->co.status_prefix = rec->prog;
 	/* stdout carries the folded stacks: the command's own stdout goes to
 	 * our stderr, so that its lines do not become stacks. */
-	o->co.child_stdout_to_stderr = rec->to_stdout;
-	return try_outputs(c, rec, nr_shown > 1);
+	o->co.child_stdout_to_stderr |= rec->to_stdout;
+	return rec->view ? 0 : try_outputs(c, rec, nr_shown > 1);
 }
 
-/* A PID or TID list: "123" or "1,2,3". */
+/* After the options: set up, run, write or finish the view, say. */
+int record_run(struct record_opts *o, struct record *rec)
+{
+	struct collect c;
+	struct event_list evl;
+	char err[4096] = "";
+	bool view_status = false;	/* the view's finish chose the exit status */
+	int ret;
+
+	if (!rec->prog)
+		rec->prog = "pprobe record";
+	rec->symbolize_timeout = o->symbolize_timeout > 0 ? o->symbolize_timeout : 60;
+	if (o->freq_max)
+		fprintf(stderr, "info: Using a maximum frequency rate of %ld Hz\n", o->freq);
+
+	collect__init(&c);
+	collect_say__hook(&c);
+	event_list__init(&evl);
+	ret = record_prepare(o, rec, &c, &evl);
+	/* From here objects are read as they are mapped, while the rings
+	 * fill: debuginfod (a network fetch) waits for the symbolization. */
+	debuginfo__debuginfod(false, sigguard__asked, NULL);
+	if (!ret) {
+		ret = collect_say__status(&c, collect__prepare(&c, &o->co, err, sizeof(err)));
+		collect_say__error(err);
+	}
+	if (!ret)
+		note_targets(&c, rec);
+	if (!ret && rec->to_stdout)
+		collect__watch_output(&c, 1);
+	uint64_t main_before = clock_ns(CLOCK_THREAD_CPUTIME_ID);	/* the run's, not the set-up's */
+	if (!ret) {
+		ret = collect_say__status(&c, collect__run(&c, err, sizeof(err)));
+		collect_say__error(err);
+	}
+	if (rec->pool) {	/* what the workers still have */
+		record_take_back(rec, &c, -1);
+		rec->workers_cpu_ns = unwind_pool__cpu_ns(rec->pool);
+		rec->main_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - main_before;
+	}
+	if (!ret && c.out_err == EPIPE) {
+		ret = CMD_EXIT_SIGPIPE;	/* nobody reads the stacks: none are written */
+	} else if (!ret) {
+		if (rec->off_cpu)	/* waits still going on: up to the end */
+			offcpu__finish(&rec->off, c.t_stop_ns, add_interval, rec);
+		if (rec->pushing) {	/* the last interval, then what is queued */
+			push_cut(&c, rec, now_seconds());
+			record_push__finish(&rec->push, PUSH_FINISH_S);
+		} else {
+			/* Symbolize the unique addresses once, then write each event's file. */
+			struct late_stop ls = { .run_signals = sigguard__count() };
+			ls.deadline = now_seconds() + rec->symbolize_timeout;
+			debuginfo__debuginfod(true, late_should_stop, &ls);	/* under the same bounds */
+			rec->unsymbolized = frametab__symbolize_until(rec->frames, rec->sym, late_should_stop, &ls);
+			debuginfo__debuginfod(true, sigguard__asked, NULL);
+			rec->symbolize_timed_out = ls.timed_out;
+			if (rec->view) {
+				int st = rec->view->finish(&c, rec, rec->view->arg);
+				view_status = st >= 0;
+				ret = st >= 0 ? st : 0;
+			} else {
+				ret = write_outputs(&c, &evl, rec);
+			}
+		}
+		if (!o->co.quiet)
+			print_summary(&c, rec);
+	}
+	free_evstates(&c, rec->nr_outs);
+	collect__cleanup(&c);
+	if (!ret && !view_status)
+		ret = collect__exit_status(&c);
+	record_exit(rec);
+	event_list__exit(&evl);
+	return ret;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { 0 };
 	struct record rec = { 0 };
-	struct collect c;
-	struct event_list evl;
-	char err[4096] = "";
 	int ret;
 
 	int n = opts__parse(&record_cmd, argc, argv, &o);
@@ -1226,64 +1307,10 @@ int cmd_record(int argc, char **argv)
 	}
 	if (n < argc)
 		o.co.argv = argv + n;
-	rec.symbolize_timeout = o.symbolize_timeout > 0 ? o.symbolize_timeout : 60;
-	if (o.freq_max)
-		fprintf(stderr, "info: Using a maximum frequency rate of %ld Hz\n", o.freq);
-
-	collect__init(&c);
-	collect_say__hook(&c);
-	event_list__init(&evl);
-	ret = record_prepare(&o, &rec, &c, &evl);
-	/* From here objects are read as they are mapped, while the rings
-	 * fill: debuginfod (a network fetch) waits for the symbolization. */
-	debuginfo__debuginfod(false, sigguard__asked, NULL);
-	if (!ret) {
-		ret = collect_say__status(&c, collect__prepare(&c, &o.co, err, sizeof(err)));
-		collect_say__error(err);
-	}
-	if (!ret)
-		note_targets(&c, &rec);
-	if (!ret && rec.to_stdout)
-		collect__watch_output(&c, 1);
-	uint64_t main_before = clock_ns(CLOCK_THREAD_CPUTIME_ID);	/* the run's, not the set-up's */
-	if (!ret) {
-		ret = collect_say__status(&c, collect__run(&c, err, sizeof(err)));
-		collect_say__error(err);
-	}
-	if (rec.pool) {	/* what the workers still have */
-		record_take_back(&rec, &c, -1);
-		rec.workers_cpu_ns = unwind_pool__cpu_ns(rec.pool);
-		rec.main_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - main_before;
-	}
-	if (!ret && c.out_err == EPIPE) {
-		ret = CMD_EXIT_SIGPIPE;	/* nobody reads the stacks: none are written */
-	} else if (!ret) {
-		if (rec.off_cpu)	/* waits still going on: up to the end */
-			offcpu__finish(&rec.off, c.t_stop_ns, add_interval, &rec);
-		if (rec.pushing) {	/* the last interval, then what is queued */
-			push_cut(&c, &rec, now_seconds());
-			record_push__finish(&rec.push, PUSH_FINISH_S);
-		} else {
-			/* Symbolize the unique addresses once, then write each event's file. */
-			struct late_stop ls = { .run_signals = sigguard__count() };
-			ls.deadline = now_seconds() + rec.symbolize_timeout;
-			debuginfo__debuginfod(true, late_should_stop, &ls);	/* under the same bounds */
-			rec.unsymbolized = frametab__symbolize_until(rec.frames, rec.sym, late_should_stop, &ls);
-			debuginfo__debuginfod(true, sigguard__asked, NULL);
-			rec.symbolize_timed_out = ls.timed_out;
-			ret = write_outputs(&c, &evl, &rec);
-		}
-		if (!o.co.quiet)
-			print_summary(&c, &rec);
-	}
-	free_evstates(&c, rec.nr_outs);
-	collect__cleanup(&c);
-	if (!ret)
-		ret = collect__exit_status(&c);
-	record_exit(&rec);
-	event_list__exit(&evl);
+	ret = record_run(&o, &rec);
 	opt_list__free(&o.events);
 	opt_list__free(&o.outputs);
 	opt_list__free(&o.push.labels);
 	return ret;
 }
+

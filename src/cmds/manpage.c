@@ -262,6 +262,7 @@ static const struct {
 	{ "stat", "## stat:" },		{ "stat", "## probes in -e" },
 	{ "ftrace", "## ftrace:" },	{ "flamegraph", "## flamegraph and diff" },
 	{ "diff", "## flamegraph and diff" }, { "report", "## report:" },
+	{ "top", "## top:" },
 	{ "probe", "## probe inspector" }, { "probe", "## probes: --add" },
 };
 

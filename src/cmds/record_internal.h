@@ -11,6 +11,7 @@
 
 #include "collect.h"
 #include "offcpu.h"
+#include "options.h"
 #include "record_outputs.h"
 #include "record_push.h"
 #include "stacks.h"
@@ -29,7 +30,24 @@ struct quality {
 	uint64_t ends[UNWIND_ERROR + 1];
 };
 
+struct record;
+
+/* A live view of the run instead of output files (pprobe top): record
+ * sets up, collects and unwinds as for files, calls tick after each pass
+ * of collect's loop (tick may set c->stop), and at the end, instead of
+ * writing files, finish. */
+struct record_view {
+	void (*tick)(struct collect *c, struct record *r, void *arg);
+	/* After the run (events off, everything queued in the tables, the
+	 * frames symbolized): the exit status, or -1 for record's (the
+	 * command's own where one ran). */
+	int (*finish)(struct collect *c, struct record *r, void *arg);
+	void *arg;
+};
+
 struct record {
+	const char *prog;		/* the prefix of its messages: "pprobe record" (NULL), "pprobe top" */
+	const struct record_view *view;	/* NULL: output files */
 	struct frametab *frames;
 	enum callgraph cg;
 	bool weight_period;
@@ -88,6 +106,33 @@ struct record {
 	int spill_err;			/* the spill that failed: -errno */
 };
 
+struct record_opts {
+	struct collect_opts co;
+	struct opt_list events;		/* -e, in order */
+	const char *exec;		/* -x */
+	struct opt_list outputs;	/* -o, in order */
+	int format;			/* --format: enum out_format + 1; 0: from each output's name */
+	long freq;
+	unsigned long long period;
+	int cg;				/* enum callgraph */
+	uint32_t stack_size;		/* --call-graph dwarf,SIZE; 0: the default */
+	enum unwind_backend backend;
+	int workers;			/* --workers; 0: the default */
+	bool hold_exits, srcline, weight_period;
+	bool weight_given;		/* --weight was given */
+	bool off_cpu, per_thread, root_pid, root_tid;
+	struct record_push_opts push;	/* --push, --interval, --app, --label */
+	bool freq_max;			/* -F max */
+	long max_stack;			/* --max-stack N; 0: the default depth */
+	double symbolize_timeout;	/* --symbolize-timeout (s); 0: 60 */
+	uint64_t max_tables;		/* --max-tables; 0: DEFAULT_MAX_TABLES */
+};
+
+/* -F and --call-graph's parsers, for top's table too (opts: a struct
+ * record_opts, or a struct that starts with one). */
+int record_parse_freq(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen);
+int record_parse_call_graph(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen);
+
 struct evstate {
 	struct stacktab *stacks;
 	struct spill *spill;	/* --max-tables: its stacks spilled so far, or NULL */
@@ -119,6 +164,20 @@ void record_to_workers(struct record *r, struct collect *c, struct evsel *ev, co
  * those before them too; collect's before_task hook. */
 void record_take_back(struct record *r, struct collect *c, pid_t pid);
 void record_before_task(struct collect *c, pid_t pid);
+/* A message on stderr after "PROG: " (r->prog): record's, or top's. */
+void record_say(const struct record *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Every sample taken so far in its table (the workers' jobs taken back)
+ * and every frame symbolized: the tables can be read. */
+void record_sync(struct collect *c, struct record *r);
+/* The stack tables emptied, the frames too (not with --off-cpu, whose open
+ * waits hold frame ids), the files no live process maps closed: the next
+ * interval starts empty (--push, top -z). */
+void record_clear(struct collect *c, struct record *r);
+/* record once its options are parsed and checked (choose_outputs done, or
+ * rec->view set): set up, run, write the outputs or finish the view, say
+ * the summary. The exit status; o's lists stay the caller's to free. */
+int record_run(struct record_opts *o, struct record *rec);
+
 /* The summary's lines on the user stacks unwound. */
 void record_print_unwind_quality(const struct record *r);
 

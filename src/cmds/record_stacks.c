@@ -100,12 +100,12 @@ void record_print_unwind_quality(const struct record *r)
 		snprintf(hist, sizeof(hist), ", %llu from the thread's earlier samples", (unsigned long long)r->history);
 	/* workers: their CPU (wall time there includes waiting for a CPU) */
 	uint64_t ns = r->pool ? r->workers_cpu_ns : r->unwind_ns;
-	fprintf(stderr, "pprobe record: %s unwinding: %llu user stacks, %.1f%% complete, %.1f us per stack%s%s\n",
+	record_say(r, "%s unwinding: %llu user stacks, %.1f%% complete, %.1f us per stack%s%s\n",
 		unwind_backend__str(r->backend), (unsigned long long)r->unwound,
 		100.0 * (double)r->complete / (double)r->unwound, (double)ns / 1e3 / (double)r->unwound,
 		r->live_stack ? ", some completed from the live stack" : "", hist);
 	if (r->pool)
-		fprintf(stderr, "pprobe record: unwound on %d threads: %.2f s of their CPU; the main thread's %.2f s in the run\n",
+		record_say(r, "unwound on %d threads: %.2f s of their CPU; the main thread's %.2f s in the run\n",
 			unwind_pool__workers(r->pool), (double)r->workers_cpu_ns / 1e9, (double)r->main_cpu_ns / 1e9);
 	/* PPROBE_UNWIND_CHECK=1, or a file the line is also added to (tests) */
 	struct unwind_check sum;
@@ -120,7 +120,7 @@ void record_print_unwind_quality(const struct record *r)
 	if (f)
 		fclose(f);
 	if (r->pool && r->unwinder)
-		fprintf(stderr, "pprobe record: workers check: %llu of %llu stacks differ from this thread's%s%s\n",
+		record_say(r, "workers check: %llu of %llu stacks differ from this thread's%s%s\n",
 			(unsigned long long)r->wcheck_differ, (unsigned long long)r->wcheck_walks,
 			r->wcheck_differ ? "; first: " : "", r->wcheck_first);
 	uint32_t *ids = pp_xmalloc(r->objs.nr * sizeof(*ids) + 1);

@@ -48,6 +48,9 @@ struct collect_opts {
 					 * records of different CPUs may then come late. */
 	bool child_stdout_to_stderr;	/* the command's stdout is our stderr: our
 					 * stdout carries our output (record -o -) */
+	bool child_stdio_null;		/* the command's stdin, stdout and stderr are
+					 * /dev/null: our terminal is a live view
+					 * (top), its keys ours */
 	bool hold_exits;		/* a command's threads wait at exit until their
 					 * samples are processed (ptrace exit-stops), so
 					 * the live stack beyond a copy is still there */

@@ -156,6 +156,11 @@ int collect_start_child(struct collect *c, bool hold_until_go, char *err, size_t
 		close(errp[0]);
 		if (c->opts.child_stdout_to_stderr && dup2(2, 1) < 0)
 			_exit(126);	/* the child's exit, not pprobe's */
+		if (c->opts.child_stdio_null) {
+			int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+			if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0 || dup2(nul, 2) < 0)
+				_exit(126);	/* the child's exit, not pprobe's */
+		}
 		if (hold_until_go) {
 			char b;
 			/* EOF without a byte: pprobe gave up; do not run the command. */

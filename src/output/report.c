@@ -14,6 +14,7 @@ static const char *const key_titles[REPORT_NR_KEYS] = { "Command", "Pid", "Tid",
 
 struct entry {
 	uint32_t col[REPORT_NR_KEYS];	/* column texts in r->strs, for the sort keys */
+	uint32_t func;			/* the function's name in r->strs (report_row.func) */
 	double self, children;
 	uint64_t stamp;			/* the last sample counted in children */
 };
@@ -147,7 +148,8 @@ static struct entry *entry_of(struct report *r, const struct psample *s, const s
 			r->cap = r->cap ? r->cap * 2 : 256;
 			r->e = pp_xrealloc(r->e, r->cap * sizeof(*r->e));
 		}
-		r->e[r->nr] = (struct entry){ .stamp = 0 };
+		const char *fn = f == &none ? "" : f->name ? f->name : "[unknown]";
+		r->e[r->nr] = (struct entry){ .func = strtab__intern(&r->strs, fn) };
 		memcpy(r->e[r->nr].col, col, sizeof(col));
 		r->nr++;
 	}
@@ -237,6 +239,63 @@ int report__add(void *ctx, const struct psample *s)
 	return 0;
 }
 
+/* A frame's function as a pframe: its folded label without the _[k]/_[i]/
+ * _[j] suffix (the name, or "[libc.so.6]" where there is none), copied to
+ * *buf at *len (the pointers are set once the buffer is whole). */
+static void stack_frame(struct pframe *pf, const struct frame_view *v, uint32_t k, char **buf, size_t *cap,
+			size_t *len)
+{
+	const char *label = v->labels[k] ? v->labels[k] : "[unknown]";
+	size_t n = strlen(label);
+	*pf = (struct pframe){ .dso = v->syms[k].dso, .kernel = v->kind == FRAME_KERNEL,
+			       .inlined = v->syms[k].inlined };
+	if (n > 4 && label[n - 4] == '_' && label[n - 3] == '[' && label[n - 1] == ']' &&
+	    strchr("kij", label[n - 2])) {
+		pf->jit = label[n - 2] == 'j';
+		n -= 4;
+	}
+	if (pf->kernel && (!pf->dso || pf->dso[0] != '['))
+		pf->dso = "[kernel.kallsyms]";
+	if (*len + n + 1 > *cap) {
+		*cap = (*len + n + 1) * 2;
+		*buf = pp_xrealloc(*buf, *cap);
+	}
+	memcpy(*buf + *len, label, n);
+	(*buf)[*len + n] = '\0';
+	pf->name = (const char *)(uintptr_t)*len;	/* an offset until the buffer is whole */
+	*len += n + 1;
+}
+
+void report__add_stacks(struct report *r, const struct stacktab *st, const struct frametab *ft)
+{
+	struct pframe *pf = NULL;
+	size_t pcap = 0, cap = 0;
+	char *names = NULL;
+	for (size_t i = 0; i < stacktab__count(st); i++) {
+		struct stack_view sv;
+		stacktab__get(st, i, &sv);
+		size_t n = 0, len = 0;
+		for (uint32_t j = sv.nr; j > 0; j--) {	/* leaf first in the table, outermost first here */
+			struct frame_view v;
+			frametab__get(ft, sv.frames[j - 1], &v);
+			for (uint32_t k = 0; k < v.nr_syms; k++) {
+				if (n == pcap) {
+					pcap = pcap ? pcap * 2 : 64;
+					pf = pp_xrealloc(pf, pcap * sizeof(*pf));
+				}
+				stack_frame(&pf[n++], &v, k, &names, &cap, &len);
+			}
+		}
+		for (size_t j = 0; j < n; j++)
+			pf[j].name = names + (uintptr_t)pf[j].name;
+		struct psample s = { .comm = sv.comm, .pid = sv.pid, .tid = sv.tid, .frames = pf, .nr = n,
+				     .weight = (double)sv.weight, .samples = (double)sv.samples };
+		report__add(r, &s);
+	}
+	free(pf);
+	free(names);
+}
+
 double report__total(const struct report *r) { return r->total; }
 uint64_t report__samples(const struct report *r) { return r->samples; }
 double report__count(const struct report *r) { return r->count; }
@@ -270,22 +329,55 @@ static int entry_cmp(const void *a, const void *b)
 	return 0;
 }
 
+struct report_row *report__rows(struct report *r, const struct report_print *p, size_t *nr)
+{
+	const struct entry **rows = pp_xmalloc((r->nr + 1) * sizeof(*rows));
+	size_t n = 0;
+	for (size_t i = 0; i < r->nr; i++) {
+		double v = p->children ? r->e[i].children : r->e[i].self;
+		if (v > 0 && pct(v, r->total) >= p->percent_limit)
+			rows[n++] = &r->e[i];
+	}
+	sort_r = r;
+	sort_children = p->children;
+	qsort(rows, n, sizeof(*rows), entry_cmp);
+	struct report_row *out = pp_xcalloc(n + 1, sizeof(*out));
+	for (size_t i = 0; i < n; i++) {
+		for (size_t k = 0; k < r->o.nr_keys; k++)
+			out[i].col[k] = strtab__str(&r->strs, rows[i]->col[k]);
+		out[i].func = strtab__str(&r->strs, rows[i]->func);
+		out[i].self = rows[i]->self;
+		out[i].children = rows[i]->children;
+	}
+	free(rows);
+	*nr = n;
+	return out;
+}
+
+size_t report__titles(const struct report *r, const char **titles)
+{
+	for (size_t k = 0; k < r->o.nr_keys; k++)
+		titles[k] = key_titles[r->o.keys[k]];
+	return r->o.nr_keys;
+}
+
 /* Column widths: the widest text among the rows shown, or the title. */
-static void col_widths(const struct report *r, const struct entry *const *rows, size_t n, int *w)
+static void col_widths(const struct report *r, const struct report_row *rows, size_t n, int *w)
 {
 	for (size_t i = 0; i < r->o.nr_keys; i++) {
 		w[i] = (int)strlen(key_titles[r->o.keys[i]]);
 		for (size_t j = 0; j < n; j++) {
-			int l = (int)strlen(strtab__str(&r->strs, rows[j]->col[i]));
+			int l = (int)strlen(rows[j].col[i]);
 			w[i] = l > w[i] ? l : w[i];
 		}
 	}
 }
 
-static void write_cols(const struct report *r, FILE *f, const int *w, const uint32_t *col)
+/* The texts of one row (col NULL: the titles). */
+static void write_cols(const struct report *r, FILE *f, const int *w, const char *const *col)
 {
 	for (size_t i = 0; i < r->o.nr_keys; i++) {
-		const char *t = col ? strtab__str(&r->strs, col[i]) : key_titles[r->o.keys[i]];
+		const char *t = col ? col[i] : key_titles[r->o.keys[i]];
 		if (i + 1 < r->o.nr_keys)
 			fprintf(f, "%-*s  ", w[i], t);
 		else
@@ -305,16 +397,8 @@ static void write_dots(const struct report *r, FILE *f, const int *w)
 
 void report__write_table(struct report *r, FILE *f, const struct report_print *p)
 {
-	const struct entry **rows = pp_xmalloc((r->nr + 1) * sizeof(*rows));
-	size_t n = 0;
-	for (size_t i = 0; i < r->nr; i++) {
-		double v = p->children ? r->e[i].children : r->e[i].self;
-		if (v > 0 && pct(v, r->total) >= p->percent_limit)
-			rows[n++] = &r->e[i];
-	}
-	sort_r = r;
-	sort_children = p->children;
-	qsort(rows, n, sizeof(*rows), entry_cmp);
+	size_t n;
+	struct report_row *rows = report__rows(r, p, &n);
 	int w[REPORT_NR_KEYS];
 	col_widths(r, rows, n, w);
 	if (p->children)
@@ -329,9 +413,9 @@ void report__write_table(struct report *r, FILE *f, const struct report_print *p
 	write_dots(r, f, w);
 	for (size_t i = 0; i < n; i++) {
 		if (p->children)
-			fprintf(f, "%9.2f%%  ", pct(rows[i]->children, r->total));
-		fprintf(f, "%9.2f%%  ", pct(rows[i]->self, r->total));
-		write_cols(r, f, w, rows[i]->col);
+			fprintf(f, "%9.2f%%  ", pct(rows[i].children, r->total));
+		fprintf(f, "%9.2f%%  ", pct(rows[i].self, r->total));
+		write_cols(r, f, w, rows[i].col);
 	}
 	free(rows);
 }

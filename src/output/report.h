@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "profile_in.h"
+#include "stacks.h"
 
 enum report_key { REPORT_COMM, REPORT_PID, REPORT_TID, REPORT_DSO, REPORT_SYM, REPORT_NR_KEYS };
 
@@ -39,6 +40,13 @@ void report__delete(struct report *r);
 /* A psample_fn: ctx is the report. Always returns 0. */
 int report__add(void *ctx, const struct psample *s);
 
+/* Every stack of st (its frames symbolized in ft) as a psample into the
+ * report: the frames outermost first, each inlined function a frame of its
+ * own as folded output shows it, weighed by the stack's weight (samples:
+ * its number of adds). For a live view of a table that record fills
+ * (pprobe top): the same aggregation as a profile read back. */
+void report__add_stacks(struct report *r, const struct stacktab *st, const struct frametab *ft);
+
 double report__total(const struct report *r);	/* weight of the samples kept */
 uint64_t report__samples(const struct report *r);	/* psamples kept: folded lines, pprof Samples (stacks) */
 double report__count(const struct report *r);	/* their psample.samples summed (pprof's samples/count) */
@@ -50,6 +58,21 @@ struct report_print {
 	bool children;		/* Children and Self columns, by children; else Self by self */
 	double percent_limit;	/* hide rows under this percentage (of the column sorted by) */
 };
+/* One row of the table: its column texts (nr_keys of them, in the sort
+ * keys' order), its weights, and the function it stands for (the name
+ * report_opts.tree_func takes; "" for a sample without frames). Valid until
+ * the next report__add or report__delete. */
+struct report_row {
+	const char *col[REPORT_NR_KEYS];
+	const char *func;
+	double self, children;
+};
+/* The rows report__write_table prints, in its order (p as there): an
+ * array of *nr rows, malloc'd, the caller's to free. */
+struct report_row *report__rows(struct report *r, const struct report_print *p, size_t *nr);
+/* The column titles of the sort keys ("Shared Object", "Symbol"), nr_keys. */
+size_t report__titles(const struct report *r, const char **titles);
+
 /* The table, perf report --stdio style: a column line, then one row per entry. */
 void report__write_table(struct report *r, FILE *f, const struct report_print *p);
 

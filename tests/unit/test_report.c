@@ -1,7 +1,8 @@
 /* report.c's aggregation: Children once per sample under recursion, Self at
  * the leaf, a sample without frames, the pid filter (and the samples and
  * stacks it keeps) and the key parser; the
- * table and tree as text (fmemopen). */
+ * table and tree as text (fmemopen); a live stack table read as samples
+ * (report__add_stacks, pprobe top) and its rows with their functions. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,5 +91,50 @@ int main(void)
 	fclose(f);
 	CHECK_STREQ(buf, " 75.00%  f\n   75.00%  f\n     75.00%  f\n");
 	report__delete(r);
+
+	/* A stack table as top reads it: frames leaf first there, outermost
+	 * first here; a kernel frame named by its object, without _[k];
+	 * weights and adds summed per stack. */
+	struct frametab *ft = frametab__new();
+	struct stacktab *st = stacktab__new(ft);
+	uint32_t m = frametab__special(ft, "main"), fx = frametab__special(ft, "f");
+	uint32_t gx = frametab__special(ft, "g"), k = frametab__kernel(ft, 0xffffffff81000000ULL, false);
+	struct stack_owner ow = { .comm = "a", .pid = 7, .tid = 8 };
+	stacktab__add(st, &ow, (const uint32_t[]){ fx, m }, 2, 3, 0);
+	stacktab__add(st, &ow, (const uint32_t[]){ fx, m }, 2, 3, 0);
+	stacktab__add(st, &ow, (const uint32_t[]){ k, gx, m }, 3, 4, 0);
+	frametab__symbolize(ft, NULL);
+	o = (struct report_opts){ .keys = { REPORT_DSO, REPORT_SYM }, .nr_keys = 2, .tree_func = "g",
+				  .tree_callers = true };
+	r = report__new(&o);
+	report__add_stacks(r, st, ft);
+	CHECK(report__total(r) == 10, "%g", report__total(r));
+	CHECK_EQ_U64(report__samples(r), 2);	/* stacks */
+	CHECK(report__count(r) == 3, "adds %g", report__count(r));
+	struct report_print pr = { .children = true };
+	struct report_row *rows = report__rows(r, &pr, &nr);
+	CHECK_EQ_U64(nr, 4);
+	if (nr == 4) {
+		CHECK_STREQ(rows[0].func, "main");
+		CHECK(rows[0].children == 10 && rows[0].self == 0, "main %g %g", rows[0].children, rows[0].self);
+		CHECK_STREQ(rows[1].func, "f");
+		CHECK(rows[1].self == 6, "f self %g", rows[1].self);
+		CHECK_STREQ(rows[2].func, "[kernel.kallsyms]");
+		CHECK_STREQ(rows[2].col[0], "[kernel.kallsyms]");
+		CHECK_STREQ(rows[2].col[1], "[k] [kernel.kallsyms]");
+		CHECK_STREQ(rows[3].func, "g");
+		CHECK_STREQ(rows[3].col[1], "[.] g");
+	}
+	free(rows);
+	const char *titles[REPORT_NR_KEYS];
+	CHECK(report__titles(r, titles) == 2 && !strcmp(titles[0], "Shared Object") && !strcmp(titles[1], "Symbol"),
+	      "titles");
+	f = fmemopen(buf, sizeof(buf), "w");
+	report__write_tree(r, f, 0);
+	fclose(f);
+	CHECK_STREQ(buf, " 40.00%  g\n   40.00%  main\n");
+	report__delete(r);
+	stacktab__delete(st);
+	frametab__delete(ft);
 	return check_summary();
 }
