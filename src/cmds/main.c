@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	{ &flamegraph_cmd, cmd_flamegraph },
 	{ &diff_cmd,       cmd_diff },
 	{ &report_cmd,     cmd_report },
+	{ &annotate_cmd,   cmd_annotate },
 	{ &probe_cmd,      cmd_probe },
 	{ &list_cmd,       cmd_list },
 	{ &ftrace_cmd,     cmd_ftrace },

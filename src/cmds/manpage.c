@@ -261,7 +261,7 @@ static const struct {
 	{ "trace", "## trace:" },	{ "trace", "## probes in -e" },
 	{ "stat", "## stat:" },		{ "stat", "## probes in -e" },
 	{ "ftrace", "## ftrace:" },	{ "flamegraph", "## flamegraph and diff" },
-	{ "diff", "## flamegraph and diff" }, { "report", "## report:" },
+	{ "diff", "## flamegraph and diff" }, { "report", "## report:" }, { "annotate", "## annotate:" },
 	{ "probe", "## probe inspector" }, { "probe", "## probes: --add" },
 };
 
