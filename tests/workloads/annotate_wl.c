@@ -7,7 +7,8 @@
  * the line marked ANNOTATE_HOT_LINE (mix's, not hot_loop's), and one
  * instruction (the div, or the one after it where the timer's interrupt
  * is taken) holds most of them. The line marked ANNOTATE_LOOP_LINE is
- * hot_loop's own, with a few percent. Built -O2 -g. */
+ * hot_loop's own, with a few percent. Built -O2 -g -fno-unroll-loops (one
+ * division in the loop, for clang too). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
