@@ -128,7 +128,8 @@ const struct annotate_fn *annotate__functions(struct annotate *a, size_t *n)
 	if (!a->sorted) {
 		for (size_t i = 0; i < a->nr_fns; i++) {
 			struct annotate_fn *fn = &a->fns[i];
-			qsort(fn->hits, fn->nr_hits, sizeof(*fn->hits), hit_cmp);
+			if (fn->nr_hits)	/* hits NULL when none */
+				qsort(fn->hits, fn->nr_hits, sizeof(*fn->hits), hit_cmp);
 			size_t w = 0;
 			for (size_t k = 0; k < fn->nr_hits; k++) {
 				if (w && fn->hits[w - 1].addr == fn->hits[k].addr) {
@@ -141,7 +142,8 @@ const struct annotate_fn *annotate__functions(struct annotate *a, size_t *n)
 			fn->nr_hits = w;
 		}
 		/* the keys' ids are no longer the fns' indexes: no add after this */
-		qsort(a->fns, a->nr_fns, sizeof(*a->fns), fn_cmp);
+		if (a->nr_fns)
+			qsort(a->fns, a->nr_fns, sizeof(*a->fns), fn_cmp);
 		a->sorted = true;
 	}
 	*n = a->nr_fns;

@@ -31,10 +31,10 @@ shown_on_failure "$T/perf.out" "$T/pa.out" "$T/pa.err"
 # source line above it.
 hottest() {
 	awk '/^[> ] *[0-9]+\.[0-9]+ : +[0-9a-f]+:/ { p = $0; sub(/^>/, "", p); split(p, f, " ");
-		if (f[1] + 0 > best) { best = f[1] + 0; a = f[3]; l = line } next }
+		if (f[1] + 0 > best) { best = f[1] + 0; bs = f[1]; a = f[3]; l = line } next }
 	     /^ +: +[0-9]+ / { split($0, f, ":"); split(f[2], g, " "); line = g[1] }
 	     /^ *$|Percent/ { if (seen++) exit }
-	     END { sub(/:$/, "", a); print a, l, best }' "$1"
+	     END { sub(/:$/, "", a); print a, l, bs }' "$1"
 }
 read -r pa pl pp < <(hottest "$T/pa.out")
 read -r fa fl fp < <(hottest "$T/perf.out")
