@@ -54,7 +54,7 @@ static const struct opt annotate_table[] = {
 const struct cmd_def annotate_cmd = {
 	.name = "annotate",
 	.prog = "pprobe annotate",
-	.summary = "a function's instructions and source lines by share of samples, as perf annotate --stdio",
+	.summary = "a function's instructions and source lines by share, as perf annotate",
 	.usage = "pprobe annotate [options] [SYMBOL]",
 	.about = "Reads a pprof profile that record wrote (its samples keep their addresses; folded stacks do "
 		 "not) and prints SYMBOL's instructions, disassembled with capstone in AT&T syntax, under their "

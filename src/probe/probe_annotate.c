@@ -133,7 +133,15 @@ static int decode(struct probe_finder *pf, struct pf_asm *a, const uint8_t *code
 		struct pf_asm_insn *in = &a->insns[a->n++];
 		memset(in, 0, sizeof(*in));
 		in->addr = insn->address;
-		if (asprintf(&in->text, "%s%s%s", insn->mnemonic, insn->op_str[0] ? " " : "", insn->op_str) < 0) {
+		/* a branch inside the function: its target named, as objdump does */
+		char target[128] = "";
+		char *end;
+		unsigned long long to = strtoull(insn->op_str, &end, 16);
+		if ((insn->mnemonic[0] == 'j' || !strncmp(insn->mnemonic, "call", 4)) && !strncmp(insn->op_str, "0x", 2) &&
+		    !*end && to >= a->addr && to - a->addr < a->size)
+			snprintf(target, sizeof(target), " <%s+%#llx>", a->symbol, to - a->addr);
+		if (asprintf(&in->text, "%s%s%s%s", insn->mnemonic, insn->op_str[0] ? " " : "", insn->op_str,
+			     target) < 0) {
 			in->text = NULL;
 			ret = -ENOMEM;
 			break;
