@@ -158,6 +158,41 @@ int probe_finder__check_insn(struct probe_finder *pf, uint64_t addr);
  * PT_LOAD segment maps it. */
 int probe_finder__file_offset(struct probe_finder *pf, uint64_t addr, uint64_t *off);
 
+/* Offset in the file -> link-time address (a profile's sampled address made
+ * link-time: address - mapping start + mapping offset, then this); -ENOENT
+ * when no PT_LOAD segment maps it. */
+int probe_finder__vaddr(struct probe_finder *pf, uint64_t off, uint64_t *addr);
+
+/* ---- annotate (src/probe/probe_annotate.c) ---- */
+struct pf_asm_insn {
+	uint64_t addr;		/* link-time */
+	char *text;		/* "idivl %ecx" (AT&T on x86) */
+	char *file;		/* the line table's file of addr: an inlined function's
+				 * own file for its code; NULL unknown */
+	int line;		/* 0 unknown */
+	char *inlined;		/* the innermost function inlined at addr; NULL: the
+				 * function's own code */
+	char *src;		/* the text of file:line; NULL when the file is unreadable */
+};
+
+struct pf_asm {
+	char *symbol;		/* the ELF function symbol disassembled */
+	uint64_t addr, size;	/* its link-time start and st_size */
+	struct pf_asm_insn *insns;	/* in address order */
+	size_t n;
+	bool truncated;		/* stopped early: bytes capstone could not decode, or the cap */
+};
+
+#define PF_ASM_MAX_BYTES (1U << 20)	/* a function larger is refused (a hostile st_size) */
+
+/* The ELF function symbol containing link-time addr, disassembled, each
+ * instruction with its source line and inline function from DWARF (none
+ * without DWARF). -ENOENT: no function symbol holds addr, or its bytes are
+ * not in the file; -EFBIG: over PF_ASM_MAX_BYTES; -ENOTSUP: no decoder for
+ * the machine. Free with pf_asm__delete(). */
+int probe_finder__disasm(struct probe_finder *pf, uint64_t addr, struct pf_asm **out);
+void pf_asm__delete(struct pf_asm *a);	/* accepts NULL */
+
 /* ---- fetch arguments (src/probe/probe_args.c) ---- */
 
 /* One tracefs fetch-arg, for uprobe_events/kprobe_events "NAME=FETCH[:TYPE]". */

@@ -15,6 +15,7 @@ int cmd_flamegraph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_ftrace(int argc, char **argv);
@@ -41,5 +42,6 @@ extern const struct cmd_def record_cmd, trace_cmd, stat_cmd, flamegraph_cmd, dif
 extern const struct cmd_def ftrace_cmd;
 extern const struct cmd_def report_cmd;
 extern const struct cmd_def top_cmd;
+extern const struct cmd_def annotate_cmd;
 
 #endif

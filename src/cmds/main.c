@@ -25,6 +25,7 @@ static const struct command commands[] = {
 	{ &diff_cmd,       cmd_diff },
 	{ &report_cmd,     cmd_report },
 	{ &top_cmd,        cmd_top },
+	{ &annotate_cmd,   cmd_annotate },
 	{ &probe_cmd,      cmd_probe },
 	{ &list_cmd,       cmd_list },
 	{ &ftrace_cmd,     cmd_ftrace },

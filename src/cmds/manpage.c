@@ -263,6 +263,7 @@ static const struct {
 	{ "ftrace", "## ftrace:" },	{ "flamegraph", "## flamegraph and diff" },
 	{ "diff", "## flamegraph and diff" }, { "report", "## report:" },
 	{ "top", "## top:" },
+	{ "annotate", "## annotate:" },
 	{ "probe", "## probe inspector" }, { "probe", "## probes: --add" },
 };
 

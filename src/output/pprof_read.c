@@ -162,6 +162,7 @@ struct reader {
 	char *err;
 	size_t errlen;
 	struct u64map loc_by_id, fn_by_id, map_by_id;	/* id -> index + 1 */
+	struct pmapping *maps;	/* of each Mapping, by index */
 	/* each location's frames, outermost first: [loc_start[i], loc_start[i + 1]) */
 	size_t *loc_start;
 	struct pframe *frames;
@@ -217,6 +218,7 @@ static int expand_location(struct reader *r, size_t i, size_t *cap)
 {
 	const Location *l = r->p->location[i];
 	const char *dso = NULL;
+	const struct pmapping *pm = NULL;
 	bool kernel = kernel_addr(l->address), jit = false;
 	if (l->mapping_id) {
 		uintptr_t mi = (uintptr_t)u64map__get(&r->map_by_id, l->mapping_id);
@@ -224,6 +226,7 @@ static int expand_location(struct reader *r, size_t i, size_t *cap)
 			return seterr(r->err, r->errlen, "bad pprof: location %llu is in mapping %llu, which is not in "
 				      "the profile", (unsigned long long)l->id, (unsigned long long)l->mapping_id),
 			       -EINVAL;
+		pm = &r->maps[mi - 1];
 		const char *file;
 		int err = str_at(r, r->p->mapping[mi - 1]->filename, "a mapping's filename", &file);
 		if (err)
@@ -242,7 +245,8 @@ static int expand_location(struct reader *r, size_t i, size_t *cap)
 	if (!l->n_line) {
 		/* not symbolized: the object, as folded names an unknown frame */
 		struct pframe *f = &r->frames[r->nr_frames++];
-		*f = (struct pframe){ .name = NULL, .dso = dso, .kernel = kernel, .jit = jit };
+		*f = (struct pframe){ .name = NULL, .dso = dso, .kernel = kernel, .jit = jit, .addr = l->address,
+				      .map = pm };
 		return 0;
 	}
 	for (size_t k = l->n_line; k-- > 0;) {
@@ -256,7 +260,8 @@ static int expand_location(struct reader *r, size_t i, size_t *cap)
 		if (err)
 			return err;
 		struct pframe *f = &r->frames[r->nr_frames++];
-		*f = (struct pframe){ .name = name, .dso = dso, .kernel = kernel, .inlined = k + 1 < l->n_line, .jit = jit };
+		*f = (struct pframe){ .name = name, .dso = dso, .kernel = kernel, .inlined = k + 1 < l->n_line, .jit = jit,
+				      .addr = l->address, .map = pm };
 	}
 	return 0;
 }
@@ -284,6 +289,17 @@ static int index_profile(struct reader *r, struct strtab *names)
 		err = index_ids(r, &r->map_by_id, p->n_mapping, map_id, "mapping");
 	if (err)
 		return err;
+	r->maps = pp_xcalloc(p->n_mapping + 1, sizeof(*r->maps));
+	for (size_t i = 0; i < p->n_mapping; i++) {
+		const Mapping *m = p->mapping[i];
+		struct pmapping *pm = &r->maps[i];
+		*pm = (struct pmapping){ .start = m->memory_start, .limit = m->memory_limit, .offset = m->file_offset };
+		/* a bad index is an error where a location uses the mapping
+		 * (expand_location), as before mappings were read for annotate */
+		pm->file = m->filename >= 0 && (uint64_t)m->filename < p->n_string_table ? p->string_table[m->filename] : "";
+		pm->build_id = m->build_id >= 0 && (uint64_t)m->build_id < p->n_string_table ?
+				       p->string_table[m->build_id] : "";
+	}
 	r->loc_start = pp_xcalloc(p->n_location + 1, sizeof(*r->loc_start));
 	size_t cap = 0;
 	for (size_t i = 0; i < p->n_location; i++) {
@@ -461,6 +477,7 @@ int pprof__read(const uint8_t *buf, size_t len, psample_fn fn, void *ctx,
 	u64map__free(&r.fn_by_id);
 	u64map__free(&r.map_by_id);
 	free(r.loc_start);
+	free(r.maps);
 	free(r.frames);
 	strtab__free(&names);
 	perftools__profiles__profile__free_unpacked(p, NULL);

@@ -12,12 +12,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* pprof: the Mapping a location lies in, as the profile says it. */
+struct pmapping {
+	uint64_t start, limit;	/* [memory_start, memory_limit) */
+	uint64_t offset;	/* file_offset that start maps */
+	const char *file;	/* "" not known */
+	const char *build_id;	/* as written (pprobe: hex); "" not known */
+};
+
 struct pframe {
 	const char *name;	/* function, as folded prints it without the _[k]/_[i]/_[j] suffix */
 	const char *dso;	/* object ("libc.so.6", "[kernel.kallsyms]"); NULL: not known */
 	bool kernel;		/* _[k] */
 	bool inlined;		/* _[i] */
 	bool jit;		/* _[j] */
+	/* pprof: the location's address (the leaf's ip, a caller's return
+	 * address), the same for its inline frames; 0 not known (folded) */
+	uint64_t addr;
+	const struct pmapping *map;	/* pprof: the location's mapping; NULL none (folded) */
 };
 
 struct psample {

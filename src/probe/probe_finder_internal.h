@@ -146,6 +146,9 @@ int load_abs(struct probe_finder *pf, Dwarf_Die *cu, const char *file, struct so
  * in it) to *rows, only those inside inside's code when not NULL. */
 int collect_rows(Dwarf_Die *cudie, const char *file, bool file_suffix, Dwarf_Die *inside,
 		 struct row **rows, int *n, const char **matched);
+/* The bytes of the object's executable section at link-time addr, *avail
+ * of them up to the section's end; NULL when no such section holds addr. */
+const uint8_t *pf__code_at(struct probe_finder *pf, uint64_t addr, size_t *avail);
 
 /* ---- probe_vars.c ---- */
 void var_free(struct pf_var *v);

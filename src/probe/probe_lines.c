@@ -127,7 +127,7 @@ int load_abs(struct probe_finder *pf, Dwarf_Die *cu, const char *file, struct so
 }
 
 /* ---- disassembly ---- */
-static const uint8_t *code_at(struct probe_finder *pf, uint64_t addr, size_t *avail)
+const uint8_t *pf__code_at(struct probe_finder *pf, uint64_t addr, size_t *avail)
 {
 	for (Elf_Scn *s = elf_nextscn(pf->elf, NULL); s; s = elf_nextscn(pf->elf, s)) {
 		GElf_Shdr sh;
@@ -147,7 +147,7 @@ static const uint8_t *code_at(struct probe_finder *pf, uint64_t addr, size_t *av
 static int disasm(struct probe_finder *pf, uint64_t start, uint64_t end, struct pf_insn **out, int *nout)
 {
 	size_t avail;
-	const uint8_t *code = pf->cs_ok ? code_at(pf, start, &avail) : NULL;
+	const uint8_t *code = pf->cs_ok ? pf__code_at(pf, start, &avail) : NULL;
 	if (!code)
 		return -ENOENT;
 	size_t size = end - start < avail ? end - start : avail;
@@ -183,7 +183,7 @@ int probe_finder__check_insn(struct probe_finder *pf, uint64_t addr)
 	if (pf->kallsyms)
 		return 0;	/* no code bytes to decode; the kernel checks kprobes itself */
 	size_t avail;
-	const uint8_t *code = pf->cs_ok ? code_at(pf, s->addr, &avail) : NULL;
+	const uint8_t *code = pf->cs_ok ? pf__code_at(pf, s->addr, &avail) : NULL;
 	if (!code)
 		return pf_fail(pf, -EINVAL, "cannot decode the code of %s in %s", s->name, pf->path);
 	size_t size = s->size < avail ? s->size : avail;

@@ -110,6 +110,23 @@ int probe_finder__file_offset(struct probe_finder *pf, uint64_t addr, uint64_t *
 	return -ENOENT;
 }
 
+int probe_finder__vaddr(struct probe_finder *pf, uint64_t off, uint64_t *addr)
+{
+	size_t n;
+	if (!pf->elf || elf_getphdrnum(pf->elf, &n))
+		return -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(pf->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (off >= ph.p_offset && off - ph.p_offset < ph.p_filesz) {
+			*addr = off - ph.p_offset + ph.p_vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 /* ---- probe points ---- */
 static void point_free(struct pf_point *p)
 {

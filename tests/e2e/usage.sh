@@ -43,7 +43,7 @@ bad() {
 }
 
 cmds=$("$PPROBE" --help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { on = 0 }')
-check "pprobe --help lists the 10 commands" [ "$(echo $cmds)" = "record stat trace flamegraph diff report top probe list ftrace" ]
+check "pprobe --help lists the 11 commands" [ "$(echo $cmds)" = "record stat trace flamegraph diff report top annotate probe list ftrace" ]
 
 for c in $cmds; do
 	"$PPROBE" $c --help >"$T/help" 2>"$T/herr"; rc=$?

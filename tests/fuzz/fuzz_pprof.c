@@ -2,7 +2,8 @@
  * read any a user hands them) through pprof__read, the bounds checked
  * before protobuf-c decodes it. Asserts what the reader promises: every
  * sample's frames are there (nr of them, each named or with an object or
- * neither, never a dangling string), a refusal says why. */
+ * neither, never a dangling string; a frame's mapping, where it has one,
+ * readable to its strings, as annotate reads it), a refusal says why. */
 #include "fuzz.h"
 #include "pprof.h"
 
@@ -17,6 +18,9 @@ static int sample(void *ctx, const struct psample *s)
 			*n += strlen(s->frames[i].name);
 		if (s->frames[i].dso)
 			*n += strlen(s->frames[i].dso);
+		const struct pmapping *m = s->frames[i].map;
+		if (m)
+			*n += strlen(m->file) + strlen(m->build_id) + (m->start < m->limit);
 	}
 	if (s->comm)
 		*n += strlen(s->comm);

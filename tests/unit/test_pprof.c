@@ -221,6 +221,62 @@ static void test_good(bool gz)
 		    "do_syscall_64_[k]([kernel.kallsyms])");
 }
 
+/* Each frame keeps its location's address and mapping (pprobe annotate);
+ * a location's inline frames share them. */
+struct got_addrs {
+	int n;
+	uint64_t addr[2][4];
+	struct pmapping map[2][4];
+	char file[2][4][32], bid[2][4][32];
+	size_t nr[2];
+};
+
+static int collect_addrs(void *ctx, const struct psample *s)
+{
+	struct got_addrs *g = ctx;
+	if (g->n >= 2 || s->nr > 4)
+		return -ERANGE;
+	g->nr[g->n] = s->nr;
+	for (size_t i = 0; i < s->nr; i++) {
+		g->addr[g->n][i] = s->frames[i].addr;
+		if (s->frames[i].map) {
+			g->map[g->n][i] = *s->frames[i].map;
+			snprintf(g->file[g->n][i], 32, "%s", s->frames[i].map->file);
+			snprintf(g->bid[g->n][i], 32, "%s", s->frames[i].map->build_id);
+		}
+	}
+	g->n++;
+	return 0;
+}
+
+static void test_addresses(void)
+{
+	struct fixture f;
+	struct got_addrs g = { 0 };
+	struct profile_info info;
+	char err[256] = "";
+	fixture_init(&f);
+	f.map[0].file_offset = 0x1000;
+	size_t len;
+	uint8_t *raw = pack(&f.p, &len);
+	int r = pprof__read(raw, len, collect_addrs, &g, &info, err, sizeof(err));
+	free(raw);
+	if (!CHECK(r == 0 && g.n == 2 && g.nr[1] == 4, "read: %d %s", r, err))
+		return;
+	/* sample 1: main, work, helper (inlined into work: one location), the kernel */
+	CHECK_EQ_U64(g.addr[1][0], 0x401000);
+	CHECK_EQ_U64(g.addr[1][1], 0x402000);
+	CHECK_EQ_U64(g.addr[1][2], 0x402000);
+	CHECK_EQ_U64(g.addr[1][3], 0xffffffff81001000ULL);
+	CHECK_EQ_U64(g.map[1][2].start, 0x400000);
+	CHECK_EQ_U64(g.map[1][2].limit, 0x500000);
+	CHECK_EQ_U64(g.map[1][2].offset, 0x1000);
+	CHECK_STREQ(g.file[1][2], "/usr/bin/a.out");
+	CHECK_STREQ(g.bid[1][2], "abcdef01");
+	CHECK_STREQ(g.file[1][3], "[kernel.kallsyms]");
+	CHECK_STREQ(g.bid[1][3], "");
+}
+
 /* Without default_sample_type the last value is the weight (go tool pprof);
  * with one naming the first type, the first. */
 static void test_value_choice(void)
@@ -597,6 +653,7 @@ int main(void)
 	test_good(true);
 	test_good(false);
 	test_value_choice();
+	test_addresses();
 	test_no_lines();
 	test_bad_ids();
 	test_bad_bytes();
