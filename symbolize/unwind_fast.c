@@ -196,7 +196,6 @@ static void row_compile(Dwarf_CFI *cfi, uint64_t a, struct cfi_row *row)
 	Dwarf_Addr lo, hi;
 	bool signal;
 
-	free(row->cfa_expr);
 	memset(row, 0, sizeof(*row));
 	row->lo = a;
 	row->hi = a + 1;
@@ -204,11 +203,14 @@ static void row_compile(Dwarf_CFI *cfi, uint64_t a, struct cfi_row *row)
 	if (!cfi || dwarf_cfi_addrframe(cfi, a, &fr))
 		return;
 	row->state = CFI_ROW_LIBDW;
+	/* The row holds from a to the next advance (hi), not always from the
+	 * start libdw gives (lo): a DW_CFA_restore_state takes back the
+	 * remembered row whole, its start too, so after an epilogue's
+	 * restore_state (glibc's early returns) lo is the remembered row's,
+	 * before the epilogue's own rows. */
 	int ra = dwarf_frame_info(fr, &lo, &hi, &signal);
-	if (ra >= 0 && lo <= a && hi > a) {
-		row->lo = lo;
+	if (ra >= 0 && lo <= a && hi > a)
 		row->hi = hi;
-	}
 	row->signal = signal;
 	if (ra == UNWIND_REG_IP && !signal && compile_rules(fr, row))
 		row->state = CFI_ROW_FAST;
@@ -224,23 +226,129 @@ bool cfi_row__ra_undefined(const struct cfi_row *row)
 	return row->kind[UNWIND_REG_IP] == RULE_UNDEF;
 }
 
-static void free_rows(struct cfi_row *rows, unsigned bits)
+/* Every row a file's walks compiled, kept whole: a row covers a range (a
+ * function's body after its prologue, all its call sites), and the slots
+ * below keep one address each. In a clang compile 32,000 of libdw's row
+ * lookups found 7,600 distinct rows: the same row again for another return
+ * address of its function, or for the same address again after its slot
+ * was taken by another. The pool finds them by their FDE (its index in
+ * .eh_frame_hdr's sorted table, a binary search in the mapped file; where
+ * a file has no table, by the address's page). Rows own their CFA
+ * expressions; the slots hold copies that borrow them. */
+struct pooled_row {
+	struct cfi_row row;
+	uint64_t key;
+	uint32_t next;		/* index + 1 of the next row of its bucket, 0: none */
+};
+
+struct cfi_pool {
+	struct pooled_row *rows;
+	uint32_t nr, alloc;
+	uint32_t *heads;	/* bucket (key's hash) -> index + 1 of its first row */
+	uint32_t nr_heads;	/* a power of two */
+};
+
+/* Rows per file: a clang compile keeps 7,600, most of them in libLLVM. At
+ * the bound the pool and the slots start again. */
+#define POOL_MAX_ROWS (1u << 16)
+
+static uint32_t pool_bucket(const struct cfi_pool *p, uint64_t key)
 {
-	for (size_t i = 0; rows && i < (size_t)1 << bits; i++)
-		free(rows[i].cfa_expr);
-	free(rows);
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (p->nr_heads - 1);
+}
+
+static void pool_free(struct cfi_pool *p)
+{
+	if (!p)
+		return;
+	for (uint32_t i = 0; i < p->nr; i++)
+		free(p->rows[i].row.cfa_expr);
+	free(p->rows);
+	free(p->heads);
+	free(p);
+}
+
+/* The index of the FDE whose initial location is the greatest at or below
+ * file address a, from .eh_frame_hdr's table (sdata4 pairs, relative to the
+ * header: ufile__parse takes only that encoding); else a's page. */
+static uint64_t pool_key(const struct ufile *f, uint64_t a)
+{
+	uint64_t off = f->eh_hdr_offset + (f->eh_table_vaddr - f->eh_hdr_vaddr);
+	if (!f->eh_hdr_vaddr || !f->eh_fde_count || off > f->size || f->eh_fde_count > (f->size - off) / 8)
+		return 1ull << 63 | a >> 12;
+	const uint8_t *t = f->data + off;
+	uint64_t lo = 0, hi = f->eh_fde_count, best = UINT32_MAX;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		int32_t loc;
+		memcpy(&loc, t + mid * 8, 4);
+		if (f->eh_hdr_vaddr + (uint64_t)(int64_t)loc <= a) {
+			best = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return best;
+}
+
+static const struct cfi_row *pool_find(const struct cfi_pool *p, uint64_t key, uint64_t a)
+{
+	if (!p || !p->nr_heads)
+		return NULL;
+	for (uint32_t i = p->heads[pool_bucket(p, key)]; i; i = p->rows[i - 1].next) {
+		const struct pooled_row *r = &p->rows[i - 1];
+		if (r->key == key && a >= r->row.lo && a < r->row.hi)
+			return &r->row;
+	}
+	return NULL;
+}
+
+/* A new row of key's, its place made (NULL: no memory). */
+static struct cfi_row *pool_add(struct cfi_pool *p, uint64_t key)
+{
+	if (p->nr == p->alloc) {
+		uint32_t n = p->alloc ? p->alloc * 2 : 256;
+		struct pooled_row *rows = realloc(p->rows, n * sizeof(*rows));
+		if (!rows)
+			return NULL;
+		p->rows = rows;
+		p->alloc = n;
+	}
+	if (p->nr >= p->nr_heads) {
+		uint32_t n = p->nr_heads ? p->nr_heads * 2 : 256;
+		uint32_t *heads = calloc(n, sizeof(*heads));
+		if (!heads)
+			return NULL;
+		free(p->heads);
+		p->heads = heads;
+		p->nr_heads = n;
+		for (uint32_t i = 0; i < p->nr; i++) {
+			uint32_t b = pool_bucket(p, p->rows[i].key);
+			p->rows[i].next = p->heads[b];
+			p->heads[b] = i + 1;
+		}
+	}
+	struct pooled_row *r = &p->rows[p->nr];
+	uint32_t b = pool_bucket(p, key);
+	r->key = key;
+	r->next = p->heads[b];
+	p->heads[b] = ++p->nr;
+	return &r->row;
 }
 
 void ufile__free_rows(struct ufile *f)
 {
-	free_rows(f->cfi_rows, f->cfi_rows_bits);
+	free(f->cfi_rows);	/* copies: their expressions are the pool's */
 	f->cfi_rows = NULL;
+	pool_free(f->cfi_pool);
+	f->cfi_pool = NULL;
 }
 
-/* Slots per file: 256 at first, doubled (and refilled as walks ask) each
- * time a table has missed twice its size, up to one per FDE and at most
- * 65536 (5.5 MiB, for a file the size of libLLVM: a clang compile asks for
- * about 15,000 rows there). */
+/* Slots per file: 256 at first, doubled (and refilled from the pool as
+ * walks ask) each time a table has missed twice its size, up to one per
+ * FDE and at most 65536 (5.5 MiB, for a file the size of libLLVM: a clang
+ * compile asks for about 15,000 addresses there). */
 #define ROWS_MIN_BITS 8
 #define ROWS_MAX_BITS 16
 
@@ -252,6 +360,31 @@ static unsigned rows_max_bits(const struct ufile *f)
 	return bits;
 }
 
+/* The row at a from the pool, compiled into it if not there (NULL: no
+ * memory). */
+static const struct cfi_row *pool_row(struct ufile *f, uint64_t a)
+{
+	if (!f->cfi_pool && !(f->cfi_pool = calloc(1, sizeof(*f->cfi_pool))))
+		return NULL;
+	struct cfi_pool *p = f->cfi_pool;
+	uint64_t key = pool_key(f, a);
+	const struct cfi_row *found = pool_find(p, key, a);
+	if (found)
+		return found;
+	if (p->nr == POOL_MAX_ROWS) {
+		/* start again: the slots borrow the rows' expressions */
+		memset(f->cfi_rows, 0, sizeof(*f->cfi_rows) << f->cfi_rows_bits);
+		for (uint32_t i = 0; i < p->nr; i++)
+			free(p->rows[i].row.cfa_expr);
+		p->nr = 0;
+		memset(p->heads, 0, p->nr_heads * sizeof(*p->heads));
+	}
+	struct cfi_row *row = pool_add(p, key);
+	if (row)
+		row_compile(ufile__eh_cfi(f), a, row);
+	return row;
+}
+
 const struct cfi_row *ufile__cfi_row(struct ufile *f, uint64_t a)
 {
 	if (!f->cfi_rows || (f->cfi_misses > (2u << f->cfi_rows_bits) && f->cfi_rows_bits < rows_max_bits(f))) {
@@ -260,7 +393,7 @@ const struct cfi_row *ufile__cfi_row(struct ufile *f, uint64_t a)
 		if (!rows && !f->cfi_rows)
 			return NULL;
 		if (rows) {
-			free_rows(f->cfi_rows, f->cfi_rows_bits);
+			free(f->cfi_rows);
 			f->cfi_rows = rows;
 			f->cfi_rows_bits = (uint8_t)bits;
 		}
@@ -271,7 +404,10 @@ const struct cfi_row *ufile__cfi_row(struct ufile *f, uint64_t a)
 	if (row->state != CFI_ROW_EMPTY && a >= row->lo && a < row->hi)
 		return row;
 	f->cfi_misses++;
-	row_compile(ufile__eh_cfi(f), a, row);
+	const struct cfi_row *src = pool_row(f, a);
+	if (!src)
+		return NULL;
+	*row = *src;
 	return row;
 }
 
@@ -434,9 +570,12 @@ bool ufast__walk(struct uctx *c, uint64_t *ips, int max, int *n_out, struct unwi
 		} else if (!(row = ufile__cfi_row(um->file, lpc - um->bias)) || row->signal) {
 			break;
 		} else if (row->state == CFI_ROW_ABSENT) {
-			/* no CFI in .eh_frame, nor in a .debug_frame (where
-			 * libdw has not looked yet, its walk looks): V8's
-			 * builtins in node, ld.so's _start */
+			/* no CFI in .eh_frame, nor in a .debug_frame (looked
+			 * for here where libdw has not looked yet; where there
+			 * is one, libdw's walk uses it): V8's builtins in node,
+			 * ld.so's _start, libLLVM's code without CFI */
+			if (!ufile__no_debug_frame(um->file))
+				ufile__look_for_debug_frame(um->file);
 			if (!ufile__no_debug_frame(um->file))
 				break;
 			if (uctx__is_entry(c, lpc)) {

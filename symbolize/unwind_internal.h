@@ -60,11 +60,13 @@ struct ufile {
 	size_t cfi_view_size;
 	Elf *cfi_elf;
 	bool cfi_tried;
-	/* the .eh_frame rows walks met, compiled (unwind_fast.c): hashed by
-	 * address, 1 << cfi_rows_bits slots, made on first need */
+	/* the .eh_frame rows walks met, compiled (unwind_fast.c), all of
+	 * them in the pool, by FDE; and copies hashed by address, 1 <<
+	 * cfi_rows_bits slots; made on first need */
+	struct cfi_pool *cfi_pool;
 	struct cfi_row *cfi_rows;
 	uint8_t cfi_rows_bits;
-	uint32_t cfi_misses;	/* lookups that compiled a row since the table was made */
+	uint32_t cfi_misses;	/* lookups the slots missed since the table was made */
 	/* Go (unwind_go.c): a Go file, its root functions found on first need */
 	bool is_go, go_ready;
 #define UFILE_GO_ROOTS 16
@@ -242,6 +244,12 @@ static inline bool ufile__no_debug_frame(const struct ufile *f)
 {
 	return !f->has_debug_frame && (f->has_dwarf || f->debug_file_cfi < 0);
 }
+/* unwind_libdw.c: whether f's separate debug file has a .debug_frame
+ * (debug_file_cfi), found as libdw's walk would find it, for a walk that
+ * meets a frame without .eh_frame before libdw has looked: libdw's walk
+ * would first make its own view of the file's .eh_frame (50-100 ms for
+ * libLLVM, once per process), only to learn that no debug file has one. */
+void ufile__look_for_debug_frame(struct ufile *f);
 /* The rows' memory (ufile__free). */
 void ufile__free_rows(struct ufile *f);
 /* Walks from c's registers while the rows are plain, ips[0] already set,

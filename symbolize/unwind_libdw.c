@@ -117,6 +117,18 @@ static int cb_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modn
 	return fd;
 }
 
+void ufile__look_for_debug_frame(struct ufile *f)
+{
+	if (f->debug_file_cfi || f->has_debug_frame || f->has_dwarf)
+		return;
+	char *name = NULL;
+	int fd = find_debug_file(f, &name);
+	f->debug_file_cfi = fd >= 0 && has_debug_frame(fd, name) ? 1 : -1;
+	if (fd >= 0)
+		close(fd);
+	free(name);
+}
+
 static char *debuginfo_path;	/* unused: find_debug_file looks */
 static const Dwfl_Callbacks dwfl_cbs = {
 	.find_elf = cb_find_elf,

@@ -1160,6 +1160,71 @@ static void test_symtab_lazy(void)
 	lazy_table(1ULL << 40, 2, "qsort (a 1 TiB span)");
 }
 
+/* A function whose early return's epilogue is bracketed by
+ * .cfi_remember_state / .cfi_restore_state, as gcc emits them: after the
+ * restore, libdw gives the restored row the start remembered with it
+ * (cfi_rows_fn + 1), before the epilogue's own row at + 7. */
+void cfi_rows_fn(long x);
+__asm__(".text\n"
+	".globl cfi_rows_fn\n"
+	".type cfi_rows_fn, @function\n"
+	"cfi_rows_fn:\n"
+	".cfi_startproc\n"
+	"pushq %rbx\n"			/* + 0 */
+	".cfi_def_cfa_offset 16\n"
+	".cfi_offset rbx, -16\n"
+	"testq %rdi, %rdi\n"		/* + 1 */
+	"je 1f\n"			/* + 4 */
+	".cfi_remember_state\n"
+	"popq %rbx\n"			/* + 6 */
+	".cfi_def_cfa_offset 8\n"
+	".cfi_restore rbx\n"
+	"ret\n"			/* + 7 */
+	"1:\n"
+	".cfi_restore_state\n"
+	"movq %rdi, %rax\n"		/* + 8 */
+	"popq %rbx\n"			/* + 11 */
+	".cfi_def_cfa_offset 8\n"
+	"ret\n"			/* + 12 */
+	".cfi_endproc\n"
+	".size cfi_rows_fn, . - cfi_rows_fn\n");
+
+/* The compiled rows (unwind_fast.c) of cfi_rows_fn, asked in an order
+ * that finds a wrong row if a row is taken to hold from libdw's start:
+ * the restored row first, then the epilogue's inside its stale range. */
+static void test_cfi_rows(struct maps *maps)
+{
+	uint64_t fn = (uint64_t)(uintptr_t)cfi_rows_fn;
+	const struct map *m = maps__find(maps, fn);
+	int fd = m && m->path ? open(m->path, O_RDONLY | O_CLOEXEC) : -1;
+	struct ufile *f = fd >= 0 ? ufile__open(m->path, NULL, fd, 0) : NULL;
+	CHECK(f && !f->err, "the test binary's unwinding view: %s", m && m->path ? m->path : "no mapping");
+	if (fd >= 0)
+		close(fd);
+	if (!f || f->err) {
+		ufile__free(f);
+		return;
+	}
+	uint64_t off = fn - m->start + m->pgoff, a = 0;
+	for (int i = 0; i < f->nr_loads; i++)
+		if (off >= f->loads[i].offset && off - f->loads[i].offset < f->loads[i].filesz)
+			a = off - f->loads[i].offset + f->loads[i].vaddr;
+	static const struct {
+		unsigned at;
+		int32_t cfa_off;
+	} order[] = { { 8, 16 }, { 7, 8 }, { 12, 8 }, { 11, 16 }, { 1, 16 }, { 6, 16 }, { 0, 8 }, { 9, 16 } };
+	for (int pass = 0; pass < 2; pass++) {	/* compiled, then found again */
+		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+			const struct cfi_row *row = ufile__cfi_row(f, a + order[i].at);
+			CHECK(row && row->state == CFI_ROW_FAST && row->cfa_reg == UNWIND_REG_SP &&
+			      row->cfa_off == order[i].cfa_off,
+			      "pass %d: the row at cfi_rows_fn + %u: state %d, CFA sp + %d (want + %d)", pass,
+			      order[i].at, row ? row->state : -1, row ? row->cfa_off : 0, order[i].cfa_off);
+		}
+	}
+	ufile__free(f);
+}
+
 int main(void)
 {
 	struct symbolizer_opts o;
@@ -1187,6 +1252,7 @@ int main(void)
 	test_vdso(s, maps);
 	test_jit(s);
 	test_stripped_entry(s, maps);
+	test_cfi_rows(maps);
 	CHECK(symbolizer__user(s, getpid(), NULL, 0, false, NULL, 0) == -EINVAL, "EINVAL");
 	symbolizer__delete(s);
 	symbolizer__delete(NULL);
