@@ -126,6 +126,8 @@ size_t trace_print__folded(const struct trace_print *tp, const struct sample *s,
 {
 	const char **names = NULL;
 	size_t n = 0, ncap = 0, len = 0;
+	char whybuf[300];
+	const char *why = NULL;
 
 	if (!user) {
 		struct callchain_iter it;
@@ -142,8 +144,19 @@ size_t trace_print__folded(const struct trace_print *tp, const struct sample *s,
 		for (uint32_t i = 0; i < us.nr; i++)
 			n = frame_names(tp, (pid_t)s->pid, ustack__map(&us, i), us.ips[i], false, ustack__is_return(i),
 					&names, n, &ncap);
+		/* an incomplete stack says why at its outer end, as record's */
+		if (us.res.end != UNWIND_COMPLETE)
+			why = stack__end_label(&us.res, whybuf, sizeof(whybuf));
 	}
 	/* outermost first, as folded stacks are written */
+	if (why) {
+		size_t w = strlen(why) + 2;
+		if (w > *cap) {
+			*cap = w * 2;
+			*buf = pp_xrealloc(*buf, *cap);
+		}
+		len = (size_t)sprintf(*buf, "%s", why);
+	}
 	for (size_t i = n; i-- > 0;) {
 		size_t w = strlen(names[i]) + 2;
 		if (len + w > *cap) {
