@@ -451,19 +451,10 @@ static int off_cpu_events(struct event_list *evl, struct record *rec)
  * outputs (events shown), or -1 after saying why (exit status 2). */
 static int add_events(const struct record_opts *o, struct event_list *evl, struct collect *c, struct record *rec)
 {
-	size_t nr_e = 0;
-	for (size_t i = 0; i < o->events.nr; i++)
-		nr_e += o->events.v[i].key == 'e';
-	for (size_t i = 0; i < o->events.nr || (i == 0 && !nr_e); i++) {
-		char err[4096];
-		bool filter = i < o->events.nr && o->events.v[i].key != 'e';
-		const char *arg = nr_e || filter ? o->events.v[i].arg : "cpu-clock";
-		if (filter ? event_list__add_filter(evl, arg, err, sizeof(err)) : event_list__add(evl, arg, err, sizeof(err))) {
-			record_say(rec, "%s\n", err);
-			return -1;
-		}
-		if (!nr_e && !filter)
-			break;
+	char err[4096];
+	if (event_opts__add(evl, &o->events, "cpu-clock", err, sizeof(err))) {
+		record_say(rec, "%s\n", err);
+		return -1;
 	}
 	event_list__set_sampling(evl, (uint64_t)o->freq, o->period);
 	if (o->off_cpu && off_cpu_events(evl, rec))
@@ -1285,8 +1276,8 @@ int cmd_record(int argc, char **argv)
 	const char *bad_push = check_push_opts(&o);
 	if (bad_outputs || bad_push)
 		ret = opts__usage_error(&record_cmd, "%s", bad_outputs ? bad_outputs : bad_push);
-	else if (o.events.nr && o.events.v[0].key != 'e')
-		ret = opts__usage_error(&record_cmd, "%s", EVENT_FILTER_NEEDS_E);
+	else if (event_opts__check(&o.events))
+		ret = opts__usage_error(&record_cmd, "%s", event_opts__check(&o.events));
 	else if (o.freq && o.period)
 		ret = opts__usage_error(&record_cmd, "-F and -c exclude each other");
 	else if (o.co.pid_list && o.co.tid_list)

@@ -210,28 +210,18 @@ const struct cmd_def trace_cmd = {
 static int add_events(const struct trace_opts *o, struct event_list *evl)
 {
 	char err[4096];
-	for (size_t k = 0; k < o->events.nr; k++) {
-		const struct opt_item *it = &o->events.v[k];
-		if (it->key != 'e') {
-			if (event_list__add_filter(evl, it->arg, err, sizeof(err))) {
-				fprintf(stderr, "pprobe trace: %s\n", err);
-				return 2;
-			}
-			continue;
-		}
-		if (event_list__add(evl, it->arg, err, sizeof(err))) {
-			fprintf(stderr, "pprobe trace: %s\n", err);
+	if (event_opts__add(evl, &o->events, NULL, err, sizeof(err))) {
+		fprintf(stderr, "pprobe trace: %s\n", err);
+		return 2;
+	}
+	for (size_t i = 0; i < evl->nr; i++)
+		if (evl->v[i].callgraph != EVENT_CG_UNSET || evl->v[i].stack_size) {
+			/* one kind of stack for all events: -s or -g */
+			fprintf(stderr, "pprobe trace: %s: trace takes no call-graph= or stack-size= "
+				"term; -s prints kernel stacks, -g kernel and user stacks\n",
+				evl->v[i].name);
 			return 2;
 		}
-		for (size_t i = evl->last_first; i < evl->nr; i++)
-			if (evl->v[i].callgraph != EVENT_CG_UNSET || evl->v[i].stack_size) {
-				/* one kind of stack for all events: -s or -g */
-				fprintf(stderr, "pprobe trace: %s: trace takes no call-graph= or stack-size= "
-					"term; -s prints kernel stacks, -g kernel and user stacks\n",
-					evl->v[i].name);
-				return 2;
-			}
-	}
 	return 0;
 }
 
@@ -470,8 +460,8 @@ int cmd_trace(int argc, char **argv)
 		trace_opts__free(&o);
 		return ret;
 	}
-	if (!o.events.nr || o.events.v[0].key != 'e')
-		ret = o.events.nr ? opts__usage_error(&trace_cmd, "%s", EVENT_FILTER_NEEDS_E)
+	if (!o.events.nr || event_opts__check(&o.events))
+		ret = o.events.nr ? opts__usage_error(&trace_cmd, "%s", event_opts__check(&o.events))
 				  : opts__usage_error(&trace_cmd, "no event given: -e EVENT, e.g. -e "
 						      "'syscalls:sys_enter_open*'; 'pprobe list' shows them");
 	if (!ret)
