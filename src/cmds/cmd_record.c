@@ -19,6 +19,7 @@
 #include "options.h"
 #include "event_spec.h"
 #include "offcpu.h"
+#include "stack.h"
 #include "tp_format.h"
 #include "trace_filter.h"
 #include "target_opts.h"
@@ -630,29 +631,26 @@ static int setup_stacks(struct record *rec, struct collect *c, struct collect_op
 		.max_frames = rec->max_stack,
 		.stack_size = rec->stack_size,
 	};
-	collect_opts__set_stacks(co, &c->evlist, &so);
+	/* Several workers: each its own unwinder (and files); the samples
+	 * still go in order (unwind_pool.h). --off-cpu's switch-outs pair
+	 * with context switches here: one thread. */
+	bool pool = rec->cg == CG_DWARF && rec->workers > 1 && !rec->off_cpu;
+	const char *chk = getenv("PPROBE_WORKERS_CHECK");
+	bool here = !pool || (chk && strcmp(chk, "0"));
+	char err[300];
+	if (collect__setup_stacks(co, &c->evlist, &so, rec->backend, rec->files, here ? &rec->unwinder : NULL, err,
+				  sizeof(err))) {
+		record_say(rec, "%s\n", err);
+		return 1;
+	}
 	if (rec->cg == CG_DWARF) {
-		/* Several workers: each its own unwinder (and files); the
-		 * samples still go in order (unwind_pool.h). --off-cpu's
-		 * switch-outs pair with context switches here: one thread. */
-		if (rec->workers > 1 && !rec->off_cpu) {
-			char err[300];
+		if (pool) {
 			rec->pool = unwind_pool__new(rec->workers, rec->backend, MAX_FRAMES, err, sizeof(err));
 			if (!rec->pool) {
 				record_say(rec, "%s\n", err);
 				return 1;
 			}
 			c->before_task = record_before_task;
-			const char *chk = getenv("PPROBE_WORKERS_CHECK");
-			if (chk && strcmp(chk, "0"))
-				rec->unwinder = unwinder__new_cached(rec->backend, rec->files);
-		} else {
-			rec->unwinder = unwinder__new_cached(rec->backend, rec->files);
-		}
-		if (!rec->pool && !rec->unwinder) {
-			record_say(rec, "cannot set up the %s unwinder: %s\n",
-				unwind_backend__str(rec->backend), strerror(errno));
-			return 1;
 		}
 		c->on_process_gone = on_process_gone;
 		co->hold_exits = rec->hold_exits;

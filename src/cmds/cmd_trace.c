@@ -18,6 +18,7 @@
 #include "options.h"
 #include "event_spec.h"
 #include "probe_spec.h"
+#include "stack.h"
 #include "target_opts.h"
 #include "tp_format.h"
 #include "trace_agg.h"
@@ -275,21 +276,18 @@ static int setup_events(struct trace *tr, struct collect *c, const struct event_
 }
 
 /* Samples with their raw record, and the stacks -s and -g ask for:
- * record's configuration (collect_opts__set_stacks), DWARF for -g. */
+ * record's set-up (collect__setup_stacks), DWARF for -g. */
 static int setup_sampling(struct trace *tr, struct collect *c, struct collect_opts *co)
 {
 	const struct stack_opts so = {
 		.kind = tr->ustack ? STACKS_DWARF : tr->kstack ? STACKS_KERNEL : STACKS_NONE,
 		.max_frames = 127,
 	};
+	char err[300];
 	co->extra_sample_type = PERF_SAMPLE_RAW;
-	collect_opts__set_stacks(co, &c->evlist, &so);
-	if (tr->ustack) {
-		tr->unwinder = unwinder__new_cached(UNWIND_LIBDW, tr->files);
-		if (!tr->unwinder) {
-			fprintf(stderr, "pprobe trace: cannot set up the unwinder: %s\n", strerror(errno));
-			return 1;
-		}
+	if (collect__setup_stacks(co, &c->evlist, &so, UNWIND_LIBDW, tr->files, &tr->unwinder, err, sizeof(err))) {
+		fprintf(stderr, "pprobe trace: %s\n", err);
+		return 1;
 	}
 	co->quiet = true;
 	return 0;

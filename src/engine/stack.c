@@ -2,13 +2,33 @@
  * stack.h. */
 #include "stack.h"
 
+#include <errno.h>
+#include <string.h>
+
 
 #include "collect.h"
 #include "sample.h"
 #include "session.h"
+#include "util.h"
 #include "pprobe/maps.h"
 
 const struct map stack__unasked;
+
+int collect__setup_stacks(struct collect_opts *co, const struct evlist *el, const struct stack_opts *so,
+			  enum unwind_backend backend, struct objcache *files, struct unwinder **u, char *err,
+			  size_t errlen)
+{
+	collect_opts__set_stacks(co, el, so);
+	if (so->kind != STACKS_DWARF || !u)
+		return 0;
+	*u = unwinder__new_cached(backend, files);
+	if (!*u) {
+		int e = errno ? errno : ENOMEM;
+		seterr(err, errlen, "cannot set up the %s unwinder: %s", unwind_backend__str(backend), strerror(e));
+		return -e;
+	}
+	return 0;
+}
 const struct unwind_result stack__chain_cut = { .end = UNWIND_MAX_DEPTH };
 
 void ustack__init(struct ustack *us, const struct maps *maps, const uint64_t *ips, int nr,

@@ -1,5 +1,5 @@
-/* A sample's stack taken the one way for record, top and trace: the user
- * stack unwound, each frame with its mapping (looked up once, when first
+/* A sample's stack taken the one way for record, top and trace: the
+ * call-graph set-up, the user stack unwound, each frame with its mapping (looked up once, when first
  * asked), and the one label a stack that ends early shows at its outer
  * end, the same in every output. */
 #ifndef PPROBE_STACK_H
@@ -12,10 +12,23 @@
 #include "pprobe/unwind.h"
 
 struct collect;
+struct collect_opts;
+struct evlist;
 struct map;
+struct objcache;
+struct stack_opts;
 struct maps;
 struct process;
 struct sample;
+
+/* The one call-graph set-up of record, top and trace: so applied to co for
+ * the events of el (collect_opts__set_stacks: sample type, callchain depth,
+ * user registers and stack copies, rings sized for them), and, with DWARF
+ * stacks and u non-NULL, *u the unwinder of backend, its ELF files those of
+ * files (shared with the symbolizer). 0, or -errno with err saying why. */
+int collect__setup_stacks(struct collect_opts *co, const struct evlist *el, const struct stack_opts *so,
+			  enum unwind_backend backend, struct objcache *files, struct unwinder **u, char *err,
+			  size_t errlen);
 
 /* A map slot not asked yet (ustack__map fills it). */
 extern const struct map stack__unasked;
