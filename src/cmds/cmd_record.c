@@ -19,6 +19,7 @@
 #include "options.h"
 #include "event_spec.h"
 #include "offcpu.h"
+#include "stack.h"
 #include "tp_format.h"
 #include "trace_filter.h"
 #include "target_opts.h"
@@ -451,19 +452,10 @@ static int off_cpu_events(struct event_list *evl, struct record *rec)
  * outputs (events shown), or -1 after saying why (exit status 2). */
 static int add_events(const struct record_opts *o, struct event_list *evl, struct collect *c, struct record *rec)
 {
-	size_t nr_e = 0;
-	for (size_t i = 0; i < o->events.nr; i++)
-		nr_e += o->events.v[i].key == 'e';
-	for (size_t i = 0; i < o->events.nr || (i == 0 && !nr_e); i++) {
-		char err[4096];
-		bool filter = i < o->events.nr && o->events.v[i].key != 'e';
-		const char *arg = nr_e || filter ? o->events.v[i].arg : "cpu-clock";
-		if (filter ? event_list__add_filter(evl, arg, err, sizeof(err)) : event_list__add(evl, arg, err, sizeof(err))) {
-			record_say(rec, "%s\n", err);
-			return -1;
-		}
-		if (!nr_e && !filter)
-			break;
+	char err[4096];
+	if (event_opts__add(evl, &o->events, "cpu-clock", err, sizeof(err))) {
+		record_say(rec, "%s\n", err);
+		return -1;
 	}
 	event_list__set_sampling(evl, (uint64_t)o->freq, o->period);
 	if (o->off_cpu && off_cpu_events(evl, rec))
@@ -639,29 +631,26 @@ static int setup_stacks(struct record *rec, struct collect *c, struct collect_op
 		.max_frames = rec->max_stack,
 		.stack_size = rec->stack_size,
 	};
-	collect_opts__set_stacks(co, &c->evlist, &so);
+	/* Several workers: each its own unwinder (and files); the samples
+	 * still go in order (unwind_pool.h). --off-cpu's switch-outs pair
+	 * with context switches here: one thread. */
+	bool pool = rec->cg == CG_DWARF && rec->workers > 1 && !rec->off_cpu;
+	const char *chk = getenv("PPROBE_WORKERS_CHECK");
+	bool here = !pool || (chk && strcmp(chk, "0"));
+	char err[300];
+	if (collect__setup_stacks(co, &c->evlist, &so, rec->backend, rec->files, here ? &rec->unwinder : NULL, err,
+				  sizeof(err))) {
+		record_say(rec, "%s\n", err);
+		return 1;
+	}
 	if (rec->cg == CG_DWARF) {
-		/* Several workers: each its own unwinder (and files); the
-		 * samples still go in order (unwind_pool.h). --off-cpu's
-		 * switch-outs pair with context switches here: one thread. */
-		if (rec->workers > 1 && !rec->off_cpu) {
-			char err[300];
+		if (pool) {
 			rec->pool = unwind_pool__new(rec->workers, rec->backend, MAX_FRAMES, err, sizeof(err));
 			if (!rec->pool) {
 				record_say(rec, "%s\n", err);
 				return 1;
 			}
 			c->before_task = record_before_task;
-			const char *chk = getenv("PPROBE_WORKERS_CHECK");
-			if (chk && strcmp(chk, "0"))
-				rec->unwinder = unwinder__new_cached(rec->backend, rec->files);
-		} else {
-			rec->unwinder = unwinder__new_cached(rec->backend, rec->files);
-		}
-		if (!rec->pool && !rec->unwinder) {
-			record_say(rec, "cannot set up the %s unwinder: %s\n",
-				unwind_backend__str(rec->backend), strerror(errno));
-			return 1;
 		}
 		c->on_process_gone = on_process_gone;
 		co->hold_exits = rec->hold_exits;
@@ -1285,8 +1274,8 @@ int cmd_record(int argc, char **argv)
 	const char *bad_push = check_push_opts(&o);
 	if (bad_outputs || bad_push)
 		ret = opts__usage_error(&record_cmd, "%s", bad_outputs ? bad_outputs : bad_push);
-	else if (o.events.nr && o.events.v[0].key != 'e')
-		ret = opts__usage_error(&record_cmd, "%s", EVENT_FILTER_NEEDS_E);
+	else if (event_opts__check(&o.events))
+		ret = opts__usage_error(&record_cmd, "%s", event_opts__check(&o.events));
 	else if (o.freq && o.period)
 		ret = opts__usage_error(&record_cmd, "-F and -c exclude each other");
 	else if (o.co.pid_list && o.co.tid_list)

@@ -18,6 +18,7 @@
 #include "options.h"
 #include "event_spec.h"
 #include "probe_spec.h"
+#include "stack.h"
 #include "target_opts.h"
 #include "tp_format.h"
 #include "trace_agg.h"
@@ -210,28 +211,18 @@ const struct cmd_def trace_cmd = {
 static int add_events(const struct trace_opts *o, struct event_list *evl)
 {
 	char err[4096];
-	for (size_t k = 0; k < o->events.nr; k++) {
-		const struct opt_item *it = &o->events.v[k];
-		if (it->key != 'e') {
-			if (event_list__add_filter(evl, it->arg, err, sizeof(err))) {
-				fprintf(stderr, "pprobe trace: %s\n", err);
-				return 2;
-			}
-			continue;
-		}
-		if (event_list__add(evl, it->arg, err, sizeof(err))) {
-			fprintf(stderr, "pprobe trace: %s\n", err);
+	if (event_opts__add(evl, &o->events, NULL, err, sizeof(err))) {
+		fprintf(stderr, "pprobe trace: %s\n", err);
+		return 2;
+	}
+	for (size_t i = 0; i < evl->nr; i++)
+		if (evl->v[i].callgraph != EVENT_CG_UNSET || evl->v[i].stack_size) {
+			/* one kind of stack for all events: -s or -g */
+			fprintf(stderr, "pprobe trace: %s: trace takes no call-graph= or stack-size= "
+				"term; -s prints kernel stacks, -g kernel and user stacks\n",
+				evl->v[i].name);
 			return 2;
 		}
-		for (size_t i = evl->last_first; i < evl->nr; i++)
-			if (evl->v[i].callgraph != EVENT_CG_UNSET || evl->v[i].stack_size) {
-				/* one kind of stack for all events: -s or -g */
-				fprintf(stderr, "pprobe trace: %s: trace takes no call-graph= or stack-size= "
-					"term; -s prints kernel stacks, -g kernel and user stacks\n",
-					evl->v[i].name);
-				return 2;
-			}
-	}
 	return 0;
 }
 
@@ -285,21 +276,18 @@ static int setup_events(struct trace *tr, struct collect *c, const struct event_
 }
 
 /* Samples with their raw record, and the stacks -s and -g ask for:
- * record's configuration (collect_opts__set_stacks), DWARF for -g. */
+ * record's set-up (collect__setup_stacks), DWARF for -g. */
 static int setup_sampling(struct trace *tr, struct collect *c, struct collect_opts *co)
 {
 	const struct stack_opts so = {
 		.kind = tr->ustack ? STACKS_DWARF : tr->kstack ? STACKS_KERNEL : STACKS_NONE,
 		.max_frames = 127,
 	};
+	char err[300];
 	co->extra_sample_type = PERF_SAMPLE_RAW;
-	collect_opts__set_stacks(co, &c->evlist, &so);
-	if (tr->ustack) {
-		tr->unwinder = unwinder__new_cached(UNWIND_LIBDW, tr->files);
-		if (!tr->unwinder) {
-			fprintf(stderr, "pprobe trace: cannot set up the unwinder: %s\n", strerror(errno));
-			return 1;
-		}
+	if (collect__setup_stacks(co, &c->evlist, &so, UNWIND_LIBDW, tr->files, &tr->unwinder, err, sizeof(err))) {
+		fprintf(stderr, "pprobe trace: %s\n", err);
+		return 1;
 	}
 	co->quiet = true;
 	return 0;
@@ -470,8 +458,8 @@ int cmd_trace(int argc, char **argv)
 		trace_opts__free(&o);
 		return ret;
 	}
-	if (!o.events.nr || o.events.v[0].key != 'e')
-		ret = o.events.nr ? opts__usage_error(&trace_cmd, "%s", EVENT_FILTER_NEEDS_E)
+	if (!o.events.nr || event_opts__check(&o.events))
+		ret = o.events.nr ? opts__usage_error(&trace_cmd, "%s", event_opts__check(&o.events))
 				  : opts__usage_error(&trace_cmd, "no event given: -e EVENT, e.g. -e "
 						      "'syscalls:sys_enter_open*'; 'pprobe list' shows them");
 	if (!ret)

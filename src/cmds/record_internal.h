@@ -77,6 +77,7 @@ struct record {
 	struct quality *quality;	/* indexed by objs id */
 	size_t nr_quality;
 	uint64_t ips[MAX_FRAMES];
+	const struct map *maps[MAX_FRAMES];	/* their mappings (engine/stack.h) */
 	uint32_t frame_buf[MAX_FRAMES + 8];
 	enum stack_root root;		/* the folded root frame: comm, comm-PID, comm-PID/TID, comm/TID */
 	bool speedscope;		/* --format speedscope: every sample kept in time order */

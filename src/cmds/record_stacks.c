@@ -9,6 +9,7 @@
 
 #include "event_spec.h"
 #include "record_internal.h"
+#include "stack.h"
 #include "util.h"
 
 static const char *basename_of(const char *path)
@@ -31,38 +32,27 @@ static uint32_t unwind_user(struct record *r, struct collect *c, const struct sa
 			    const struct process *p, const struct unwound *done,
 			    uint32_t *fr, uint32_t room)
 {
-	struct unwound here;
-	uint32_t n = 0;
+	struct ustack us;
 	pid_t pid = (pid_t)s->pid;
 
 	if (!done) {
 		uint64_t t0 = now_ns();
-		here.nr = collect__unwind_user(c, r->unwinder, s, p, r->ips,
-					       (int)(room - 1 < MAX_FRAMES ? room - 1 : MAX_FRAMES), &here.res);
+		collect__ustack(c, r->unwinder, s, p, r->ips, (int)(room - 1 < MAX_FRAMES ? room - 1 : MAX_FRAMES),
+				r->maps, &us);
 		r->unwind_ns += now_ns() - t0;	/* with workers: their CPU clocks */
-		here.ips = r->ips;
-		done = &here;
 	} else {
 		collect__note_unwound(c, &done->res);
+		ustack__init(&us, p->maps, done->ips, done->nr, &done->res, r->maps);
 	}
 	r->unwound++;
-	const uint64_t *ips = done->ips;
-	struct unwind_result res = done->res;
-	int nr = done->nr;
-	if (nr < 0) {
-		res.end = UNWIND_ERROR;
-		res.nr = 0;
-		res.end_dso = NULL;
-		nr = 0;
-	}
-	frametab__user_stack(r->frames, pid, (pid_t)s->tid, p->maps, ips, (uint32_t)nr, fr);
-	n = (uint32_t)nr;
-	if (res.used_live_stack)
+	frametab__user_stack(r->frames, pid, (pid_t)s->tid, &us, fr);
+	uint32_t n = us.nr;
+	if (us.res.used_live_stack)
 		r->live_stack++;
-	if (res.used_history && res.end == UNWIND_COMPLETE)
+	if (us.res.used_history && us.res.end == UNWIND_COMPLETE)
 		r->history++;
 
-	const struct map *leaf = nr > 0 ? maps__find(p->maps, ips[0]) : NULL;
+	const struct map *leaf = n > 0 ? ustack__map(&us, 0) : NULL;
 	uint32_t obj = strtab__intern(&r->objs, leaf && leaf->path ? basename_of(leaf->path) : "[unknown]");
 	if (obj >= r->nr_quality) {
 		size_t nq = (obj + 1) * 2;
@@ -71,16 +61,15 @@ static uint32_t unwind_user(struct record *r, struct collect *c, const struct sa
 		r->nr_quality = nq;
 	}
 	r->quality[obj].samples++;
-	r->quality[obj].ends[res.end]++;
-	if (res.end == UNWIND_COMPLETE) {
+	r->quality[obj].ends[us.res.end]++;
+	if (us.res.end == UNWIND_COMPLETE) {
 		r->quality[obj].complete++;
 		r->complete++;
 		return n;
 	}
 	/* An incomplete stack says why at its outer end. */
 	char why[300];
-	unwind_result__label(&res, why, sizeof(why));
-	fr[n++] = frametab__special(r->frames, why);
+	fr[n++] = frametab__special(r->frames, stack__end_label(&us.res, why, sizeof(why)));
 	return n;
 }
 
@@ -179,11 +168,9 @@ uint32_t record_sample_stack(struct record *r, struct collect *c, const struct e
 		}
 		/* The kernel stops at sample_max_stack addresses (its context
 		 * markers not counted): a chain that long may have been cut. */
-		uint64_t addrs = 0;
-		for (uint64_t i = 0; i < s->callchain_nr; i++)
-			addrs += s->callchain[i] < (uint64_t)PERF_CONTEXT_MAX;
-		if (r->cg == CG_FP && addrs >= ev->attr.sample_max_stack && n < room) {
-			fr[n++] = frametab__special(r->frames, "[truncated]");
+		if (r->cg == CG_FP && n < room && stack__callchain_full(s, ev->attr.sample_max_stack)) {
+			char why[32];
+			fr[n++] = frametab__special(r->frames, stack__end_label(&stack__chain_cut, why, sizeof(why)));
 			r->truncated++;
 		}
 		if (r->cg == CG_DWARF && s->regs_abi && s->regs && p && n < room)

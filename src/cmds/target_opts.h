@@ -1,6 +1,6 @@
 /* The option table entries record, trace and stat share: the target (-a,
- * -C, -p, -t, -d), the rings (-m, --max-queue), and the help text of -e's
- * probe forms. Each command keeps a struct collect_opts in its options
+ * -C, -p, -t, -d), the rings (-m, --max-queue), the help text of -e's
+ * probe forms, and the one reading of -e and --filter. Each command keeps a struct collect_opts in its options
  * struct; TYPE is that struct and CO the collect_opts member's name. */
 #ifndef PPROBE_TARGET_OPTS_H
 #define PPROBE_TARGET_OPTS_H
@@ -11,6 +11,17 @@
 int opt_parse_duration(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen);
 int opt_parse_ring_pages(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen);
 int opt_parse_max_queue(const struct opt *o, void *opts, const char *arg, char *err, size_t errlen);
+
+struct event_list;
+/* -e and --filter (an opt_list of both, in the order given) into evl: each
+ * --filter for the events of the -e before it (event_list__add_filter);
+ * dflt the event where no -e was given (NULL: none). 0, or -errno with err
+ * saying why. */
+int event_opts__add(struct event_list *evl, const struct opt_list *events, const char *dflt, char *err,
+		    size_t errlen);
+/* Their usage error, NULL if none: a --filter before any -e
+ * (EVENT_FILTER_NEEDS_E, the same words for every command). */
+const char *event_opts__check(const struct opt_list *events);
 
 #define TARGET_OPTS(type, co) \
 	TARGET_OPTS_IDS(type, co, \

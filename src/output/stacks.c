@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stack.h"
 #include "util.h"
 
 #define FK_USER FRAME_USER
@@ -350,12 +351,14 @@ uint32_t frametab__user(struct frametab *ft, pid_t pid, const struct map *m, uin
 	return id;
 }
 
-void frametab__user_stack(struct frametab *ft, pid_t pid, pid_t tid, const struct maps *maps,
-			  const uint64_t *ips, uint32_t nr, uint32_t *ids)
+void frametab__user_stack(struct frametab *ft, pid_t pid, pid_t tid, struct ustack *us, uint32_t *ids)
 {
 	if (!ft->last)
 		ft->last = pp_xcalloc(LAST_STACKS, sizeof(*ft->last));
 	struct last_stack *l = &ft->last[hash_u64((uint64_t)(uint32_t)tid) & (LAST_STACKS - 1)];
+	const struct maps *maps = us->maps;
+	const uint64_t *ips = us->ips;
+	uint32_t nr = us->nr;
 	uint64_t gen = maps ? maps__generation(maps) : 0;
 	uint32_t same = 0;
 	if (l->nr && l->pid == pid && l->tid == tid && l->maps == maps && l->gen == gen) {
@@ -368,7 +371,7 @@ void frametab__user_stack(struct frametab *ft, pid_t pid, pid_t tid, const struc
 		}
 	}
 	for (uint32_t i = 0; i < nr - same; i++)
-		ids[i] = frametab__user(ft, pid, maps ? maps__find(maps, ips[i]) : NULL, ips[i], i > 0);
+		ids[i] = frametab__user(ft, pid, ustack__map(us, i), ips[i], ustack__is_return(i));
 	if (nr > l->cap) {
 		l->cap = nr < 64 ? 64 : nr;
 		l->ips = pp_xrealloc(l->ips, l->cap * sizeof(*l->ips));

@@ -25,13 +25,13 @@ void frametab__delete(struct frametab *ft);
 /* m may be NULL (address not mapped): the frame prints as "[unknown]". */
 uint32_t frametab__user(struct frametab *ft, pid_t pid, const struct map *m,
 			uint64_t addr, bool is_return);
-/* A thread's user stack, ips leaf first (ips[0] the sampled ip, the rest
- * return addresses), each as frametab__user gives it, into ids[0..nr):
- * maps is pid's (NULL: none known). The frames the thread's previous stack
- * had at the same depth from the root, under the same maps, are taken from
- * it without a lookup. */
-void frametab__user_stack(struct frametab *ft, pid_t pid, pid_t tid, const struct maps *maps,
-			  const uint64_t *ips, uint32_t nr, uint32_t *ids);
+/* A thread's user stack (engine/stack.h: leaf first, us->maps pid's),
+ * each frame as frametab__user gives it, into ids[0..us->nr). The frames
+ * the thread's previous stack had at the same depth from the root, under
+ * the same maps, are taken from it without a lookup (their mappings not
+ * asked of us). */
+struct ustack;
+void frametab__user_stack(struct frametab *ft, pid_t pid, pid_t tid, struct ustack *us, uint32_t *ids);
 /* pid exited or exec'd: its threads' previous stacks are not used again
  * (a new process may have the same pid and an equal maps pointer). */
 void frametab__forget(struct frametab *ft, pid_t pid);

@@ -47,11 +47,13 @@ void trace_print__text(const struct trace_print *tp, const struct event_spec *sp
 		       const struct sample *s, const char *comm);
 void trace_print__json(const struct trace_print *tp, const struct event_spec *spec, const struct tp_format *fmt,
 		       const struct sample *s, const char *comm, const struct process *p);
-/* The stacks of s: text lines, or (JSON) the ,"stack":[...] member. */
+/* The stacks of s: text lines, or (JSON) the ,"stack":[...] member; an
+ * incomplete user stack ends in its label (stack__end_label). */
 void trace_print__stacks(const struct trace_print *tp, const struct sample *s, const struct process *p);
 
 /* The kernel stack (user false) or the user stack of s folded, outermost
- * first: "main;work;write" ("[unknown]" where unnamed; "" when none), into
+ * first: "main;work;write" ("[unknown]" where unnamed; "" when none; an
+ * incomplete user stack starts with its label, "[truncated];..."), into
  * *buf (malloc'd, grown; *cap its size; the caller frees it). Returns its
  * length. */
 size_t trace_print__folded(const struct trace_print *tp, const struct sample *s, const struct process *p, bool user,

@@ -13,6 +13,7 @@
 #include "json.h"
 #include "sample.h"
 #include "session.h"
+#include "stack.h"
 #include "util.h"
 #include "pprobe/maps.h"
 #include "pprobe/symbolize.h"
@@ -56,18 +57,25 @@ static void print_frame(const struct trace_print *tp, pid_t pid, const struct ma
 	}
 }
 
+/* Room for a user stack unwound (engine/stack.h): its frames and their maps. */
+struct ustack_buf {
+	uint64_t ips[MAX_USER_FRAMES];
+	const struct map *maps[MAX_USER_FRAMES];
+};
+
 static void user_stack(const struct trace_print *tp, const struct sample *s, const struct process *p,
 		       int *first_json)
 {
-	uint64_t ips[MAX_USER_FRAMES];
-	struct unwind_result res;
-	int nr = collect__unwind_user(tp->collect, tp->unwinder, s, p, ips, MAX_USER_FRAMES, &res);
-	for (int i = 0; i < nr; i++)
-		print_frame(tp, (pid_t)s->pid, maps__find(p->maps, ips[i]), ips[i], false, i > 0, first_json);
-	if (nr < 0 || res.end == UNWIND_COMPLETE)
+	struct ustack_buf b;
+	struct ustack us;
+	collect__ustack(tp->collect, tp->unwinder, s, p, b.ips, MAX_USER_FRAMES, b.maps, &us);
+	for (uint32_t i = 0; i < us.nr; i++)
+		print_frame(tp, (pid_t)s->pid, ustack__map(&us, i), us.ips[i], false, ustack__is_return(i),
+			    first_json);
+	if (us.res.end == UNWIND_COMPLETE)
 		return;
 	char why[300];
-	unwind_result__label(&res, why, sizeof(why));	/* record's words */
+	stack__end_label(&us.res, why, sizeof(why));
 	if (tp->json) {
 		if (!*first_json)
 			fputc(',', tp->out);
@@ -118,6 +126,8 @@ size_t trace_print__folded(const struct trace_print *tp, const struct sample *s,
 {
 	const char **names = NULL;
 	size_t n = 0, ncap = 0, len = 0;
+	char whybuf[300];
+	const char *why = NULL;
 
 	if (!user) {
 		struct callchain_iter it;
@@ -128,14 +138,25 @@ size_t trace_print__folded(const struct trace_print *tp, const struct sample *s,
 			if (ctx == (uint64_t)PERF_CONTEXT_KERNEL)
 				n = frame_names(tp, (pid_t)s->pid, NULL, ip, true, ret, &names, n, &ncap);
 	} else if (tp->unwinder && s->regs_abi && s->regs && p) {
-		uint64_t ips[MAX_USER_FRAMES];
-		struct unwind_result res;
-		int nr = collect__unwind_user(tp->collect, tp->unwinder, s, p, ips, MAX_USER_FRAMES, &res);
-		for (int i = 0; i < nr; i++)
-			n = frame_names(tp, (pid_t)s->pid, maps__find(p->maps, ips[i]), ips[i], false, i > 0, &names, n,
-					&ncap);
+		struct ustack_buf b;
+		struct ustack us;
+		collect__ustack(tp->collect, tp->unwinder, s, p, b.ips, MAX_USER_FRAMES, b.maps, &us);
+		for (uint32_t i = 0; i < us.nr; i++)
+			n = frame_names(tp, (pid_t)s->pid, ustack__map(&us, i), us.ips[i], false, ustack__is_return(i),
+					&names, n, &ncap);
+		/* an incomplete stack says why at its outer end, as record's */
+		if (us.res.end != UNWIND_COMPLETE)
+			why = stack__end_label(&us.res, whybuf, sizeof(whybuf));
 	}
 	/* outermost first, as folded stacks are written */
+	if (why) {
+		size_t w = strlen(why) + 2;
+		if (w > *cap) {
+			*cap = w * 2;
+			*buf = pp_xrealloc(*buf, *cap);
+		}
+		len = (size_t)sprintf(*buf, "%s", why);
+	}
 	for (size_t i = n; i-- > 0;) {
 		size_t w = strlen(names[i]) + 2;
 		if (len + w > *cap) {

@@ -62,6 +62,12 @@ check "-g, 700 frames deep: every stack ends in [truncated] ($(grep -c ': cpu-cl
 check "-g --json, 700 frames deep: the same label last in every stack" \
 	[ "$(grep -c '"\[truncated\]"\]' "$T/deep.json")" -ge 10 -a "$(grep -c '"\[truncated\]"\]' "$T/deep.json")" -eq "$(grep -c '"stack"' "$T/deep.json")" ]
 
+# --by ustack keys such a stack by the same label at its outer end, as
+# record's folded stacks end.
+"$PPROBE" trace --by ustack --count -e 'cpu-clock/period=10000000/' -- "$W/unwind_wl" sort 700 1 >"$T/deep.agg" 2>&1
+check "--by ustack, 700 frames deep: every key starts with [truncated] ($(grep -c '^@\[' "$T/deep.agg") keys)" \
+	[ "$(grep -c '^@\[' "$T/deep.agg")" -ge 1 -a "$(grep -c '^@\[\[truncated\];' "$T/deep.agg")" -eq "$(grep -c '^@\[' "$T/deep.agg")" ]
+
 # --json: one object per line, fields typed.
 "$PPROBE" trace --json -e syscalls:sys_enter_prctl -- "$W/wl_record" prctl 3 >"$T/j.txt" 2>/dev/null
 check "--json: 3 objects with option 3" python3 -c '

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "stack.h"
 #include "stacks.h"
 
 struct out {
@@ -182,6 +183,16 @@ static void check_stack(struct frametab *ft, pid_t pid, const struct maps *maps,
 	CHECK(frametab__count(ft) == had, "%s: %zu frames, %zu after frametab__user", what, had, frametab__count(ft));
 }
 
+/* frametab__user_stack of the stack ips (leaf first) of a process with maps. */
+static void user_stack(struct frametab *ft, pid_t pid, pid_t tid, const struct maps *maps, const uint64_t *ips,
+		       uint32_t nr, uint32_t *ids)
+{
+	const struct map *slots[8];
+	struct ustack us;
+	ustack__init(&us, maps, ips, (int)nr, NULL, slots);
+	frametab__user_stack(ft, pid, tid, &us, ids);
+}
+
 /* frametab__user_stack: each frame the id frametab__user gives, whether
  * taken from the thread's previous stack (shared outer frames) or looked
  * up; not taken once the maps changed, for another process, or after
@@ -202,7 +213,7 @@ static void test_user_stack(void)
 	const uint64_t *stacks[] = { a, b, c, a };
 	const uint32_t nrs[] = { 4, 4, 2, 4 };
 	for (int k = 0; k < 4; k++) {
-		frametab__user_stack(ft, 10, 11, maps, stacks[k], nrs[k], ids);
+		user_stack(ft, 10, 11, maps, stacks[k], nrs[k], ids);
 		check_stack(ft, 10, maps, stacks[k], nrs[k], ids, "one thread's stacks");
 	}
 	memcpy(before, ids, sizeof(ids));
@@ -210,11 +221,11 @@ static void test_user_stack(void)
 	struct map m2 = m, jit2 = jit;
 	m2.ino = 10;
 	CHECK(!maps__insert(maps, &m2) && !maps__insert(maps, &jit2), "maps");
-	frametab__user_stack(ft, 10, 11, maps, a, 4, ids);
+	user_stack(ft, 10, 11, maps, a, 4, ids);
 	check_stack(ft, 10, maps, a, 4, ids, "after the maps changed");
 	CHECK(ids[0] != before[0], "a new file's frame: %u", ids[0]);
 	/* another pid, the same tid, maps and generation: its own JIT frames */
-	frametab__user_stack(ft, 12, 11, maps, a, 4, ids);
+	user_stack(ft, 12, 11, maps, a, 4, ids);
 	check_stack(ft, 12, maps, a, 4, ids, "another process");
 	/* forgotten: a new process of pid 12 with another mapping, at the
 	 * same generation (and, as malloc goes, often the same pointer) */
@@ -228,11 +239,11 @@ static void test_user_stack(void)
 	CHECK(maps && !maps__insert(maps, &m3), "maps");
 	while (maps__generation(maps) < gen)
 		CHECK(!maps__insert(maps, &jit), "maps");
-	frametab__user_stack(ft, 12, 11, maps, a, 4, ids);
+	user_stack(ft, 12, 11, maps, a, 4, ids);
 	check_stack(ft, 12, maps, a, 4, ids, "after forget");
 	/* the frame table cleared: ids given before are not reused */
 	frametab__clear(ft);
-	frametab__user_stack(ft, 12, 11, maps, a, 4, ids);
+	user_stack(ft, 12, 11, maps, a, 4, ids);
 	check_stack(ft, 12, maps, a, 4, ids, "after clear");
 	CHECK(frametab__count(ft) == 4, "after clear: %zu frames", frametab__count(ft));
 	maps__delete(maps);
