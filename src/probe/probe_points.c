@@ -93,38 +93,39 @@ int parse_spec(struct probe_finder *pf, const char *s, struct spec *sp, bool ran
 	return 0;
 }
 
-int probe_finder__file_offset(struct probe_finder *pf, uint64_t addr, uint64_t *off)
+/* The PT_LOAD whose file bytes hold x: a file offset (by_off), else an
+ * address. 0 or -ENOENT. */
+static int load_holding(struct probe_finder *pf, uint64_t x, bool by_off, GElf_Phdr *ph)
 {
 	size_t n;
 	if (!pf->elf || elf_getphdrnum(pf->elf, &n))
 		return -ENOENT;
 	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(pf->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+		if (!gelf_getphdr(pf->elf, (int)i, ph) || ph->p_type != PT_LOAD)
 			continue;
-		if (addr >= ph.p_vaddr && addr < ph.p_vaddr + ph.p_filesz) {
-			*off = addr - ph.p_vaddr + ph.p_offset;
+		uint64_t lo = by_off ? ph->p_offset : ph->p_vaddr;
+		if (x >= lo && x - lo < ph->p_filesz)
 			return 0;
-		}
 	}
 	return -ENOENT;
 }
 
+int probe_finder__file_offset(struct probe_finder *pf, uint64_t addr, uint64_t *off)
+{
+	GElf_Phdr ph;
+	if (load_holding(pf, addr, false, &ph))
+		return -ENOENT;
+	*off = addr - ph.p_vaddr + ph.p_offset;
+	return 0;
+}
+
 int probe_finder__vaddr(struct probe_finder *pf, uint64_t off, uint64_t *addr)
 {
-	size_t n;
-	if (!pf->elf || elf_getphdrnum(pf->elf, &n))
+	GElf_Phdr ph;
+	if (load_holding(pf, off, true, &ph))
 		return -ENOENT;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		if (!gelf_getphdr(pf->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (off >= ph.p_offset && off - ph.p_offset < ph.p_filesz) {
-			*addr = off - ph.p_offset + ph.p_vaddr;
-			return 0;
-		}
-	}
-	return -ENOENT;
+	*addr = off - ph.p_offset + ph.p_vaddr;
+	return 0;
 }
 
 /* ---- probe points ---- */
