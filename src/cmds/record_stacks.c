@@ -69,7 +69,7 @@ static uint32_t unwind_user(struct record *r, struct collect *c, const struct sa
 	}
 	/* An incomplete stack says why at its outer end. */
 	char why[300];
-	fr[n++] = frametab__special(r->frames, stack__end_label(&us.res, why, sizeof(why)));
+	fr[n++] = frametab__special(r->frames, unwind_result__label(&us.res, why, sizeof(why)));
 	return n;
 }
 
@@ -170,7 +170,7 @@ uint32_t record_sample_stack(struct record *r, struct collect *c, const struct e
 		 * markers not counted): a chain that long may have been cut. */
 		if (r->cg == CG_FP && n < room && stack__callchain_full(s, ev->attr.sample_max_stack)) {
 			char why[32];
-			fr[n++] = frametab__special(r->frames, stack__end_label(&stack__chain_cut, why, sizeof(why)));
+			fr[n++] = frametab__special(r->frames, unwind_result__label(&stack__chain_cut, why, sizeof(why)));
 			r->truncated++;
 		}
 		if (r->cg == CG_DWARF && s->regs_abi && s->regs && p && n < room)

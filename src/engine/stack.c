@@ -62,11 +62,6 @@ const struct map *ustack__map(struct ustack *us, uint32_t i)
 	return us->map[i];
 }
 
-const char *stack__end_label(const struct unwind_result *res, char *buf, size_t len)
-{
-	return unwind_result__label(res, buf, len);
-}
-
 bool stack__callchain_full(const struct sample *s, uint32_t max)
 {
 	uint64_t addrs = 0;

@@ -63,14 +63,11 @@ static inline bool ustack__is_return(uint32_t i)
 	return i > 0;
 }
 
-/* The frame an incomplete stack shows at its outer end, one label for each
- * way a stack ends (unwind_result__label's words: "[truncated]",
- * "[no-cfi OBJ]", "[unmapped]", "[no-stack]", "[unwind-error OBJ]"); ""
- * for a whole one. A callchain cut at its event's sample_max_stack
- * (stack__chain_cut) ends as a full unwinding does: "[truncated]". */
-const char *stack__end_label(const struct unwind_result *res, char *buf, size_t len);
+/* The frame an incomplete stack shows at its outer end is
+ * unwind_result__label's, the one label for each way a stack ends. */
 
-/* The end of a callchain cut where the kernel stops, for stack__end_label. */
+/* The end of a callchain cut at its event's sample_max_stack, for
+ * unwind_result__label: "[truncated]", as a full unwinding ends. */
 extern const struct unwind_result stack__chain_cut;
 
 /* s's callchain reached max addresses (its context markers not counted),

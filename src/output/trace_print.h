@@ -48,7 +48,7 @@ void trace_print__text(const struct trace_print *tp, const struct event_spec *sp
 void trace_print__json(const struct trace_print *tp, const struct event_spec *spec, const struct tp_format *fmt,
 		       const struct sample *s, const char *comm, const struct process *p);
 /* The stacks of s: text lines, or (JSON) the ,"stack":[...] member; an
- * incomplete user stack ends in its label (stack__end_label). */
+ * incomplete user stack ends in its label (unwind_result__label). */
 void trace_print__stacks(const struct trace_print *tp, const struct sample *s, const struct process *p);
 
 /* The kernel stack (user false) or the user stack of s folded, outermost

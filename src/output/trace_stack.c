@@ -75,7 +75,7 @@ static void user_stack(const struct trace_print *tp, const struct sample *s, con
 	if (us.res.end == UNWIND_COMPLETE)
 		return;
 	char why[300];
-	stack__end_label(&us.res, why, sizeof(why));
+	unwind_result__label(&us.res, why, sizeof(why));
 	if (tp->json) {
 		if (!*first_json)
 			fputc(',', tp->out);
@@ -146,24 +146,18 @@ size_t trace_print__folded(const struct trace_print *tp, const struct sample *s,
 					&names, n, &ncap);
 		/* an incomplete stack says why at its outer end, as record's */
 		if (us.res.end != UNWIND_COMPLETE)
-			why = stack__end_label(&us.res, whybuf, sizeof(whybuf));
+			why = unwind_result__label(&us.res, whybuf, sizeof(whybuf));
 	}
-	/* outermost first, as folded stacks are written */
-	if (why) {
-		size_t w = strlen(why) + 2;
-		if (w > *cap) {
-			*cap = w * 2;
-			*buf = pp_xrealloc(*buf, *cap);
-		}
-		len = (size_t)sprintf(*buf, "%s", why);
-	}
-	for (size_t i = n; i-- > 0;) {
-		size_t w = strlen(names[i]) + 2;
+	/* outermost first, as folded stacks are written: the end label, then
+	 * the frames */
+	for (size_t i = n + !!why; i-- > 0;) {
+		const char *name = i == n ? why : names[i];
+		size_t w = strlen(name) + 2;
 		if (len + w > *cap) {
 			*cap = (len + w) * 2;
 			*buf = pp_xrealloc(*buf, *cap);
 		}
-		len += (size_t)sprintf(*buf + len, "%s%s", len ? ";" : "", names[i]);
+		len += (size_t)sprintf(*buf + len, "%s%s", len ? ";" : "", name);
 	}
 	if (!*cap) {
 		*cap = 64;
