@@ -170,7 +170,8 @@ uint32_t record_sample_stack(struct record *r, struct collect *c, const struct e
 		 * markers not counted): a chain that long may have been cut. */
 		if (r->cg == CG_FP && n < room && stack__callchain_full(s, ev->attr.sample_max_stack)) {
 			char why[32];
-			fr[n++] = frametab__special(r->frames, unwind_result__label(&stack__chain_cut, why, sizeof(why)));
+			unwind_result__label(&stack__chain_cut, why, sizeof(why));
+			fr[n++] = frametab__special(r->frames, why);
 			r->truncated++;
 		}
 		if (r->cg == CG_DWARF && s->regs_abi && s->regs && p && n < room)

@@ -176,17 +176,20 @@ struct folded_state {
 	size_t line_cap;
 };
 
+char folded__suffix(const char *label, size_t n)
+{
+	if (n > 4 && label[n - 4] == '_' && label[n - 3] == '[' && label[n - 1] == ']' && strchr("kij", label[n - 2]))
+		return label[n - 2];
+	return 0;
+}
+
 static void parse_frame(struct pframe *f, char *name, char *store)
 {
 	size_t n = strlen(name);
-	*f = (struct pframe){ .name = name };
-	if (n > 4 && name[n - 4] == '_' && name[n - 3] == '[' && name[n - 1] == ']' &&
-	    strchr("kij", name[n - 2])) {
-		f->kernel = name[n - 2] == 'k';
-		f->inlined = name[n - 2] == 'i';
-		f->jit = name[n - 2] == 'j';
+	char k = folded__suffix(name, n);
+	*f = (struct pframe){ .name = name, .kernel = k == 'k', .inlined = k == 'i', .jit = k == 'j' };
+	if (k)
 		name[n - 4] = '\0';
-	}
 	f->dso = frame_dso(name, store);
 }
 

@@ -68,6 +68,10 @@ typedef int (*pline_fn)(void *ctx, const char *line);
 int profile_in__read_lines(const char *path, pline_fn line_fn, psample_fn fn, void *ctx,
 			   struct profile_info *info, char *err, size_t errlen);
 
+/* The letter of a folded label's _[k]/_[i]/_[j] suffix (kernel, inlined,
+ * JIT), 0 for none; n the label's length. */
+char folded__suffix(const char *label, size_t n);
+
 /* A sample as the folded stack record writes: "comm;outer;...;leaf" with the
  * _[k]/_[i]/_[j] suffixes, "[unknown]" for no comm, ';' in names made ':'
  * (no count). *buf (malloc'd, *cap bytes) grows as needed; returns the

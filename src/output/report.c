@@ -249,11 +249,10 @@ static void stack_frame(struct pframe *pf, const struct frame_view *v, uint32_t 
 	size_t n = strlen(label);
 	*pf = (struct pframe){ .dso = v->syms[k].dso, .kernel = v->kind == FRAME_KERNEL,
 			       .inlined = v->syms[k].inlined };
-	if (n > 4 && label[n - 4] == '_' && label[n - 3] == '[' && label[n - 1] == ']' &&
-	    strchr("kij", label[n - 2])) {
-		pf->jit = label[n - 2] == 'j';
+	char suffix = folded__suffix(label, n);
+	pf->jit = suffix == 'j';
+	if (suffix)
 		n -= 4;
-	}
 	if (pf->kernel && (!pf->dso || pf->dso[0] != '['))
 		pf->dso = "[kernel.kallsyms]";
 	if (*len + n + 1 > *cap) {
