@@ -659,15 +659,18 @@ int symbolizer__user(struct symbolizer *s, pid_t pid, const struct map *m,
 		return 1;
 	e = symtab__find(&o->syms, vaddr);
 	svaddr = vaddr;	/* where e's offset is counted from */
-	if (!e && is_return && is_sigreturn(o, vaddr + 1)) {
+	if (!e && is_return) {
 		/* A signal frame's return address is the first byte of the
 		 * trampoline (glibc's __restore_rt, after the nop its CFI
 		 * covers): the byte before is in no function. Elsewhere a
 		 * return address at a function's start belongs to what
-		 * precedes it (a call that does not return). */
+		 * precedes it (a call that does not return). The symbol is
+		 * looked for first: the code is read from the file (a pread)
+		 * only at a function's start, not at every address of a
+		 * stripped file's (2% of record's CPU for a clang compile). */
 		const struct symtab_entry *t = symtab__find(&o->syms, vaddr + 1);
 
-		if (t && t->start == vaddr + 1) {
+		if (t && t->start == vaddr + 1 && is_sigreturn(o, vaddr + 1)) {
 			e = t;
 			svaddr = vaddr + 1;
 		}
