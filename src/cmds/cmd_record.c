@@ -893,6 +893,7 @@ static int write_outputs(struct collect *c, const struct event_list *evl, const 
 				ret = 1;
 				continue;
 			}
+			outfile__bulk(&of);
 			size_t lines = 0, threads = 0;
 			err = write_one(c, ev, rec, rec->outs[k].fmt, of.f, &lines, &threads);
 			if (err && err != -EIO) {

@@ -419,6 +419,20 @@ int outfile__open(struct outfile *o, const char *path)
 	return 0;
 }
 
+/* A regular file's writes in 256 KiB: a clang compile's 24 MB of folded
+ * stacks were 6,000 writes of stdio's 4 KiB. */
+#define OUTFILE_BUF (256u << 10)
+
+void outfile__bulk(struct outfile *o)
+{
+	if (!o->f || (!o->tmp && !o->anon) || o->buf)
+		return;	/* stdout, a device, a FIFO: as they are */
+	if ((o->buf = malloc(OUTFILE_BUF)) && setvbuf(o->f, o->buf, _IOFBF, OUTFILE_BUF)) {
+		free(o->buf);
+		o->buf = NULL;
+	}
+}
+
 int outfile__check(const char *path)
 {
 	struct stat st;
@@ -488,6 +502,8 @@ int outfile__commit(struct outfile *o)
 	if (fclose(o->f) && !err)
 		err = -errno;
 	o->f = NULL;
+	free(o->buf);
+	o->buf = NULL;
 	if (!o->tmp) {	/* written as it is (a device, a FIFO), or never named */
 		free(o->path);
 		o->path = NULL;
@@ -514,6 +530,7 @@ void outfile__abort(struct outfile *o)
 			unlink(o->tmp);
 		}
 	}
+	free(o->buf);
 	free(o->tmp);
 	free(o->path);
 	memset(o, 0, sizeof(*o));

@@ -71,6 +71,7 @@ struct outfile {
 	char *path;
 	char *tmp;
 	bool anon;	/* the temporary is an O_TMPFILE: linked at commit */
+	char *buf;	/* a regular file's stdio buffer (OUTFILE_BUF) */
 };
 int outfile__open(struct outfile *o, const char *path);
 /* outfile__open, and on failure "PROG: cannot write PATH: why" on stderr. */
@@ -78,6 +79,9 @@ int outfile__open_or_say(struct outfile *o, const char *path, const char *prog);
 /* Whether path can be written (0, or -errno), leaving nothing behind: a
  * device, FIFO or socket is not opened, only checked. */
 int outfile__check(const char *path);
+/* Written at once, not as it happens (record's outputs): a regular file
+ * gets a large stdio buffer. Before the first write. */
+void outfile__bulk(struct outfile *o);
 int outfile__commit(struct outfile *o);	/* returns 0 or -errno; removes tmp on error */
 void outfile__abort(struct outfile *o);
 /* fd is a pipe or socket whose reader went away (a write would fail with
