@@ -166,6 +166,14 @@ row() {
 	local fcpu fl
 	fcpu=$(perf_cpu "$TMP/pst")
 	read -r pf fl <<<"$(perf_stats "$TMP/perf.data")"
+	# perf with pprobe's stack copy (UNWIND_RATED_STACK_COPY): the same
+	# bytes per sample out of the kernel, for the cost of the data alone
+	local f64w f64cpu f64s f64l
+	"${PERF_STAT[@]}" -o "$TMP/pst" -- "${PERF_REC[@]}" -F 999 --call-graph dwarf,65528 -o "$TMP/perf.data" -- \
+		/usr/bin/time -f '%e' -o "$TMP/wall" "$@" >/dev/null 2>&1
+	f64w=$(wall)
+	f64cpu=$(perf_cpu "$TMP/pst")
+	read -r f64s f64l <<<"$(perf_stats "$TMP/perf.data")"
 	local note="the faster of $a1 s (first) and $a2 s (last)"
 	[ -z "$QUICK" ] || note="one run (QUICK)"
 	printf '%-28s %-22s %7s %8s %9s %8s %9s %6s %s\n' "$name" alone "$a" 1.00x - - - - "$note"
@@ -175,6 +183,9 @@ row() {
 	printf '%-28s %-22s %7s %8s %9s %8s %9s %6s %s\n' "" "perf record dwarf" "$fw" "$(div "$fw" "$a")x" \
 		"${fcpu:-?}" "$pf" "$(per_us "$fcpu" "$pf")" "$fl" \
 		"CPU pprobe/perf $(div "$pcpu" "$fcpu" %.1f)x, per sample $(div "$(per_us "$pcpu" "$ps")" "$(per_us "$fcpu" "$pf")" %.1f)x"
+	printf '%-28s %-22s %7s %8s %9s %8s %9s %6s %s\n' "" "perf record dwarf,65528" "$f64w" "$(div "$f64w" "$a")x" \
+		"${f64cpu:-?}" "$f64s" "$(per_us "$f64cpu" "$f64s")" "$f64l" \
+		"pprobe's stack copy; per sample pprobe/perf $(div "$(per_us "$pcpu" "$ps")" "$(per_us "$f64cpu" "$f64s")" %.1f)x"
 	rm -f "$TMP/perf.data" "$TMP/pp.folded"
 }
 
@@ -184,6 +195,7 @@ if [ -z "$ONLY" ] || [ "$ONLY" = workloads ]; then
 	echo "   alone:   /usr/bin/time -f %e CMD, run first and last (QUICK: first only); slowdown: wall / the faster"
 	echo "   pprobe:  $PPROBE record -g -F 999 -o F -- /usr/bin/time -f %e CMD"
 	echo "   perf:    ${PERF_STAT[*]} -o F -- ${PERF_REC[*]} -F 999 --call-graph dwarf -o F -- /usr/bin/time -f %e CMD"
+	echo "            and with --call-graph dwarf,65528: the stack copy pprobe asks for (perf's default is 8192)"
 	printf '%-28s %-22s %7s %8s %9s %8s %9s %6s %s\n' workload profiler wall_s slowdown cpu_s samples us/sample lost note
 	# clang++: a template-heavy file, ~4 s at -O2 (std::regex's instantiation
 	# is most of it)

@@ -67,6 +67,7 @@ struct record {
 	bool srcline;			/* --srcline: func:file.c:LINE frames */
 	uint32_t stack_size;
 	uint64_t unwound, complete, live_stack, history, unwind_ns;
+	uint64_t stack_bytes;		/* of the stacks unwound: the kernel's copies, their bytes */
 	int workers;			/* --workers */
 	uint64_t workers_cpu_ns, main_cpu_ns;	/* with workers: their CPU, the main thread's, in the run */
 	/* PPROBE_WORKERS_CHECK=1: each worker's stack unwound again here, by

@@ -45,6 +45,7 @@ static uint32_t unwind_user(struct record *r, struct collect *c, const struct sa
 		ustack__init(&us, p->maps, done->ips, done->nr, &done->res, r->maps);
 	}
 	r->unwound++;
+	r->stack_bytes += s->stack_dyn_size;
 	frametab__user_stack(r->frames, pid, (pid_t)s->tid, &us, fr);
 	uint32_t n = us.nr;
 	if (us.res.used_live_stack)
@@ -89,9 +90,10 @@ void record_print_unwind_quality(const struct record *r)
 		snprintf(hist, sizeof(hist), ", %llu from the thread's earlier samples", (unsigned long long)r->history);
 	/* workers: their CPU (wall time there includes waiting for a CPU) */
 	uint64_t ns = r->pool ? r->workers_cpu_ns : r->unwind_ns;
-	record_say(r, "%s unwinding: %llu user stacks, %.1f%% complete, %.1f us per stack%s%s\n",
+	record_say(r, "%s unwinding: %llu user stacks, %.1f%% complete, %.1f us per stack, %.1f KiB of stack copied each%s%s\n",
 		unwind_backend__str(r->backend), (unsigned long long)r->unwound,
 		100.0 * (double)r->complete / (double)r->unwound, (double)ns / 1e3 / (double)r->unwound,
+		(double)r->stack_bytes / 1024.0 / (double)r->unwound,
 		r->live_stack ? ", some completed from the live stack" : "", hist);
 	if (r->pool)
 		record_say(r, "unwound on %d threads: %.2f s of their CPU; the main thread's %.2f s in the run\n",

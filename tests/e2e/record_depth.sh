@@ -27,6 +27,7 @@ if [ -n "${PPROBE_SANITIZED:-}" ]; then
 	rate=49 secs=6
 	echo "sanitized build ($PPROBE_SANITIZED): sampling at $rate Hz for $secs s"
 fi
+kibs=
 for spec in "10 libdw 99" "60 libdw 99" "200 libdw 99" "1000 libdw 99" \
 	    "10 libunwind 99" "60 libunwind 99" "200 libunwind 99"; do
 	set -- $spec
@@ -39,6 +40,8 @@ for spec in "10 libdw 99" "60 libdw 99" "200 libdw 99" "1000 libdw 99" \
 	[ "$d" -lt 1000 ] || r=$(( (rate + 1) / 2 ))
 	"$PPROBE" record -g -F "$r" --unwinder "$u" -o "$T/u.folded" -- "$W/unwind_wl" sort "$d" "$secs" >/dev/null 2>"$T/err"
 	pct=$(sed -n "s/.*$u unwinding: [0-9]* user stacks, \([0-9.]*\)% complete.*/\1/p" "$T/err")
+	kib=$(sed -n "s/.*$u unwinding: .* us per stack, \([0-9.]*\) KiB of stack copied each.*/\1/p" "$T/err")
+	[ "$u" != libdw ] || kibs="$kibs $d:$kib"
 	total=$(folded_sum "$T/u.folded" '^unwind_wl;')
 	# Complete: the outermost frame is an entry point, the program's _start
 	# or ld.so's _dl_start_user (its RTLD_START entry code, which runs the
@@ -66,4 +69,9 @@ for spec in "10 libdw 99" "60 libdw 99" "200 libdw 99" "1000 libdw 99" \
 	check "depth $d $u: >= 99% of complete leaf stacks are main;run + $d recurse ($good right, $bad off)" \
 		awk -v g="$good" -v b="$bad" 'BEGIN { exit !(g > 0 && g / (g + b) >= 0.99) }'
 done
+# The summary's bytes of stack a sample: the kernel's copies, which grow
+# with the depth up to the 64 KB pprobe asks for.
+check "KiB of stack copied each, by depth:$kibs: more at 1000 than at 10, none above 64" awk -v k="$kibs" '
+	BEGIN { n = split(k, v, " "); for (i = 1; i <= n; i++) { split(v[i], dk, ":"); if (dk[2] == "" || dk[2] + 0 > 64) exit 1; at[dk[1]] = dk[2] + 0 }
+		exit !(n == 4 && at[1000] > at[10] + 16) }'
 done_testing
