@@ -32,6 +32,11 @@ for spec in "10 libdw 99" "60 libdw 99" "200 libdw 99" "1000 libdw 99" \
 	    "10 libunwind 99" "60 libunwind 99" "200 libunwind 99"; do
 	set -- $spec
 	d=$1 u=$2 min=$3
+	# Sanitized, depth 1000 gives ~150 stacks, and the one or two sampled
+	# as the recursion returns at the end are unwound after it did: their
+	# 64 KB copy ends before _start and the live stack has moved on
+	# ([truncated]; 99.3% in 3 of 5 runs here, 98.7% once in CI).
+	[ -z "${PPROBE_SANITIZED:-}" ] || [ "$d" -lt 1000 ] || min=98
 	# Depth 1000 at half the rate: a stack costs 300 to 550 us on this VM
 	# kind (the same binary, minutes apart, as its neighbours load the
 	# host), and at 999 Hz a slow spell let the backlog outlive the live
