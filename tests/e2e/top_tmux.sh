@@ -119,6 +119,12 @@ wait_for has 'hot_three'
 check "^C: the view is up" [ "$(alt)" = 1 ]
 keys C-c
 wait_for has '^EXIT='
+if [ "$(alt)" != 0 ]; then
+	# seen once in CI: the view still up, the command alive. What the
+	# pane shows and where the processes wait, for the log.
+	{ pane; ps -eo pid,ppid,pgid,tpgid,stat,wchan:24,args | grep -E 'pprobe top|wl_record hot' | grep -v grep; } >"$T/ctrlc" 2>&1
+	shown_on_failure "$T/ctrlc"
+fi
 check "^C: the alternate screen is off" [ "$(alt)" = 0 ]
 wait_for test -s "$T/stty.after"
 check "^C: the terminal's settings as before" cmp -s "$T/stty.before" "$T/stty.after"
