@@ -670,8 +670,7 @@ int collect__run(struct collect *c, char *err, size_t len)
 	/* ^C reaches the command too: where its end ended the loop before a
 	 * wakeup read the guard, the run was still stopped by the signal
 	 * (top waited for q in its ended view, the signal unseen) */
-	if (sigguard__count() && !c->stop_signal)
-		c->stop_signal = sigguard__first();
+	handle_signals(c, false, false);
 	drain__stop(&c->drain);
 	events_off(c);
 	/* With nobody reading our output, what is still queued goes unread. */

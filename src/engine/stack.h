@@ -63,11 +63,9 @@ static inline bool ustack__is_return(uint32_t i)
 	return i > 0;
 }
 
-/* The frame an incomplete stack shows at its outer end is
- * unwind_result__label's, the one label for each way a stack ends. */
-
 /* The end of a callchain cut at its event's sample_max_stack, for
- * unwind_result__label: "[truncated]", as a full unwinding ends. */
+ * unwind_result__label (the one label for each way a stack ends):
+ * "[truncated]", as a full unwinding ends. */
 extern const struct unwind_result stack__chain_cut;
 
 /* s's callchain reached max addresses (its context markers not counted),
