@@ -140,6 +140,18 @@ echo "profiler CPU: pprobe's summary ('profiler CPU', its own threads); perf rec
 	"(${PERF_STAT[*]} -o F -- perf record ...), not its children; us/sample = profiler CPU / samples"
 
 # -- 1. workloads ----------------------------------------------------------
+# perf_run CALLGRAPH CMD...: CMD under perf record --call-graph CALLGRAPH;
+# PERF_W the workload's wall time, PERF_CPU perf record's own CPU, PERF_S
+# its samples, PERF_L its lost records
+perf_run() {
+	local cg=$1
+	shift
+	"${PERF_STAT[@]}" -o "$TMP/pst" -- "${PERF_REC[@]}" -F 999 --call-graph "$cg" -o "$TMP/perf.data" -- \
+		/usr/bin/time -f '%e' -o "$TMP/wall" "$@" >/dev/null 2>&1
+	PERF_W=$(wall)
+	PERF_CPU=$(perf_cpu "$TMP/pst")
+	read -r PERF_S PERF_L <<<"$(perf_stats "$TMP/perf.data")"
+}
 # row NAME CMD...: alone, under pprobe, under perf; /usr/bin/time around the
 # workload itself gives its wall time
 row() {
@@ -154,26 +166,19 @@ row() {
 	pcpu=$(pp_cpu "$TMP/pp.err")
 	read -r _ ps pl1 pl2 <<<"$(pp_run "$TMP/pp.err")"
 	read -r _ pcomp pus <<<"$(pp_unwind "$TMP/pp.err")"
-	"${PERF_STAT[@]}" -o "$TMP/pst" -- "${PERF_REC[@]}" -F 999 --call-graph dwarf -o "$TMP/perf.data" -- \
-		/usr/bin/time -f '%e' -o "$TMP/wall" "$@" >/dev/null 2>&1
-	fw=$(wall)
+	perf_run dwarf "$@"
+	fw=$PERF_W pf=$PERF_S
+	local fcpu=$PERF_CPU fl=$PERF_L
+	# perf with pprobe's stack copy (UNWIND_RATED_STACK_COPY): the same
+	# bytes per sample out of the kernel, for the cost of the data alone
+	perf_run dwarf,65528 "$@"
+	local f64w=$PERF_W f64cpu=$PERF_CPU f64s=$PERF_S f64l=$PERF_L
 	a2=$a1
 	if [ -z "$QUICK" ]; then
 		/usr/bin/time -f '%e' -o "$TMP/wall" "$@" >/dev/null 2>&1
 		a2=$(wall)
 	fi
 	a=$(awk -v x="$a1" -v y="$a2" 'BEGIN { print (x < y ? x : y) }')
-	local fcpu fl
-	fcpu=$(perf_cpu "$TMP/pst")
-	read -r pf fl <<<"$(perf_stats "$TMP/perf.data")"
-	# perf with pprobe's stack copy (UNWIND_RATED_STACK_COPY): the same
-	# bytes per sample out of the kernel, for the cost of the data alone
-	local f64w f64cpu f64s f64l
-	"${PERF_STAT[@]}" -o "$TMP/pst" -- "${PERF_REC[@]}" -F 999 --call-graph dwarf,65528 -o "$TMP/perf.data" -- \
-		/usr/bin/time -f '%e' -o "$TMP/wall" "$@" >/dev/null 2>&1
-	f64w=$(wall)
-	f64cpu=$(perf_cpu "$TMP/pst")
-	read -r f64s f64l <<<"$(perf_stats "$TMP/perf.data")"
 	local note="the faster of $a1 s (first) and $a2 s (last)"
 	[ -z "$QUICK" ] || note="one run (QUICK)"
 	printf '%-28s %-22s %7s %8s %9s %8s %9s %6s %s\n' "$name" alone "$a" 1.00x - - - - "$note"
